@@ -1,0 +1,247 @@
+//! The scenario schema, defined once: these serde types are what a scenario file may say.
+//! Quantities with units are parsed by the newtypes in [`super::units`].
+
+use super::units::{Bytes, Duration, Rate};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Simulated time to run.
+    pub duration: Duration,
+    /// Run seed; the `seed` argument of a run overrides it.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// End hosts: run TCP/UDP endpoints and apps.
+    #[serde(default)]
+    pub hosts: Vec<String>,
+    /// Routers: forward only.
+    #[serde(default)]
+    pub routers: Vec<String>,
+    #[serde(default, rename = "link")]
+    pub links: Vec<Link>,
+    /// Explicit static routes; missing ones are filled with shortest (fewest-hop) paths.
+    #[serde(default, rename = "route")]
+    pub routes: Vec<Route>,
+    #[serde(default, rename = "flow")]
+    pub flows: Vec<Flow>,
+    #[serde(default)]
+    pub metrics: Metrics,
+}
+
+pub fn default_seed() -> u64 {
+    1
+}
+
+/// A point-to-point wired link. Settings at the top level apply to both directions;
+/// `forward` (between[0] -> between[1]) and `reverse` override them per direction.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Link {
+    /// Defaults to "a-b" for `between = ["a", "b"]`.
+    #[serde(default)]
+    pub name: Option<String>,
+    pub between: [String; 2],
+    #[serde(flatten)]
+    pub both: LinkDirection,
+    #[serde(default)]
+    pub forward: Option<LinkDirection>,
+    #[serde(default)]
+    pub reverse: Option<LinkDirection>,
+}
+
+/// The settings of one direction of a link (every field optional so that they can be layered).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkDirection {
+    pub rate: Option<Rate>,
+    pub delay: Option<Duration>,
+    /// Probability that a packet is lost on the wire, independently per packet, in [0, 1).
+    pub loss: Option<f64>,
+    /// Bytes of link-layer framing added to each packet's IP length when serializing.
+    pub overhead: Option<u32>,
+    /// The qdisc layer of the egress interface feeding this direction.
+    pub qdisc: Option<QdiscSpec>,
+    /// Packets the device (driver ring) holds besides the one being serialized.
+    pub device_queue: Option<u32>,
+}
+
+/// A fully resolved link direction, after layering `forward`/`reverse` over the shared settings.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResolvedDirection {
+    pub from: String,
+    pub to: String,
+    pub rate: Rate,
+    pub delay: Duration,
+    pub loss: f64,
+    pub overhead: u32,
+    pub qdisc: QdiscSpec,
+    pub device_queue: u32,
+}
+
+/// Queue disciplines. New AQMs add a variant here and a file in `qdisc/`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum QdiscSpec {
+    /// Tail-drop FIFO with a packet limit (Linux `pfifo`; default limit = txqueuelen 1000).
+    Pfifo {
+        #[serde(default = "default_pfifo_limit")]
+        limit: u32,
+    },
+    /// Tail-drop FIFO with a byte limit (Linux `bfifo`; default 1000 x 1514 bytes).
+    Bfifo {
+        #[serde(default = "default_bfifo_limit")]
+        limit: Bytes,
+    },
+}
+
+pub fn default_pfifo_limit() -> u32 {
+    1000
+}
+pub fn default_bfifo_limit() -> Bytes {
+    Bytes(1000 * 1514)
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Route {
+    /// Node holding the route.
+    pub at: String,
+    /// Destination host.
+    pub to: String,
+    /// Next hop: a neighbour of `at`.
+    pub via: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Flow {
+    /// Defaults to "flow<i>"; with `count > 1`, copies are named "<name>.<k>".
+    #[serde(default)]
+    pub name: Option<String>,
+    pub from: String,
+    pub to: String,
+    /// Congestion control for TCP apps (bulk, transfer, periodic); not allowed for udp/ping.
+    #[serde(default)]
+    pub cc: Option<String>,
+    /// Algorithm parameters, checked by the algorithm itself.
+    #[serde(default)]
+    pub cc_params: BTreeMap<String, serde_json::Value>,
+    pub app: App,
+    #[serde(default)]
+    pub start: Option<Duration>,
+    /// Defaults to the scenario duration.
+    #[serde(default)]
+    pub stop: Option<Duration>,
+    /// Number of identical copies of this flow.
+    #[serde(default = "default_count")]
+    pub count: u32,
+    #[serde(default)]
+    pub tcp: TcpOptions,
+}
+
+pub fn default_count() -> u32 {
+    1
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum App {
+    /// iperf3-like: send as much as TCP allows from start to stop.
+    Bulk,
+    /// Send `size` bytes, then close; the flow completion time is recorded.
+    Transfer { size: Bytes },
+    /// Open a new connection every `period` carrying `size` bytes (MGEN-like).
+    Periodic {
+        size: Bytes,
+        period: Duration,
+        /// Random offset of the first connection, uniform in [0, random_start).
+        #[serde(default)]
+        random_start: Option<Duration>,
+    },
+    /// Constant-bit-rate UDP; without `rate`, saturates the sender's first hop.
+    Udp {
+        #[serde(default)]
+        rate: Option<Rate>,
+        #[serde(default = "default_udp_size")]
+        packet_size: Bytes,
+    },
+    /// ping-like latency probe.
+    Ping {
+        #[serde(default = "default_ping_interval")]
+        interval: Duration,
+        #[serde(default = "default_ping_size")]
+        size: Bytes,
+    },
+}
+
+pub fn default_udp_size() -> Bytes {
+    Bytes(1472)
+}
+pub fn default_ping_interval() -> Duration {
+    Duration(100 * crate::sim::MS)
+}
+pub fn default_ping_size() -> Bytes {
+    Bytes(64)
+}
+
+/// Per-flow TCP settings; defaults follow Linux.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpOptions {
+    pub mss: u32,
+    pub initial_cwnd: u32,
+    /// Receiver delayed ACKs (every second full segment, 40 ms timer, quick ACKs at start).
+    pub delayed_ack: bool,
+    /// Receive window advertised by the receiver.
+    pub rwnd: Bytes,
+    /// Pace the sender (Linux internal pacing); congestion controls may require it.
+    pub pacing: bool,
+    /// Negotiate ECN (sender marks ECT(0), receiver echoes CE as ECE).
+    pub ecn: bool,
+    /// Minimum retransmission timeout.
+    pub rto_min: Duration,
+    /// `linux`: RTO = SRTT + max(4 RTTVAR, rto_min); `rfc6298`: max(SRTT + 4 RTTVAR, rto_min).
+    pub rto_mode: RtoMode,
+}
+
+impl Default for TcpOptions {
+    fn default() -> Self {
+        TcpOptions {
+            mss: 1448,
+            initial_cwnd: 10,
+            delayed_ack: true,
+            rwnd: Bytes(64 * 1024 * 1024),
+            pacing: false,
+            ecn: false,
+            rto_min: Duration(200 * crate::sim::MS),
+            rto_mode: RtoMode::Linux,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoMode {
+    Linux,
+    Rfc6298,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Metrics {
+    /// Sampling period of the time series.
+    pub interval: Duration,
+    /// Ignore the first `warmup` when computing summary statistics of time series.
+    pub warmup: Duration,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics { interval: Duration(100 * crate::sim::MS), warmup: Duration(0) }
+    }
+}

@@ -1,0 +1,191 @@
+//! Congestion control: one trait, one file per algorithm, one registration line in [`create`].
+//!
+//! The trait mirrors Linux's `tcp_congestion_ops` so that algorithms port naturally:
+//! `ssthresh` is called when a loss or ECN episode starts, `cong_avoid` when the socket lets the
+//! window grow (never during a cwnd reduction), `on_ack` on every ACK with the RTT and
+//! delivery-rate samples (Linux `pkts_acked` / `cong_control`). An algorithm that sets cwnd
+//! and pacing itself in every state (BBR) returns true from `owns_cwnd`; the socket then skips
+//! its own PRR reduction and `cong_avoid`.
+
+pub mod cubic;
+pub mod hystart;
+pub mod reno;
+
+use crate::sim::Time;
+use crate::tcp::rate::RateSample;
+
+/// Linux's congestion-avoidance states (`tcp_ca_state`).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CaState {
+    /// Normal operation.
+    Open,
+    /// SACKed or duplicate-ACKed data, but no loss inferred yet.
+    Disorder,
+    /// cwnd reduction after an ECN echo.
+    Cwr,
+    /// Fast recovery after a loss inferred from SACKs.
+    Recovery,
+    /// After a retransmission timeout.
+    Loss,
+}
+
+/// The socket's view given to the congestion control; windows are in segments, like Linux.
+#[derive(Clone, Debug)]
+pub struct CcState {
+    pub now: Time,
+    /// Sender maximum segment size (payload bytes).
+    pub mss: u32,
+    /// Congestion window in segments.
+    pub cwnd: u32,
+    /// Slow-start threshold in segments; `u32::MAX` means infinite.
+    pub ssthresh: u32,
+    /// Linux `snd_cwnd_cnt`: ACKed segments counted towards the next cwnd increment.
+    pub cwnd_cnt: u32,
+    /// Upper clamp on cwnd (Linux `snd_cwnd_clamp`).
+    pub cwnd_clamp: u32,
+    /// Smoothed RTT (0 before the first sample).
+    pub srtt: Time,
+    /// Minimum RTT seen by the socket (0 before the first sample).
+    pub min_rtt: Time,
+    /// Segments in flight (sent, not yet SACKed, cumulatively ACKed or marked lost).
+    pub packets_in_flight: u32,
+    /// True when the last flight was limited by cwnd rather than by the application.
+    pub is_cwnd_limited: bool,
+    pub ca_state: CaState,
+    /// Total segments delivered (cumulatively ACKed or SACKed) so far.
+    pub delivered: u64,
+    /// Pacing rate in bytes per second; meaningful when pacing is on.
+    pub pacing_rate: u64,
+}
+
+impl CcState {
+    pub fn new(mss: u32, initial_cwnd: u32) -> Self {
+        CcState {
+            now: 0,
+            mss,
+            cwnd: initial_cwnd,
+            ssthresh: u32::MAX,
+            cwnd_cnt: 0,
+            cwnd_clamp: u32::MAX / 2,
+            srtt: 0,
+            min_rtt: 0,
+            packets_in_flight: 0,
+            is_cwnd_limited: true,
+            ca_state: CaState::Open,
+            delivered: 0,
+            pacing_rate: 0,
+        }
+    }
+
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+
+    /// Linux `tcp_slow_start`: grow cwnd by the ACKed segments up to ssthresh and return the
+    /// ACKed segments left over for congestion avoidance.
+    pub fn slow_start(&mut self, acked: u32) -> u32 {
+        let cwnd = self.cwnd.saturating_add(acked).min(self.ssthresh);
+        let used = cwnd - self.cwnd;
+        self.cwnd = cwnd.min(self.cwnd_clamp);
+        acked - used
+    }
+
+    /// Linux `tcp_cong_avoid_ai`: add one segment to cwnd per `w` ACKed segments.
+    pub fn cong_avoid_ai(&mut self, w: u32, acked: u32) {
+        let w = w.max(1);
+        if self.cwnd_cnt >= w {
+            self.cwnd_cnt = 0;
+            self.cwnd += 1;
+        }
+        self.cwnd_cnt += acked;
+        if self.cwnd_cnt >= w {
+            let delta = self.cwnd_cnt / w;
+            self.cwnd_cnt -= delta * w;
+            self.cwnd += delta;
+        }
+        self.cwnd = self.cwnd.min(self.cwnd_clamp);
+    }
+}
+
+/// What one ACK told the sender.
+#[derive(Clone, Debug, Default)]
+pub struct AckSample {
+    /// Segments newly delivered (cumulatively ACKed or SACKed) by this ACK.
+    pub acked: u32,
+    /// RTT measured on this ACK from a segment that was not retransmitted (Karn's rule).
+    pub rtt: Option<Time>,
+    /// Segments newly marked lost while processing this ACK.
+    pub newly_lost: u32,
+    /// The ACK carried an ECN echo.
+    pub ece: bool,
+    /// Delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation).
+    pub rate: RateSample,
+}
+
+/// A named variable of a congestion control, exported to the flow time series.
+pub type CcVar = (&'static str, f64);
+
+pub trait CongestionControl {
+    /// Name as written in scenario files.
+    fn name(&self) -> &'static str;
+
+    /// Called once when the connection is established.
+    fn init(&mut self, _s: &mut CcState) {}
+
+    /// Every ACK that delivers data, in every state.
+    fn on_ack(&mut self, _s: &mut CcState, _ack: &AckSample) {}
+
+    /// Window growth, called only when the socket allows it (not during a reduction).
+    fn cong_avoid(&mut self, s: &mut CcState, acked: u32);
+
+    /// Slow-start threshold to use after a loss or ECN episode begins (Linux `ssthresh()`).
+    fn ssthresh(&mut self, s: &CcState) -> u32;
+
+    /// The socket moved to a new congestion-avoidance state.
+    fn on_state(&mut self, _s: &mut CcState, _new: CaState) {}
+
+    /// The sender starts transmitting again after `idle` with nothing in flight.
+    fn on_tx_restart(&mut self, _s: &mut CcState, _idle: Time) {}
+
+    /// True if the algorithm sets cwnd (and pacing) itself in every state, like BBR.
+    fn owns_cwnd(&self) -> bool {
+        false
+    }
+
+    /// True if the algorithm needs pacing (the socket paces at `CcState::pacing_rate`).
+    fn needs_pacing(&self) -> bool {
+        false
+    }
+
+    /// Internal variables to record in the flow time series.
+    fn vars(&self, _out: &mut Vec<CcVar>) {}
+}
+
+/// Options common to the congestion controls, from the scenario's `[flow.cc_params]`.
+pub type CcParams = std::collections::BTreeMap<String, serde_json::Value>;
+
+/// Every registered algorithm name, for listings and error messages.
+pub const NAMES: &[&str] = &["reno", "cubic"];
+
+/// Build the congestion control called `name`. Unknown names and parameters are reported as
+/// errors naming what was expected.
+pub fn create(name: &str, params: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
+    match name {
+        "reno" => reno::Reno::from_params(params).map(|c| Box::new(c) as _),
+        "cubic" => cubic::Cubic::from_params(params).map(|c| Box::new(c) as _),
+        _ => Err(format!("unknown congestion control `{name}`, expected one of: {}", NAMES.join(", "))),
+    }
+}
+
+/// Check that `params` holds only keys from `known`; used by each algorithm's `from_params`.
+pub fn check_params(cc: &str, params: &CcParams, known: &[&str]) -> Result<(), String> {
+    for key in params.keys() {
+        if !known.contains(&key.as_str()) {
+            return Err(format!(
+                "unknown parameter `{key}` for congestion control `{cc}`, expected one of: {}",
+                if known.is_empty() { "(none)".to_string() } else { known.join(", ") }
+            ));
+        }
+    }
+    Ok(())
+}
