@@ -1,0 +1,332 @@
+//! CUBIC (RFC 9438) with Linux `tcp_cubic.c` behaviour wherever the two differ.
+//!
+//! After a loss the window follows `W_cubic(t) = C (t - K)^3 + W_max`, where `t` runs from the
+//! epoch start (the first window-growth ACK after the reduction) and `K` is the time at which
+//! the curve returns to `W_max`. Growth is applied through Linux's `cnt` (segments ACKed per
+//! one-segment increase) and `tcp_cong_avoid_ai`.
+//!
+//! Linux choices kept where the RFC says otherwise:
+//! - The target is `W_cubic` at `t + delay_min` (CUBIC's own minimum RTT), not `t + SRTT`.
+//! - Multiplicative decrease uses cwnd, not the flight size, with Linux's integer
+//!   `beta = round(beta * 1024) / 1024` (717/1024 for 0.7) and a floor of 2 segments.
+//! - When the target is at or below cwnd, cwnd still creeps up by one segment per
+//!   `100 * cwnd` ACKs instead of standing still.
+//! - Growth is capped at one segment per 2 ACKs (1.5x per RTT) by `cnt >= 2`; the RFC's cap is
+//!   the same 1.5x but expressed on the target.
+//! - In the first epoch, with no W_max known, cwnd grows at least 5 % per RTT (`cnt <= 20`).
+//! - The Reno-friendly estimate grows by one segment per `cwnd * beta_scale / 8` ACKs with
+//!   Linux's integer `beta_scale = 8 (1 + beta) / (3 (1 - beta))` (15 for 717), i.e.
+//!   alpha = 3 (1 - beta) / (1 + beta) throughout; the RFC's switch to alpha = 1 once the
+//!   estimate passes the pre-loss window is not in Linux.
+//! - `cnt` is recomputed only when cwnd changed or 1/32 s passed (Linux's `HZ / 32`).
+//! - RTT samples in the first second of an epoch are ignored (they reflect the queue left
+//!   by recovery) for both `delay_min` and HyStart.
+//! - Slow start uses classic HyStart by default (HyStart++ is selectable).
+//!
+//! Abstractions: time is continuous nanoseconds instead of jiffies, and `K` and the cubic
+//! term are computed in f64 with `C` as given (Linux's fixed point uses 410/1024 ≈ 0.4004).
+
+use super::hystart::{HystartMode, SlowStartExit};
+use super::{check_params, AckSample, CaState, CcParams, CcState, CcVar, CongestionControl};
+use crate::sim::{secs, Time, SEC};
+
+/// Fixed-point scale of Linux's `beta`.
+const BETA_SCALE: u32 = 1024;
+
+/// The cubic window `C (t - K)^3 + W_max`, in segments, at `t_secs` after the epoch start.
+pub fn w_cubic(t_secs: f64, w_max: f64, k: f64, c: f64) -> f64 {
+    c * (t_secs - k).powi(3) + w_max
+}
+
+/// Time in seconds for the cubic curve to climb from `cwnd` back to `w_max`:
+/// `K = cbrt((W_max - cwnd) / C)`, zero when cwnd is already at or above W_max.
+pub fn cubic_k(w_max: f64, cwnd: f64, c: f64) -> f64 {
+    if cwnd >= w_max {
+        0.0
+    } else {
+        ((w_max - cwnd) / c).cbrt()
+    }
+}
+
+/// Tunables, fixed for the connection.
+#[derive(Clone, Debug)]
+struct Params {
+    /// Multiplicative decrease factor in 1/1024 (Linux `beta`).
+    beta: u32,
+    /// Cubic scaling constant C in segments / s^3.
+    c: f64,
+    fast_convergence: bool,
+    tcp_friendliness: bool,
+    /// ACKs per Reno-estimate increase, in cwnd/8 units (Linux `beta_scale`).
+    beta_scale: u32,
+}
+
+/// What CUBIC learned about the path; all of it is forgotten on an RTO.
+#[derive(Clone, Debug, Default)]
+struct Curve {
+    /// Segments to ACK per one-segment cwnd increase.
+    cnt: u32,
+    /// Window before the last reduction (Linux `last_max_cwnd`); 0 until the first loss.
+    w_max: u32,
+    /// cwnd and time when `cnt` was last computed.
+    last_cwnd: u32,
+    last_time: Time,
+    /// Start of the current growth epoch; `None` after a reduction until growth resumes.
+    epoch_start: Option<Time>,
+    /// Plateau of the current curve (`W_max`, or cwnd at epoch start if above it).
+    origin: u32,
+    /// Seconds from epoch start to the plateau.
+    k: f64,
+    /// Minimum RTT seen by CUBIC (Linux `delay_min`), 0 before the first sample.
+    delay_min: Time,
+    /// ACKed segments not yet turned into growth of the Reno estimate.
+    ack_cnt: u32,
+    /// Reno-friendly window estimate (Linux `tcp_cwnd`).
+    reno_cwnd: u32,
+}
+
+impl Curve {
+    /// Recompute `cnt` for the current cwnd (Linux `bictcp_update`).
+    fn update(&mut self, p: &Params, now: Time, cwnd: u32, acked: u32) {
+        self.ack_cnt += acked;
+        if self.last_cwnd == cwnd && now - self.last_time <= SEC / 32 {
+            return;
+        }
+        self.last_cwnd = cwnd;
+        self.last_time = now;
+
+        let epoch_start = match self.epoch_start {
+            Some(start) => start,
+            None => self.start_epoch(p, now, cwnd, acked),
+        };
+
+        // Aim one minimum RTT ahead: the window set now takes effect an RTT later.
+        let t = secs(now - epoch_start + self.delay_min);
+        let offset = (t - self.k).abs();
+        let delta = (p.c * offset.powi(3)) as u32;
+        let target = if t < self.k {
+            self.origin.saturating_sub(delta)
+        } else {
+            self.origin.saturating_add(delta)
+        };
+        self.cnt = if target > cwnd {
+            cwnd / (target - cwnd)
+        } else {
+            100 * cwnd
+        };
+        // Without a W_max the plateau is a guess; keep probing at 5 % per RTT or more.
+        if self.w_max == 0 {
+            self.cnt = self.cnt.min(20);
+        }
+
+        if p.tcp_friendliness {
+            self.reno_friendly_cap(p, cwnd);
+        }
+        self.cnt = self.cnt.max(2);
+    }
+
+    fn start_epoch(&mut self, p: &Params, now: Time, cwnd: u32, acked: u32) -> Time {
+        self.epoch_start = Some(now);
+        self.ack_cnt = acked;
+        self.reno_cwnd = cwnd;
+        if self.w_max <= cwnd {
+            self.k = 0.0;
+            self.origin = cwnd;
+        } else {
+            self.k = cubic_k(f64::from(self.w_max), f64::from(cwnd), p.c);
+            self.origin = self.w_max;
+        }
+        now
+    }
+
+    /// Grow the Reno estimate with the ACKs since the epoch start and, where Reno would be
+    /// ahead, speed CUBIC up to close the gap within one RTT.
+    fn reno_friendly_cap(&mut self, p: &Params, cwnd: u32) {
+        let acks_per_segment = ((u64::from(cwnd) * u64::from(p.beta_scale)) >> 3).max(1);
+        let acks_per_segment = u32::try_from(acks_per_segment).unwrap_or(u32::MAX);
+        self.reno_cwnd += self.ack_cnt / acks_per_segment;
+        self.ack_cnt %= acks_per_segment;
+        if self.reno_cwnd > cwnd {
+            let reno_cnt = cwnd / (self.reno_cwnd - cwnd);
+            self.cnt = self.cnt.min(reno_cnt);
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Cubic {
+    p: Params,
+    curve: Curve,
+    slow_start_exit: SlowStartExit,
+}
+
+impl Cubic {
+    /// `beta` is the multiplicative decrease (0.7), `c` the cubic constant (0.4).
+    pub fn new(
+        beta: f64,
+        c: f64,
+        fast_convergence: bool,
+        tcp_friendliness: bool,
+        hystart: HystartMode,
+    ) -> Self {
+        let beta = (beta * f64::from(BETA_SCALE)).round() as u32;
+        Cubic {
+            p: Params {
+                beta,
+                c,
+                fast_convergence,
+                tcp_friendliness,
+                beta_scale: 8 * (BETA_SCALE + beta) / 3 / (BETA_SCALE - beta),
+            },
+            curve: Curve::default(),
+            slow_start_exit: SlowStartExit::new(hystart),
+        }
+    }
+
+    pub fn from_params(p: &CcParams) -> Result<Self, String> {
+        check_params(
+            "cubic",
+            p,
+            &[
+                "beta",
+                "c",
+                "fast_convergence",
+                "tcp_friendliness",
+                "hystart",
+            ],
+        )?;
+        let num = |key: &str, default: f64| match p.get(key) {
+            None => Ok(default),
+            Some(v) => v
+                .as_f64()
+                .ok_or_else(|| format!("cubic parameter `{key}` must be a number, got {v}")),
+        };
+        let flag = |key: &str| match p.get(key) {
+            None => Ok(true),
+            Some(v) => v
+                .as_bool()
+                .ok_or_else(|| format!("cubic parameter `{key}` must be true or false, got {v}")),
+        };
+        let beta = num("beta", 0.7)?;
+        // Below 1/1024 the fixed-point beta is 0; at 1 the Reno-friendly rate divides by zero.
+        if !(0.001..1.0).contains(&beta) {
+            return Err(format!(
+                "cubic parameter `beta` must be in (0, 1), got {beta}"
+            ));
+        }
+        let c = num("c", 0.4)?;
+        if !(c > 0.0 && c.is_finite()) {
+            return Err(format!("cubic parameter `c` must be positive, got {c}"));
+        }
+        let hystart =
+            match p.get("hystart") {
+                None => HystartMode::Classic,
+                Some(v) => HystartMode::parse(v.as_str().ok_or_else(|| {
+                    format!("cubic parameter `hystart` must be a string, got {v}")
+                })?)?,
+            };
+        Ok(Cubic::new(
+            beta,
+            c,
+            flag("fast_convergence")?,
+            flag("tcp_friendliness")?,
+            hystart,
+        ))
+    }
+
+    /// Window before the last reduction, in segments.
+    pub fn w_max(&self) -> u32 {
+        self.curve.w_max
+    }
+
+    /// Seconds from the epoch start until the curve reaches its plateau.
+    pub fn k(&self) -> f64 {
+        self.curve.k
+    }
+
+    /// Start of the current epoch, if one is running.
+    pub fn epoch_start(&self) -> Option<Time> {
+        self.curve.epoch_start
+    }
+
+    /// The slow-start exit detector, for inspection.
+    pub fn slow_start_exit(&self) -> &SlowStartExit {
+        &self.slow_start_exit
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn name(&self) -> &'static str {
+        "cubic"
+    }
+
+    fn on_ack(&mut self, s: &mut CcState, ack: &AckSample) {
+        let Some(rtt) = ack.rtt else { return };
+        let c = &mut self.curve;
+        if c.epoch_start.is_some_and(|start| s.now - start < SEC) {
+            return;
+        }
+        let rtt = rtt.max(1);
+        if c.delay_min == 0 || rtt < c.delay_min {
+            c.delay_min = rtt;
+        }
+        self.slow_start_exit.on_rtt(s, rtt, c.delay_min);
+    }
+
+    fn cong_avoid(&mut self, s: &mut CcState, acked: u32) {
+        if !s.is_cwnd_limited {
+            return;
+        }
+        let mut acked = acked;
+        if s.in_slow_start() {
+            acked = self.slow_start_exit.slow_start(s, acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        self.curve.update(&self.p, s.now, s.cwnd, acked);
+        s.cong_avoid_ai(self.curve.cnt, acked);
+    }
+
+    fn ssthresh(&mut self, s: &CcState) -> u32 {
+        let cwnd = u64::from(s.cwnd);
+        let beta = u64::from(self.p.beta);
+        let scale = u64::from(BETA_SCALE);
+        self.curve.epoch_start = None;
+        // Fast convergence: a flow losing below its previous peak releases bandwidth to
+        // newcomers by aiming lower than where it lost.
+        self.curve.w_max = if s.cwnd < self.curve.w_max && self.p.fast_convergence {
+            (cwnd * (scale + beta) / (2 * scale)) as u32
+        } else {
+            s.cwnd
+        };
+        ((cwnd * beta / scale) as u32).max(2)
+    }
+
+    fn on_state(&mut self, _s: &mut CcState, new: CaState) {
+        // An RTO says nothing survives of the path estimate: forget the curve and min RTT.
+        if new == CaState::Loss {
+            self.curve = Curve::default();
+            self.slow_start_exit.on_rto();
+        }
+    }
+
+    fn on_tx_restart(&mut self, s: &mut CcState, idle: Time) {
+        // Idle time is not growth time: shift the epoch so the curve resumes where it paused.
+        if let Some(start) = self.curve.epoch_start {
+            self.curve.epoch_start = Some((start + idle).min(s.now));
+        }
+    }
+
+    fn vars(&self, out: &mut Vec<CcVar>) {
+        let c = &self.curve;
+        out.push(("cubic_wmax", f64::from(c.w_max)));
+        out.push(("cubic_k", c.k));
+        // Epoch start time in seconds, NaN between a reduction and the next growth.
+        out.push(("cubic_epoch_s", c.epoch_start.map_or(f64::NAN, secs)));
+        out.push(("cubic_origin", f64::from(c.origin)));
+        out.push(("cubic_cnt", f64::from(c.cnt)));
+        out.push(("cubic_reno_cwnd", f64::from(c.reno_cwnd)));
+        out.push(("cubic_delay_min_s", secs(c.delay_min)));
+    }
+}
