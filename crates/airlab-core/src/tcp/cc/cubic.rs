@@ -584,4 +584,64 @@ mod tests {
         }
         assert!(super::super::create("reno", &CcParams::new()).is_ok());
     }
+
+    /// Slow start from 10 segments where the RTT rises from 200 ms to 230 ms once cwnd
+    /// reaches 32 (a queue forms). ACKs are 200 ms / cwnd apart, too sparse for an ACK train.
+    /// Returns ssthresh after 2 s.
+    fn slow_start_into_a_queue(hystart: &str) -> (u32, CcState) {
+        let mut cc =
+            Cubic::from_params(&params(serde_json::json!({ "hystart": hystart }))).unwrap();
+        let mut s = CcState::new(1448, 10);
+        s.now = SEC;
+        while s.now < 3 * SEC {
+            let round_start = s.now;
+            let rtt = if s.cwnd < 32 { 200 * MS } else { 230 * MS };
+            let n = u64::from(s.cwnd);
+            for i in 1..=n {
+                s.now = round_start + 200 * MS * i / n;
+                s.delivered += 1;
+                // A full window stays outstanding: the ACKed segment left the flight.
+                s.packets_in_flight = s.cwnd - 1;
+                cc.on_ack(
+                    &mut s,
+                    &AckSample {
+                        acked: 1,
+                        rtt: Some(rtt),
+                        ..Default::default()
+                    },
+                );
+                cc.cong_avoid(&mut s, 1);
+            }
+        }
+        (s.ssthresh, s)
+    }
+
+    #[test]
+    fn classic_hystart_ends_slow_start_when_the_queue_builds() {
+        let (ssthresh, s) = slow_start_into_a_queue("classic");
+        // The rise shows in the first HyStart round that starts after it (rounds follow the
+        // flight, not this loop), 8 samples in; plain slow start would be past 5000 by now.
+        assert!((40..=80).contains(&ssthresh), "ssthresh {ssthresh}");
+        // Afterwards only congestion avoidance (first epoch: about 5 % per RTT) over the
+        // remaining rounds, not a doubling per round.
+        assert!(
+            s.cwnd >= ssthresh && s.cwnd < ssthresh * 3 / 2,
+            "cwnd {} ssthresh {ssthresh}",
+            s.cwnd
+        );
+        let (ssthresh, _) = slow_start_into_a_queue("off");
+        assert_eq!(ssthresh, u32::MAX);
+    }
+
+    #[test]
+    fn hystart_plus_plus_slows_down_then_ends_slow_start() {
+        let (ssthresh, s) = slow_start_into_a_queue("hystart++");
+        // CSS at a quarter of the slow-start rate for 5 rounds, then congestion avoidance.
+        assert!((40..160).contains(&ssthresh), "ssthresh {ssthresh}");
+        assert!(
+            s.cwnd < ssthresh * 3 / 2,
+            "cwnd {} ssthresh {ssthresh}",
+            s.cwnd
+        );
+    }
 }

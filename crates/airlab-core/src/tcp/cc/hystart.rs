@@ -247,6 +247,9 @@ impl HystartPlusPlus {
     /// Slow-start growth for `acked` segments; returns the segments left over for congestion
     /// avoidance (only when cwnd reached ssthresh).
     pub fn slow_start(&mut self, s: &mut CcState, acked: u32) -> u32 {
+        if self.phase == Phase::Done {
+            return s.slow_start(acked);
+        }
         let limit = if s.pacing_rate > 0 {
             u32::MAX
         } else {
@@ -321,5 +324,224 @@ impl SlowStartExit {
             SlowStartExit::Classic(h) => *h = ClassicHystart::new(),
             SlowStartExit::PlusPlus(h) => h.on_rto(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIN_RTT: Time = 100 * MS;
+
+    /// A slow-starting flow with a full window in flight, as seen right after an ACK took one
+    /// segment out of the flight: a round is `cwnd` ACKs.
+    fn flow(cwnd: u32) -> CcState {
+        let mut s = CcState::new(1448, cwnd);
+        s.packets_in_flight = cwnd - 1;
+        s.now = crate::sim::SEC;
+        s
+    }
+
+    /// One ACK for one segment, `gap` after the previous one, carrying an RTT sample.
+    fn ack(s: &mut CcState, gap: Time) {
+        s.now += gap;
+        s.delivered += 1;
+    }
+
+    /// Feed a full round (one ACK per segment in flight) of equal RTT samples to classic HyStart.
+    fn classic_round(h: &mut ClassicHystart, s: &mut CcState, rtt: Time) {
+        for _ in 0..s.cwnd {
+            ack(s, 5 * MS);
+            h.on_rtt(s, rtt, MIN_RTT);
+        }
+    }
+
+    #[test]
+    fn threshold_is_an_eighth_of_min_rtt_clamped_to_4_16_ms() {
+        assert_eq!(delay_threshold(10 * MS), 4 * MS);
+        assert_eq!(delay_threshold(100 * MS), 12_500_000);
+        assert_eq!(delay_threshold(400 * MS), 16 * MS);
+    }
+
+    #[test]
+    fn classic_delay_increase_after_eight_samples_exits_slow_start() {
+        for (rtt, exits) in [(MIN_RTT + 13 * MS, true), (MIN_RTT + 12 * MS, false)] {
+            let mut h = ClassicHystart::new();
+            let mut s = flow(20);
+            // ACKs 5 ms apart never form a train, so only the delay test can fire.
+            classic_round(&mut h, &mut s, MIN_RTT);
+            for _ in 0..ClassicHystart::MIN_SAMPLES {
+                ack(&mut s, 5 * MS);
+                h.on_rtt(&mut s, rtt, MIN_RTT);
+            }
+            assert_eq!(
+                s.ssthresh,
+                u32::MAX,
+                "8 samples only form the round's minimum"
+            );
+            ack(&mut s, 5 * MS);
+            h.on_rtt(&mut s, rtt, MIN_RTT);
+            assert_eq!(h.found(), exits, "rtt {rtt}");
+            assert_eq!(s.ssthresh, if exits { 20 } else { u32::MAX });
+        }
+    }
+
+    #[test]
+    fn classic_round_minimum_ignores_a_single_late_sample() {
+        let mut h = ClassicHystart::new();
+        let mut s = flow(20);
+        classic_round(&mut h, &mut s, MIN_RTT);
+        // One fast sample in the round keeps its minimum at the path's minimum.
+        ack(&mut s, 5 * MS);
+        h.on_rtt(&mut s, MIN_RTT, MIN_RTT);
+        for _ in 0..19 {
+            ack(&mut s, 5 * MS);
+            h.on_rtt(&mut s, MIN_RTT + 30 * MS, MIN_RTT);
+        }
+        assert!(!h.found());
+    }
+
+    #[test]
+    fn classic_is_inactive_below_the_low_window() {
+        let mut h = ClassicHystart::new();
+        let mut s = flow(ClassicHystart::LOW_WINDOW - 1);
+        classic_round(&mut h, &mut s, MIN_RTT);
+        classic_round(&mut h, &mut s, MIN_RTT + 50 * MS);
+        assert!(!h.found());
+        assert_eq!(s.ssthresh, u32::MAX);
+    }
+
+    #[test]
+    fn classic_ack_train_spanning_half_min_rtt_exits() {
+        let mut h = ClassicHystart::new();
+        let mut s = flow(100);
+        let min_rtt = 40 * MS;
+        // The round starts at the first ACK; 1 ms spacing keeps the train going.
+        ack(&mut s, MS);
+        h.on_rtt(&mut s, min_rtt, min_rtt);
+        for _ in 0..20 {
+            ack(&mut s, MS);
+            h.on_rtt(&mut s, min_rtt, min_rtt);
+        }
+        assert!(!h.found(), "a train of exactly min_rtt / 2 is not enough");
+        ack(&mut s, MS);
+        h.on_rtt(&mut s, min_rtt, min_rtt);
+        assert!(h.found());
+        assert_eq!(s.ssthresh, 100);
+    }
+
+    #[test]
+    fn classic_ack_train_breaks_on_a_gap() {
+        let mut h = ClassicHystart::new();
+        let mut s = flow(100);
+        let min_rtt = 40 * MS;
+        ack(&mut s, MS);
+        h.on_rtt(&mut s, min_rtt, min_rtt);
+        ack(&mut s, 3 * MS);
+        h.on_rtt(&mut s, min_rtt, min_rtt);
+        for _ in 0..40 {
+            ack(&mut s, MS);
+            h.on_rtt(&mut s, min_rtt, min_rtt);
+        }
+        assert!(!h.found());
+    }
+
+    /// Feed `n` ACKs with equal RTT samples to HyStart++.
+    fn plus_acks(h: &mut HystartPlusPlus, s: &mut CcState, n: u32, rtt: Time) {
+        for _ in 0..n {
+            ack(s, 5 * MS);
+            h.on_rtt(s, rtt);
+        }
+    }
+
+    /// HyStart++ after one round at the path's minimum RTT, with the next round just started.
+    fn plus_after_base_round() -> (HystartPlusPlus, CcState) {
+        let mut h = HystartPlusPlus::new();
+        let mut s = flow(20);
+        plus_acks(&mut h, &mut s, 20, MIN_RTT);
+        (h, s)
+    }
+
+    #[test]
+    fn plus_plus_enters_css_on_rtt_increase_and_returns_when_it_falls() {
+        let (mut h, mut s) = plus_after_base_round();
+        let rtt = MIN_RTT + 13 * MS; // above 100 ms + 12.5 ms
+        plus_acks(&mut h, &mut s, HystartPlusPlus::N_RTT_SAMPLE - 1, rtt);
+        assert!(!h.in_css());
+        plus_acks(&mut h, &mut s, 1, rtt);
+        assert!(h.in_css());
+        assert_eq!(s.ssthresh, u32::MAX, "CSS is still slow start");
+
+        // CSS grows by a quarter of the ACKed segments.
+        let cwnd = s.cwnd;
+        assert_eq!(h.slow_start(&mut s, 3), 0);
+        assert_eq!(s.cwnd, cwnd);
+        h.slow_start(&mut s, 1);
+        assert_eq!(s.cwnd, cwnd + 1);
+
+        // Next round: the minimum drops below the CSS baseline, so the exit was spurious.
+        plus_acks(&mut h, &mut s, 12, rtt);
+        plus_acks(
+            &mut h,
+            &mut s,
+            HystartPlusPlus::N_RTT_SAMPLE,
+            MIN_RTT + 5 * MS,
+        );
+        assert!(!h.in_css());
+        let cwnd = s.cwnd;
+        h.slow_start(&mut s, 2);
+        assert_eq!(s.cwnd, cwnd + 2);
+    }
+
+    #[test]
+    fn plus_plus_ignores_an_increase_below_the_threshold() {
+        let (mut h, mut s) = plus_after_base_round();
+        plus_acks(&mut h, &mut s, 20, MIN_RTT + 12 * MS);
+        assert!(!h.in_css());
+    }
+
+    #[test]
+    fn plus_plus_ends_slow_start_after_css_rounds() {
+        let (mut h, mut s) = plus_after_base_round();
+        let rtt = MIN_RTT + 20 * MS;
+        plus_acks(&mut h, &mut s, 20, rtt);
+        assert!(h.in_css());
+        // The partial round that entered CSS was the first; four more complete the five.
+        for _ in 0..HystartPlusPlus::CSS_ROUNDS - 1 {
+            plus_acks(&mut h, &mut s, 20, rtt);
+            assert_eq!(s.ssthresh, u32::MAX);
+        }
+        plus_acks(&mut h, &mut s, 1, rtt);
+        assert_eq!(s.ssthresh, s.cwnd);
+        assert!(!h.in_css());
+    }
+
+    #[test]
+    fn plus_plus_limits_growth_per_ack_unless_paced() {
+        let mut h = HystartPlusPlus::new();
+        let mut s = flow(20);
+        h.slow_start(&mut s, 20);
+        assert_eq!(s.cwnd, 28);
+        s.pacing_rate = 1_000_000;
+        h.slow_start(&mut s, 20);
+        assert_eq!(s.cwnd, 48);
+    }
+
+    #[test]
+    fn plus_plus_is_for_the_initial_slow_start_only() {
+        let mut exit = SlowStartExit::new(HystartMode::PlusPlus);
+        exit.on_rto();
+        let mut s = flow(20);
+        for _ in 0..20 {
+            ack(&mut s, 5 * MS);
+            exit.on_rtt(&mut s, MIN_RTT, MIN_RTT);
+        }
+        for _ in 0..20 {
+            ack(&mut s, 5 * MS);
+            exit.on_rtt(&mut s, MIN_RTT + 50 * MS, MIN_RTT);
+        }
+        assert_eq!(s.ssthresh, u32::MAX);
+        assert_eq!(exit.slow_start(&mut s, 20), 0);
+        assert_eq!(s.cwnd, 40, "standard slow start, no per-ACK limit");
     }
 }
