@@ -248,11 +248,6 @@ impl Cubic {
     pub fn epoch_start(&self) -> Option<Time> {
         self.curve.epoch_start
     }
-
-    /// The slow-start exit detector, for inspection.
-    pub fn slow_start_exit(&self) -> &SlowStartExit {
-        &self.slow_start_exit
-    }
 }
 
 impl CongestionControl for Cubic {
