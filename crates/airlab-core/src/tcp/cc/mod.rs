@@ -167,7 +167,10 @@ pub const NAMES: &[&str] = &["reno", "cubic"];
 /// errors naming what was expected.
 pub fn create(name: &str, _params: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
     match name {
-        _ => Err(format!("unknown congestion control `{name}`, expected one of: {}", NAMES.join(", "))),
+        _ => Err(format!(
+            "unknown congestion control `{name}`, expected one of: {}",
+            NAMES.join(", ")
+        )),
     }
 }
 
@@ -177,7 +180,11 @@ pub fn check_params(cc: &str, params: &CcParams, known: &[&str]) -> Result<(), S
         if !known.contains(&key.as_str()) {
             return Err(format!(
                 "unknown parameter `{key}` for congestion control `{cc}`, expected one of: {}",
-                if known.is_empty() { "(none)".to_string() } else { known.join(", ") }
+                if known.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    known.join(", ")
+                }
             ));
         }
     }
