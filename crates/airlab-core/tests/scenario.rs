@@ -324,7 +324,13 @@ fn unknown_qdisc_kind_is_refused() {
     assert_error(
         load(&text),
         "link[1].qdisc.kind",
-        "unknown variant `red`, expected `pfifo` or `bfifo`",
+        "unknown qdisc kind `red`, expected `pfifo` or `bfifo`",
+    );
+    let text = dumbbell_with("app = { kind = \"ping\" }", "app = { kind = \"pong\" }");
+    assert_error(
+        load(&text),
+        "flow[1].app.kind",
+        "unknown app kind `pong`, expected one of `bulk`",
     );
 }
 

@@ -127,6 +127,16 @@ fn deserialize(doc: toml::Value, applied: &[overrides::Applied]) -> Result<Scena
     {
         found = KeyError::new(join_key(&found.key, field), "missing required key");
     }
+    // serde calls the `kind` tag of `qdisc` and `app` tables a "variant"; use the schema's word.
+    if let Some(rest) = found.message.strip_prefix("unknown variant") {
+        if let Some(table) = found
+            .key
+            .strip_suffix(".kind")
+            .and_then(|t| t.rsplit('.').next())
+        {
+            found.message = format!("unknown {table} kind{rest}");
+        }
+    }
     if let Some(set) = applied.iter().find(|set| set.touches(&found.key)) {
         found.message = format!("{} (from --set {}={})", found.message, set.key, set.value);
     }

@@ -178,7 +178,7 @@ impl Kind {
         let (unit, scale) = self
             .canonical
             .iter()
-            .filter(|(_, scale)| value % scale == 0)
+            .filter(|(_, scale)| value.is_multiple_of(*scale))
             .min_by_key(|(_, scale)| value / scale)
             .expect("the base unit divides everything");
         format!("{}{unit}", value / scale)
