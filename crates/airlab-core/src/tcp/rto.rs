@@ -50,12 +50,18 @@ impl RttEstimator {
             self.rttvar = (3 * self.rttvar + err) / 4;
             self.srtt = (7 * self.srtt + rtt) / 8;
         }
-        self.min_rtt = if self.min_rtt == 0 { rtt } else { self.min_rtt.min(rtt) };
         self.rto = match self.mode {
             RtoMode::Rfc6298 => (self.srtt + GRANULARITY.max(4 * self.rttvar)).max(self.rto_min),
             RtoMode::Linux => self.srtt + (4 * self.rttvar).max(self.rto_min),
         }
         .min(MAX_RTO);
+    }
+
+    /// Fold a sample into the minimum RTT. Linux feeds it the newest ACKed segment's RTT
+    /// (`ca_rtt`), which a delayed ACK inflates least.
+    pub fn update_min(&mut self, rtt: Time) {
+        let rtt = rtt.max(1);
+        self.min_rtt = if self.min_rtt == 0 { rtt } else { self.min_rtt.min(rtt) };
     }
 
     /// The timeout to arm now, including exponential backoff.

@@ -170,7 +170,8 @@ impl TcpSender {
         match self.phase {
             Phase::SynSent if seg.has(flags::SYN) && seg.has(flags::ACK) => {
                 if !self.syn_retransmitted {
-                    self.take_rtt_sample(ctx.now - self.opened_at, ctx);
+                    let rtt = ctx.now - self.opened_at;
+                    self.take_rtt_sample(Some(rtt), Some(rtt), ctx);
                 }
                 self.rtt.reset_backoff();
                 self.rto_timer.cancel();
@@ -187,11 +188,17 @@ impl TcpSender {
         }
     }
 
-    fn take_rtt_sample(&mut self, rtt: Time, ctx: &mut Ctx) {
-        self.rtt.sample(rtt);
-        self.st.srtt = self.rtt.srtt;
-        self.st.min_rtt = self.rtt.min_rtt;
-        ctx.flow.add_rtt(rtt);
+    /// `seq_rtt` feeds SRTT, the RTO and the flow's RTT statistics; `ca_rtt` the minimum.
+    fn take_rtt_sample(&mut self, seq_rtt: Option<Time>, ca_rtt: Option<Time>, ctx: &mut Ctx) {
+        if let Some(rtt) = seq_rtt {
+            self.rtt.sample(rtt);
+            self.st.srtt = self.rtt.srtt;
+            ctx.flow.add_rtt(rtt);
+        }
+        if let Some(rtt) = ca_rtt {
+            self.rtt.update_min(rtt);
+            self.st.min_rtt = self.rtt.min_rtt;
+        }
     }
 
     fn on_ack(&mut self, seg: &TcpSegment, ctx: &mut Ctx) {
@@ -222,9 +229,7 @@ impl TcpSender {
             }
         }
         self.delivered_buf = delivered;
-        if let Some(rtt) = seq_rtt {
-            self.take_rtt_sample(rtt, ctx);
-        }
+        self.take_rtt_sample(seq_rtt, ca_rtt, ctx);
         if self.snd_una > prior_una {
             self.rtt.reset_backoff();
         }
