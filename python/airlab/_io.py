@@ -18,6 +18,16 @@ from typing import Any
 TMP_SUFFIX = ".tmp"
 
 
+def _file_mode() -> int:
+    # mkstemp creates 0600 files; give finished files the usual mode (0666 minus umask).
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_MODE = _file_mode()
+
+
 def is_temp(path: Path) -> bool:
     """True for the temporary files this module creates."""
     return path.name.startswith(".") and path.name.endswith(TMP_SUFFIX)
@@ -31,6 +41,7 @@ def atomic_path(dest: str | os.PathLike[str]) -> Iterator[Path]:
     fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=TMP_SUFFIX)
     os.close(fd)
     tmp_path = Path(tmp)
+    os.chmod(tmp_path, _MODE)
     try:
         yield tmp_path
         with open(tmp_path, "rb+") as f:

@@ -48,7 +48,7 @@ def run_id(params: Params, seed: int) -> str:
     """A stable, filesystem-safe id: a readable slug plus a hash of (params, seed)."""
     canon = json.dumps({"params": sorted(params), "seed": seed}, separators=(",", ":"))
     digest = hashlib.sha1(canon.encode()).hexdigest()[:10]
-    slug = "_".join(f"{k.split('.')[-1]}-{v}" for k, v in params)
+    slug = "_".join(f"{k.split('.')[-1]}-{v}" for k, v in sorted(params))
     slug = re.sub(r"[^A-Za-z0-9.+-]+", "_", slug).strip("_")[:60]
     return f"{slug + '_' if slug else ''}s{seed}-{digest}"
 
