@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from airlab import _core
+from airlab.locate import list_builtin, resolve
 from airlab.results import Result
-from airlab.scenarios import list_builtin, resolve
 
 ScenarioError = _core.ScenarioError
 __version__: str = _core.version()

@@ -1,8 +1,9 @@
 """Finding scenario files: a path on disk, or the name of a built-in scenario.
 
 Built-in scenarios live in the repository's ``scenarios/`` folder. A wheel carries a copy
-inside the package (``airlab/scenarios``); an editable install or a source checkout finds the
-folder next to ``python/``. ``AIRLAB_SCENARIOS`` points elsewhere if set.
+inside the package (``airlab/scenarios``: in the source tree a symlink to ``../../scenarios``,
+which maturin's ``include`` follows); an editable install or a source checkout finds the folder
+next to ``python/``. ``AIRLAB_SCENARIOS`` adds a folder searched first.
 """
 
 from __future__ import annotations
