@@ -45,7 +45,10 @@ def _overrides(items: Sequence[str]) -> list[tuple[str, str]]:
 
 
 def _console() -> Console:
-    return Console(highlight=False)
+    console = Console(highlight=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(highlight=False, width=120)  # logs and pipes: don't squeeze tables
+    return console
 
 
 # -- summary tables ------------------------------------------------------------------------------

@@ -93,18 +93,29 @@ def plot_throughput(res: Result, path: Path) -> Path | None:
     series = _series(res.flows, "flow", "goodput_mbps")
     if not series:
         return None
-    fig, ax = plt.subplots(figsize=(7, 3.8))
-    _draw(ax, series, "goodput_mbps")
-    if len(series) > 1:
-        total = res.flows.groupby("time_s")["goodput_mbps"].sum(min_count=1)
-        ax.plot(
-            total.index, total.values, color="black", linestyle="--", linewidth=1.2, label="total"
+    total = res.flows.groupby("time_s")["goodput_mbps"].sum(min_count=1)
+    title = _title(res, f"Goodput per flow ({len(series)} flows)")
+    if len(series) > MAX_LEGEND:
+        # many flows: per-flow lines on top, the aggregate in its own panel below
+        fig, (ax, ax_tot) = plt.subplots(
+            2, 1, figsize=(7, 5.6), sharex=True, gridspec_kw={"height_ratios": [3, 2]}
         )
-        if len(series) <= MAX_LEGEND:
+        _draw(ax, series, "goodput_mbps")
+        ax.set_xlabel("")
+        ax_tot.plot(total.index, total.values, color="black", linewidth=1.2)
+        ax_tot.set_ylabel("total (Mbit/s)")
+        ax_tot.set_xlabel("time (s)")
+        ax_tot.set_ylim(bottom=0)
+    else:
+        fig, ax = plt.subplots(figsize=(7, 3.8))
+        _draw(ax, series, "goodput_mbps")
+        if len(series) > 1:
+            ax.plot(total.index, total.values, color="black", linestyle="--", linewidth=1.2,
+                    label="total")  # fmt: skip
             ax.legend(loc="best", frameon=False, ncol=2 if len(series) > 6 else 1)
     ax.set_ylabel("goodput (Mbit/s)")
     ax.set_ylim(bottom=0)
-    ax.set_title(_title(res, f"Goodput per flow ({len(series)} flows)"))
+    ax.set_title(title)
     return _save(fig, path)
 
 

@@ -34,11 +34,16 @@ def fmt(v: Any, digits: int = 3) -> str:
     if isinstance(v, int):
         return f"{v:,}"
     if isinstance(v, float):
+        a = abs(v)
         if v != v:  # NaN
             return "-"
-        if v != 0 and (abs(v) >= 1e6 or abs(v) < 1e-3):
-            return f"{v:.{digits}g}"
-        return f"{v:,.{digits}f}".rstrip("0").rstrip(".")
+        if a >= 1000:
+            return f"{v:,.0f}"
+        if a >= 100:
+            return f"{v:.1f}"
+        if a >= 1e-3 or a == 0:
+            return f"{v:.{digits if a >= 1 else digits + 1}f}".rstrip("0").rstrip(".")
+        return f"{v:.{digits}g}"
     return str(v)
 
 
