@@ -73,6 +73,8 @@ pub struct LinkDirection {
 /// A fully resolved link direction, after layering `forward`/`reverse` over the shared settings.
 #[derive(Debug, Clone, Serialize)]
 pub struct ResolvedDirection {
+    /// Name of the link this direction belongs to.
+    pub link: String,
     pub from: String,
     pub to: String,
     pub rate: Rate,
@@ -242,6 +244,9 @@ pub struct Metrics {
 
 impl Default for Metrics {
     fn default() -> Self {
-        Metrics { interval: Duration(100 * crate::sim::MS), warmup: Duration(0) }
+        Metrics {
+            interval: Duration(100 * crate::sim::MS),
+            warmup: Duration(0),
+        }
     }
 }

@@ -7,6 +7,10 @@
 //! and pacing itself in every state (BBR) returns true from `owns_cwnd`; the socket then skips
 //! its own PRR reduction and `cong_avoid`.
 
+pub mod cubic;
+pub mod hystart;
+pub mod reno;
+
 use crate::sim::Time;
 use crate::tcp::rate::RateSample;
 
@@ -165,8 +169,10 @@ pub const NAMES: &[&str] = &["reno", "cubic"];
 
 /// Build the congestion control called `name`. Unknown names and parameters are reported as
 /// errors naming what was expected.
-pub fn create(name: &str, _params: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
+pub fn create(name: &str, params: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
     match name {
+        "reno" => reno::Reno::from_params(params).map(|c| Box::new(c) as _),
+        "cubic" => cubic::Cubic::from_params(params).map(|c| Box::new(c) as _),
         _ => Err(format!("unknown congestion control `{name}`, expected one of: {}", NAMES.join(", "))),
     }
 }
@@ -177,7 +183,11 @@ pub fn check_params(cc: &str, params: &CcParams, known: &[&str]) -> Result<(), S
         if !known.contains(&key.as_str()) {
             return Err(format!(
                 "unknown parameter `{key}` for congestion control `{cc}`, expected one of: {}",
-                if known.is_empty() { "(none)".to_string() } else { known.join(", ") }
+                if known.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    known.join(", ")
+                }
             ));
         }
     }

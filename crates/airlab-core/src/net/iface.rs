@@ -1,0 +1,180 @@
+//! An egress interface: one direction of a point-to-point link.
+//!
+//! ```text
+//! enqueue -> qdisc layer --(pulled while the ring has room)--> device ring -> serializer -> wire
+//! ```
+//! The qdisc only gives up a packet when the device ring has room (back-pressure, like BQL and
+//! `netif_stop_queue`), so the standing queue lives in the qdisc where the AQM can act on it.
+//! The wire is a FIFO of packets in propagation: the delay is constant per direction, so
+//! packets arrive in the order they were sent.
+
+use super::{NodeId, Packet};
+use crate::metrics::{FlowStats, Quantiles};
+use crate::qdisc::{Qdisc, Verdicts};
+use crate::sim::{tx_time, Rng, Time, MS};
+use std::collections::VecDeque;
+
+/// Counters of one interface; cumulative since the start of the run.
+#[derive(Default)]
+pub struct IfaceStats {
+    /// Time spent serializing packets.
+    pub busy: Time,
+    pub tx_packets: u64,
+    pub tx_bytes: u64,
+    /// Packets lost on the wire (random loss).
+    pub wire_lost: u64,
+    pub enqueued: u64,
+    pub dropped: u64,
+    pub marked: u64,
+    pub dequeued: u64,
+    /// Qdisc sojourn times in milliseconds.
+    pub sojourn_ms: Quantiles,
+    /// Sum of sojourn times (ms) of packets dequeued since the last sample, and their number.
+    pub interval_sojourn_ms: f64,
+    pub interval_dequeued: u64,
+}
+
+pub struct Iface {
+    /// "link:from->to".
+    pub name: String,
+    pub link: String,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate_bps: u64,
+    pub delay: Time,
+    pub loss: f64,
+    pub overhead: u32,
+    pub qdisc: Box<dyn Qdisc>,
+    ring: VecDeque<Packet>,
+    ring_cap: usize,
+    in_tx: Option<Packet>,
+    wire: VecDeque<(Time, Packet)>,
+    rng: Rng,
+    verdicts: Verdicts,
+    pub stats: IfaceStats,
+}
+
+/// What the caller must schedule after an interface operation.
+#[derive(Default, Debug, PartialEq, Eq)]
+pub struct Next {
+    /// The serializer started a packet that finishes at this time.
+    pub tx_done: Option<Time>,
+    /// A packet entered the wire and arrives at the far end at this time.
+    pub arrival: Option<Time>,
+}
+
+impl Iface {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: String,
+        link: String,
+        from: NodeId,
+        to: NodeId,
+        rate_bps: u64,
+        delay: Time,
+        loss: f64,
+        overhead: u32,
+        qdisc: Box<dyn Qdisc>,
+        ring_cap: u32,
+        rng: Rng,
+    ) -> Self {
+        Iface {
+            name,
+            link,
+            from,
+            to,
+            rate_bps,
+            delay,
+            loss,
+            overhead,
+            qdisc,
+            ring: VecDeque::new(),
+            ring_cap: ring_cap as usize,
+            in_tx: None,
+            wire: VecDeque::new(),
+            rng,
+            verdicts: Verdicts::default(),
+            stats: IfaceStats::default(),
+        }
+    }
+
+    /// Offer a packet to the qdisc; drops and marks are charged to their flows.
+    pub fn enqueue(&mut self, pkt: Packet, now: Time, flows: &mut [FlowStats]) -> Next {
+        self.stats.enqueued += 1;
+        self.qdisc.enqueue(pkt, now, &mut self.verdicts);
+        self.account(flows);
+        Next { tx_done: self.pump(now, flows), arrival: None }
+    }
+
+    /// The packet being serialized is done: put it on the wire and start the next one.
+    pub fn tx_done(&mut self, now: Time, flows: &mut [FlowStats]) -> Next {
+        let pkt = self.in_tx.take().expect("tx_done without a packet in serialization");
+        self.stats.tx_packets += 1;
+        self.stats.tx_bytes += pkt.size as u64;
+        let arrival = if self.rng.chance(self.loss) {
+            self.stats.wire_lost += 1;
+            flows[pkt.flow as usize].wire_lost += 1;
+            None
+        } else {
+            let at = now + self.delay;
+            self.wire.push_back((at, pkt));
+            Some(at)
+        };
+        Next { tx_done: self.pump(now, flows), arrival }
+    }
+
+    /// The packet at the head of the wire reaches the far end.
+    pub fn arrive(&mut self) -> Packet {
+        self.wire.pop_front().expect("arrival with an empty wire").1
+    }
+
+    /// Move packets from the qdisc into the device ring and start serializing if idle.
+    /// Returns the completion time of a newly started transmission.
+    fn pump(&mut self, now: Time, flows: &mut [FlowStats]) -> Option<Time> {
+        let mut started = None;
+        loop {
+            if self.in_tx.is_none() {
+                if let Some(pkt) = self.ring.pop_front() {
+                    let t = tx_time((pkt.size + self.overhead) as u64, self.rate_bps);
+                    self.stats.busy += t;
+                    self.in_tx = Some(pkt);
+                    started = Some(now + t);
+                    continue;
+                }
+            }
+            if self.ring.len() >= self.ring_cap && self.in_tx.is_some() {
+                break;
+            }
+            match self.qdisc.dequeue(now, &mut self.verdicts) {
+                Some(pkt) => {
+                    let sojourn = (now - pkt.enqueued_at) as f64 / MS as f64;
+                    self.stats.dequeued += 1;
+                    self.stats.sojourn_ms.add(sojourn);
+                    self.stats.interval_sojourn_ms += sojourn;
+                    self.stats.interval_dequeued += 1;
+                    self.ring.push_back(pkt);
+                }
+                None => break,
+            }
+            self.account(flows);
+        }
+        self.account(flows);
+        started
+    }
+
+    fn account(&mut self, flows: &mut [FlowStats]) {
+        for pkt in self.verdicts.dropped.drain(..) {
+            self.stats.dropped += 1;
+            flows[pkt.flow as usize].queue_drops += 1;
+        }
+        for pkt in self.verdicts.marked.drain(..) {
+            self.stats.marked += 1;
+            flows[pkt.flow as usize].marks += 1;
+        }
+    }
+
+    /// Packets held below the qdisc (device ring and serializer).
+    pub fn device_backlog(&self) -> usize {
+        self.ring.len() + self.in_tx.is_some() as usize
+    }
+}

@@ -1,0 +1,16 @@
+//! Packets, interfaces (qdisc + device queue + wire) and static routing.
+
+pub mod iface;
+pub mod packet;
+
+pub use iface::Iface;
+pub use packet::{Ecn, Packet, Payload, SackBlocks, TcpSegment};
+
+/// Index of a node (host or router) in the world.
+pub type NodeId = u32;
+/// Index of an egress interface (one direction of a link).
+pub type IfaceId = u32;
+/// Index of a flow as declared in the scenario (after `count` expansion).
+pub type FlowId = u32;
+/// Index of a TCP connection.
+pub type ConnId = u32;

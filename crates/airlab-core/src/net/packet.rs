@@ -1,0 +1,102 @@
+//! The packet as it travels through queues and links. Sizes are IP lengths in bytes.
+
+use super::{ConnId, FlowId, NodeId};
+use crate::sim::Time;
+
+/// IPv4 + TCP header with the timestamp option, as Linux sends them: 20 + 20 + 12 bytes.
+pub const TCP_HEADER: u32 = 52;
+/// IPv4 + UDP header.
+pub const UDP_HEADER: u32 = 28;
+/// A SYN or SYN-ACK with Linux's usual options (MSS, SACK-permitted, timestamps, wscale).
+pub const SYN_SIZE: u32 = 60;
+
+/// ECN codepoint of the IP header (RFC 3168).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ecn {
+    NotEct,
+    Ect0,
+    Ect1,
+    Ce,
+}
+
+impl Ecn {
+    pub fn is_ect(self) -> bool {
+        !matches!(self, Ecn::NotEct)
+    }
+}
+
+/// Up to three SACK blocks, as fit beside the timestamp option. Block 0 is the most recent.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    pub len: u8,
+    pub blocks: [(u64, u64); 3],
+}
+
+impl SackBlocks {
+    pub fn push(&mut self, start: u64, end: u64) {
+        if (self.len as usize) < self.blocks.len() {
+            self.blocks[self.len as usize] = (start, end);
+            self.len += 1;
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.blocks[..self.len as usize].iter().copied()
+    }
+}
+
+pub mod flags {
+    pub const SYN: u8 = 1;
+    pub const ACK: u8 = 2;
+    /// ECN-Echo: the receiver saw CE.
+    pub const ECE: u8 = 4;
+    /// Congestion Window Reduced: the sender reacted to ECE.
+    pub const CWR: u8 = 8;
+}
+
+/// A TCP segment. Sequence numbers are 64-bit byte offsets from the first data byte, so they
+/// never wrap; SYNs carry no sequence space.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TcpSegment {
+    pub seq: u64,
+    pub len: u32,
+    pub ack: u64,
+    pub flags: u8,
+    pub sack: SackBlocks,
+}
+
+impl TcpSegment {
+    pub fn has(&self, flag: u8) -> bool {
+        self.flags & flag != 0
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub enum Payload {
+    Tcp(TcpSegment),
+    Udp { seq: u64, sent_at: Time },
+    Ping { seq: u64, sent_at: Time, reply: bool },
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    pub flow: FlowId,
+    pub conn: ConnId,
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// IP length in bytes.
+    pub size: u32,
+    pub ecn: Ecn,
+    /// When the packet entered its current qdisc; queues measure sojourn time from it.
+    pub enqueued_at: Time,
+    pub payload: Payload,
+}
+
+impl Packet {
+    pub fn tcp(&self) -> Option<&TcpSegment> {
+        match &self.payload {
+            Payload::Tcp(seg) => Some(seg),
+            _ => None,
+        }
+    }
+}

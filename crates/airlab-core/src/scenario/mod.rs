@@ -1,0 +1,166 @@
+//! Scenario files: load a TOML scenario, apply `--set` overrides, check it and resolve it into
+//! the fully explicit form the simulator runs (every link direction, route and flow copy).
+//!
+//! Every error names the file, the key path (`flow[1].cc`, `link[0].qdisc.limit`) and what was
+//! expected, because a scenario typo is the most common reason a run fails.
+
+mod locate;
+pub mod model;
+mod overrides;
+mod resolve;
+mod routing;
+pub mod units;
+
+pub use model::*;
+pub use resolve::{Resolved, ResolvedFlow};
+pub use units::{parse_bytes, parse_duration, parse_rate, Bytes, Duration, Rate};
+
+use std::fmt;
+use std::path::Path;
+
+/// A scenario that cannot be loaded: where (file and key path) and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub file: String,
+    /// Key path such as `flow[1].cc`; empty for TOML syntax errors (the message then gives the
+    /// line and column).
+    pub key: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        if self.key.is_empty() {
+            write!(f, "{}: {}", self.file, self.message)
+        } else {
+            write!(f, "{}: {}: {}", self.file, self.key, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// An error before the file name is attached: the key path and the message.
+pub(crate) struct KeyError {
+    pub key: String,
+    pub message: String,
+}
+
+impl KeyError {
+    pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
+        KeyError {
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Loads a scenario from `text`; `file` names it in error messages. `overrides` are
+/// `(key.path, value)` pairs from `--set key.path=value`, applied before anything is checked.
+pub fn load_str(
+    text: &str,
+    file: &str,
+    overrides: &[(String, String)],
+) -> Result<Resolved, ScenarioError> {
+    let at_file = |e: KeyError| ScenarioError {
+        file: file.to_string(),
+        key: e.key,
+        message: e.message,
+    };
+    let mut doc = parse_toml(text).map_err(at_file)?;
+    let applied = overrides::apply(&mut doc, overrides).map_err(at_file)?;
+    let scenario = deserialize(doc, &applied).map_err(at_file)?;
+    resolve::resolve(scenario).map_err(at_file)
+}
+
+/// Reads and loads the scenario file at `path`.
+pub fn load_file(path: &Path, overrides: &[(String, String)]) -> Result<Resolved, ScenarioError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+        file: file.clone(),
+        key: String::new(),
+        message: format!("cannot read the scenario file: {e}"),
+    })?;
+    load_str(&text, &file, overrides)
+}
+
+fn parse_toml(text: &str) -> Result<toml::Value, KeyError> {
+    match text.parse::<toml::Table>() {
+        Ok(table) => Ok(toml::Value::Table(table)),
+        Err(e) => {
+            let position = match e.span() {
+                Some(span) => {
+                    let (line, column) = line_column(text, span.start);
+                    format!(" at line {line}, column {column}")
+                }
+                None => String::new(),
+            };
+            Err(KeyError::new(
+                "",
+                format!("TOML syntax error{position}: {}", e.message().trim()),
+            ))
+        }
+    }
+}
+
+/// 1-based line and column (in characters) of byte `offset` in `text`.
+fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    (line, column)
+}
+
+fn deserialize(doc: toml::Value, applied: &[overrides::Applied]) -> Result<Scenario, KeyError> {
+    let error = match serde_path_to_error::deserialize::<_, Scenario>(doc.clone()) {
+        Ok(scenario) => return Ok(scenario),
+        Err(e) => e,
+    };
+    let path = key_path(error.path());
+    let message = error.inner().message().to_string();
+    let mut found = locate::refine(&doc, path, message);
+    // serde reports a missing field at its parent; name the missing key itself.
+    if let Some(field) = found
+        .message
+        .strip_prefix("missing field `")
+        .and_then(|m| m.strip_suffix('`'))
+    {
+        found = KeyError::new(join_key(&found.key, field), "missing required key");
+    }
+    // serde calls the `kind` tag of `qdisc` and `app` tables a "variant"; use the schema's word.
+    if let Some(rest) = found.message.strip_prefix("unknown variant") {
+        if let Some(table) = found
+            .key
+            .strip_suffix(".kind")
+            .and_then(|t| t.rsplit('.').next())
+        {
+            found.message = format!("unknown {table} kind{rest}");
+        }
+    }
+    if let Some(set) = applied.iter().find(|set| set.touches(&found.key)) {
+        found.message = format!("{} (from --set {}={})", found.message, set.key, set.value);
+    }
+    Err(found)
+}
+
+/// Formats a serde path as `flow[1].app.size` (the root is the empty string).
+fn key_path(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut key = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => key.push_str(&format!("[{index}]")),
+            Segment::Map { key: name } => key = join_key(&key, name),
+            Segment::Enum { .. } | Segment::Unknown => {}
+        }
+    }
+    key
+}
+
+pub(crate) fn join_key(parent: &str, field: &str) -> String {
+    if parent.is_empty() {
+        field.to_string()
+    } else {
+        format!("{parent}.{field}")
+    }
+}

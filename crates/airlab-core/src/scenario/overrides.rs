@@ -1,0 +1,177 @@
+//! `--set key.path=value` overrides, applied to the parsed TOML document before it is checked,
+//! so that an override is held to exactly the same rules as the file itself.
+//!
+//! Paths are dotted; list elements are addressed by index (`flow.0.cc` or `flow[0].cc`) or by
+//! name (`link.bottleneck.rate`), where a link's default name is "a-b" and a flow's "flow<i>".
+
+use super::KeyError;
+use toml::Value;
+
+/// One override after it was applied: what the user wrote, and the key path it resolved to
+/// (`link[1].qdisc.limit`), to attribute later errors to it.
+pub(crate) struct Applied {
+    pub key: String,
+    pub value: String,
+    pub path: String,
+}
+
+impl Applied {
+    /// True if an error at `key` is at, inside or above the value this override set.
+    pub fn touches(&self, key: &str) -> bool {
+        let within = |outer: &str, inner: &str| {
+            inner == outer
+                || inner
+                    .strip_prefix(outer)
+                    .is_some_and(|rest| rest.starts_with(['.', '[']))
+        };
+        !key.is_empty() && (within(key, &self.path) || within(&self.path, key))
+    }
+}
+
+pub(crate) enum Step {
+    Key(String),
+    Index(usize),
+}
+
+pub(crate) fn apply(
+    doc: &mut Value,
+    overrides: &[(String, String)],
+) -> Result<Vec<Applied>, KeyError> {
+    overrides
+        .iter()
+        .map(|(key, value)| apply_one(doc, key, value))
+        .collect()
+}
+
+fn apply_one(doc: &mut Value, key: &str, text: &str) -> Result<Applied, KeyError> {
+    let fail = |message: String| KeyError::new(key, format!("--set: {message}"));
+    let steps = parse_path(key).map_err(fail)?;
+    let mut path = String::new();
+    let mut node = doc;
+    for (i, step) in steps.iter().enumerate() {
+        let last = i + 1 == steps.len();
+        node = match (node, step) {
+            (Value::Table(table), Step::Key(name)) => {
+                path = super::join_key(&path, name);
+                if last {
+                    table.insert(name.clone(), parse_value(text));
+                    break;
+                }
+                // Missing intermediate tables are created, so `metrics.interval` works even
+                // when the file has no [metrics] section.
+                table
+                    .entry(name.clone())
+                    .or_insert_with(|| Value::Table(Default::default()))
+            }
+            (Value::Array(items), step) => {
+                let index = element_index(&path, items, step).map_err(fail)?;
+                path.push_str(&format!("[{index}]"));
+                if last {
+                    items[index] = parse_value(text);
+                    break;
+                }
+                &mut items[index]
+            }
+            (Value::Table(_), Step::Index(index)) => {
+                return Err(fail(format!(
+                    "`{path}` is a table, not a list; cannot index it with {index}"
+                )))
+            }
+            (other, _) => {
+                return Err(fail(format!(
+                    "`{path}` is a {}, not a table; cannot set keys inside it",
+                    other.type_str()
+                )))
+            }
+        };
+    }
+    Ok(Applied {
+        key: key.to_string(),
+        value: text.to_string(),
+        path,
+    })
+}
+
+/// Splits `flow[0].cc` / `flow.0.cc` / `link.bottleneck.rate` into steps.
+pub(crate) fn parse_path(key: &str) -> Result<Vec<Step>, String> {
+    let mut steps = Vec::new();
+    for part in key.split('.') {
+        let (name, mut rest) = part.split_at(part.find('[').unwrap_or(part.len()));
+        if name.is_empty() && (rest.is_empty() || steps.is_empty()) {
+            return Err(format!("empty key in path `{key}`"));
+        }
+        if !name.is_empty() {
+            steps.push(match name.parse() {
+                Ok(index) => Step::Index(index),
+                Err(_) => Step::Key(name.to_string()),
+            });
+        }
+        while let Some(open) = rest.strip_prefix('[') {
+            let (index, after) = open
+                .split_once(']')
+                .ok_or(format!("unclosed `[` in `{key}`"))?;
+            let index = index
+                .parse()
+                .map_err(|_| format!("`[{index}]` in `{key}` is not a list index"))?;
+            steps.push(Step::Index(index));
+            rest = after;
+        }
+        if !rest.is_empty() {
+            return Err(format!("unexpected `{rest}` in `{key}`"));
+        }
+    }
+    Ok(steps)
+}
+
+/// The element of list `list_key` that `step` designates: by index or by name.
+fn element_index(list_key: &str, items: &[Value], step: &Step) -> Result<usize, String> {
+    match step {
+        Step::Index(index) if *index < items.len() => Ok(*index),
+        Step::Index(index) => Err(format!(
+            "index {index} is out of range: `{list_key}` has {} entries",
+            items.len()
+        )),
+        Step::Key(name) => {
+            let names: Vec<String> = items
+                .iter()
+                .enumerate()
+                .filter_map(|(i, item)| element_name(list_key, i, item))
+                .collect();
+            names.iter().position(|n| n == name).ok_or_else(|| {
+                format!(
+                    "no entry of `{list_key}` is named \"{name}\", expected one of: {}",
+                    names.join(", ")
+                )
+            })
+        }
+    }
+}
+
+/// The name of a list element: its `name` key, else the default the schema gives it.
+fn element_name(list_key: &str, index: usize, item: &Value) -> Option<String> {
+    if let Some(name) = item.get("name").and_then(Value::as_str) {
+        return Some(name.to_string());
+    }
+    match list_key {
+        "link" => {
+            let ends = item.get("between")?.as_array()?;
+            match ends.as_slice() {
+                [a, b] => Some(format!("{}-{}", a.as_str()?, b.as_str()?)),
+                _ => None,
+            }
+        }
+        "flow" => Some(format!("flow{index}")),
+        _ => None,
+    }
+}
+
+/// The override's value: a TOML value if it parses as one (`20`, `true`, `"x"`, `[1, 2]`),
+/// else the text itself as a string, so `10Mbit` and `cubic` need no quotes.
+fn parse_value(text: &str) -> Value {
+    format!("v = {text}")
+        .parse::<toml::Table>()
+        .ok()
+        .filter(|table| table.len() == 1)
+        .and_then(|mut table| table.remove("v"))
+        .unwrap_or_else(|| Value::String(text.to_string()))
+}

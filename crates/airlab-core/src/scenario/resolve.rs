@@ -1,0 +1,579 @@
+//! Semantic checks and resolution: from a scenario that parsed to the explicit form the
+//! simulator runs. Each check names the key path it is about and what was expected.
+
+use super::model::*;
+use super::routing::{self, NextHop};
+use super::KeyError;
+use crate::sim::Time;
+use crate::tcp::cc::{CcParams, NAMES as CC_NAMES};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A checked scenario with everything made explicit.
+#[derive(Debug, Clone, Serialize)]
+pub struct Resolved {
+    /// The scenario as loaded, after `--set` overrides.
+    pub scenario: Scenario,
+    /// Link `i`'s forward direction (between[0] -> between[1]) is at `2i`, its reverse at `2i + 1`.
+    pub directions: Vec<ResolvedDirection>,
+    /// (node, destination host) -> neighbour to forward to.
+    #[serde(serialize_with = "routing::serialize_next_hop")]
+    pub next_hop: NextHop,
+    /// Flows with `count` copies expanded.
+    pub flows: Vec<ResolvedFlow>,
+}
+
+impl Resolved {
+    /// Index in `directions` of the direction from `from` to its neighbour `to`.
+    pub fn direction(&self, from: &str, to: &str) -> Option<usize> {
+        self.directions
+            .iter()
+            .position(|d| d.from == from && d.to == to)
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ResolvedFlow {
+    pub name: String,
+    pub from: String,
+    pub to: String,
+    /// Congestion control; `None` for udp and ping.
+    pub cc: Option<String>,
+    pub cc_params: CcParams,
+    pub app: App,
+    pub start: Time,
+    pub stop: Time,
+    pub tcp: TcpOptions,
+}
+
+/// Largest IPv4 UDP payload.
+const MAX_UDP_PAYLOAD: u64 = 65_507;
+/// Bounds on a driver ring: beyond this the "device" is really a second, hidden qdisc.
+const MAX_DEVICE_QUEUE: u32 = 100_000;
+/// RFC 879's minimum and the largest MSS that fits an IPv4 packet.
+const MSS_RANGE: std::ops::RangeInclusive<u32> = 536..=65_495;
+
+pub(crate) fn resolve(scenario: Scenario) -> Result<Resolved, KeyError> {
+    let s = &scenario;
+    if s.duration.0 == 0 {
+        return Err(KeyError::new(
+            "duration",
+            "must be greater than 0, such as \"60s\"",
+        ));
+    }
+    let nodes = Nodes::check(s)?;
+    let directions = resolve_links(s, &nodes)?;
+    check_routes(s, &nodes)?;
+    let flows = resolve_flows(s, &nodes)?;
+    check_metrics(s)?;
+    let next_hop = routing::next_hops(s);
+    routing::check_paths(s, &next_hop)?;
+    Ok(Resolved {
+        directions,
+        next_hop,
+        flows,
+        scenario,
+    })
+}
+
+/// The declared hosts and routers.
+struct Nodes<'a> {
+    hosts: &'a [String],
+    routers: &'a [String],
+}
+
+impl<'a> Nodes<'a> {
+    fn check(s: &'a Scenario) -> Result<Self, KeyError> {
+        let mut seen: BTreeMap<&str, String> = BTreeMap::new();
+        let declared = s
+            .hosts
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (format!("hosts[{i}]"), n));
+        let declared = declared.chain(
+            s.routers
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (format!("routers[{i}]"), n)),
+        );
+        for (key, name) in declared {
+            if name.trim().is_empty() {
+                return Err(KeyError::new(key, "node names must not be empty"));
+            }
+            if let Some(first) = seen.get(name.as_str()) {
+                return Err(KeyError::new(
+                    key,
+                    format!("duplicate node name \"{name}\" (also {first})"),
+                ));
+            }
+            seen.insert(name, key);
+        }
+        Ok(Nodes {
+            hosts: &s.hosts,
+            routers: &s.routers,
+        })
+    }
+
+    fn all(&self) -> impl Iterator<Item = &'a String> {
+        self.hosts.iter().chain(self.routers)
+    }
+
+    fn is_host(&self, name: &str) -> bool {
+        self.hosts.iter().any(|h| h == name)
+    }
+
+    /// Checks that `name` is a declared node.
+    fn known(&self, key: String, name: &str) -> Result<(), KeyError> {
+        if self.all().any(|n| n == name) {
+            return Ok(());
+        }
+        let expected = self
+            .all()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .join(", ");
+        Err(KeyError::new(
+            key,
+            format!("unknown node \"{name}\", expected one of: {expected}"),
+        ))
+    }
+
+    /// Checks that `name` is a declared host (flows and routes lead to hosts).
+    fn host(&self, key: String, name: &str) -> Result<(), KeyError> {
+        self.known(key.clone(), name)?;
+        if self.is_host(name) {
+            return Ok(());
+        }
+        Err(KeyError::new(
+            key,
+            format!(
+                "\"{name}\" is a router, expected a host: {}",
+                self.hosts.join(", ")
+            ),
+        ))
+    }
+}
+
+fn resolve_links(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedDirection>, KeyError> {
+    let mut names: BTreeMap<String, usize> = BTreeMap::new();
+    let mut pairs: BTreeMap<[&str; 2], usize> = BTreeMap::new();
+    let mut directions = Vec::with_capacity(2 * s.links.len());
+    for (i, link) in s.links.iter().enumerate() {
+        let key = format!("link[{i}]");
+        let [a, b] = &link.between;
+        for (j, end) in link.between.iter().enumerate() {
+            nodes.known(format!("{key}.between[{j}]"), end)?;
+        }
+        if a == b {
+            return Err(KeyError::new(
+                format!("{key}.between"),
+                format!("a link cannot connect \"{a}\" to itself"),
+            ));
+        }
+        let pair = if a < b {
+            [a.as_str(), b.as_str()]
+        } else {
+            [b.as_str(), a.as_str()]
+        };
+        if let Some(first) = pairs.insert(pair, i) {
+            return Err(KeyError::new(
+                format!("{key}.between"),
+                format!("\"{a}\" and \"{b}\" are already connected by link[{first}]"),
+            ));
+        }
+        let name = link.name.clone().unwrap_or_else(|| format!("{a}-{b}"));
+        if name.trim().is_empty() {
+            return Err(KeyError::new(
+                format!("{key}.name"),
+                "link names must not be empty",
+            ));
+        }
+        if let Some(first) = names.insert(name.clone(), i) {
+            return Err(KeyError::new(
+                format!("{key}.name"),
+                format!("duplicate link name \"{name}\" (also link[{first}])"),
+            ));
+        }
+        directions.push(resolve_direction(&key, link, &name, "forward", [a, b])?);
+        directions.push(resolve_direction(&key, link, &name, "reverse", [b, a])?);
+    }
+    Ok(directions)
+}
+
+/// One direction's settings: its `forward`/`reverse` table layered over the link's shared ones.
+struct Layers<'a> {
+    key: &'a str,
+    side: &'a str,
+    own: Option<&'a LinkDirection>,
+    shared: &'a LinkDirection,
+}
+
+impl Layers<'_> {
+    /// The setting and the key it was written at, so that errors point there.
+    fn get<T>(&self, field: &str, get: fn(&LinkDirection) -> Option<T>) -> Option<(T, String)> {
+        let (key, side) = (self.key, self.side);
+        match self.own.and_then(get) {
+            Some(value) => Some((value, format!("{key}.{side}.{field}"))),
+            None => get(self.shared).map(|value| (value, format!("{key}.{field}"))),
+        }
+    }
+}
+
+fn resolve_direction(
+    key: &str,
+    link: &Link,
+    name: &str,
+    side: &str,
+    [from, to]: [&String; 2],
+) -> Result<ResolvedDirection, KeyError> {
+    let own = if side == "forward" {
+        &link.forward
+    } else {
+        &link.reverse
+    };
+    let layers = Layers {
+        key,
+        side,
+        own: own.as_ref(),
+        shared: &link.both,
+    };
+    let required = |field: &str| {
+        KeyError::new(
+            format!("{key}.{field}"),
+            format!(
+                "missing {field} for the {side} direction ({from} -> {to}); \
+                 set `{field}` on the link or in its `{side}` table"
+            ),
+        )
+    };
+
+    let (rate, rate_key) = layers
+        .get("rate", |d| d.rate)
+        .ok_or_else(|| required("rate"))?;
+    if rate.0 == 0 {
+        return Err(KeyError::new(
+            rate_key,
+            "rate must be greater than 0, such as \"10Mbit\"",
+        ));
+    }
+    let (delay, _) = layers
+        .get("delay", |d| d.delay)
+        .ok_or_else(|| required("delay"))?;
+    let (loss, loss_key) = layers
+        .get("loss", |d| d.loss)
+        .unwrap_or((0.0, String::new()));
+    if !(0.0..1.0).contains(&loss) {
+        return Err(KeyError::new(
+            loss_key,
+            format!("loss must be a probability in [0, 1), such as 0.01; got {loss}"),
+        ));
+    }
+    let (device_queue, queue_key) = layers
+        .get("device_queue", |d| d.device_queue)
+        .unwrap_or((1, String::new()));
+    if device_queue > MAX_DEVICE_QUEUE {
+        return Err(KeyError::new(
+            queue_key,
+            format!(
+                "device_queue of {device_queue} packets is unrealistic, expected at most \
+                 {MAX_DEVICE_QUEUE} (put long queues in `qdisc`)"
+            ),
+        ));
+    }
+    let (qdisc, qdisc_key) = layers.get("qdisc", |d| d.qdisc.clone()).unwrap_or((
+        QdiscSpec::Pfifo {
+            limit: default_pfifo_limit(),
+        },
+        String::new(),
+    ));
+    let limit_is_zero = match &qdisc {
+        QdiscSpec::Pfifo { limit } => *limit == 0,
+        QdiscSpec::Bfifo { limit } => limit.0 == 0,
+    };
+    if limit_is_zero {
+        return Err(KeyError::new(
+            format!("{qdisc_key}.limit"),
+            "the queue limit must be greater than 0",
+        ));
+    }
+    Ok(ResolvedDirection {
+        link: name.to_string(),
+        from: from.clone(),
+        to: to.clone(),
+        rate,
+        delay,
+        loss,
+        overhead: layers.get("overhead", |d| d.overhead).map_or(0, |(o, _)| o),
+        qdisc,
+        device_queue,
+    })
+}
+
+fn check_routes(s: &Scenario, nodes: &Nodes) -> Result<(), KeyError> {
+    let adjacent = routing::neighbours(s);
+    let mut seen: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    for (j, route) in s.routes.iter().enumerate() {
+        let key = format!("route[{j}]");
+        nodes.known(format!("{key}.at"), &route.at)?;
+        nodes.host(format!("{key}.to"), &route.to)?;
+        nodes.known(format!("{key}.via"), &route.via)?;
+        if route.at == route.to {
+            return Err(KeyError::new(
+                format!("{key}.to"),
+                format!("\"{}\" needs no route to itself", route.at),
+            ));
+        }
+        let neighbours = adjacent.get(route.at.as_str()).cloned().unwrap_or_default();
+        if !neighbours.contains(&route.via.as_str()) {
+            return Err(KeyError::new(
+                format!("{key}.via"),
+                format!(
+                    "\"{}\" is not a neighbour of \"{}\", expected one of: {}",
+                    route.via,
+                    route.at,
+                    neighbours.join(", ")
+                ),
+            ));
+        }
+        if nodes.is_host(&route.via) && route.via != route.to {
+            return Err(KeyError::new(
+                format!("{key}.via"),
+                format!(
+                    "\"{}\" is a host and does not forward; expected a router or \"{}\" itself",
+                    route.via, route.to
+                ),
+            ));
+        }
+        if let Some(first) = seen.insert((&route.at, &route.to), j) {
+            return Err(KeyError::new(
+                key,
+                format!(
+                    "duplicate route at \"{}\" to \"{}\" (also route[{first}])",
+                    route.at, route.to
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn resolve_flows(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedFlow>, KeyError> {
+    let mut flows = Vec::new();
+    let mut names: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, flow) in s.flows.iter().enumerate() {
+        let key = format!("flow[{i}]");
+        nodes.host(format!("{key}.from"), &flow.from)?;
+        nodes.host(format!("{key}.to"), &flow.to)?;
+        if flow.from == flow.to {
+            return Err(KeyError::new(
+                format!("{key}.to"),
+                format!(
+                    "a flow must go to another host, but from = to = \"{}\"",
+                    flow.from
+                ),
+            ));
+        }
+        check_cc(&key, flow)?;
+        check_app(&key, &flow.app)?;
+        check_tcp(&key, &flow.tcp)?;
+        let start = flow.start.unwrap_or_default();
+        let stop = flow.stop.unwrap_or(s.duration);
+        if stop > s.duration {
+            return Err(KeyError::new(
+                format!("{key}.stop"),
+                format!(
+                    "stop = {stop} is after the end of the scenario (duration = {})",
+                    s.duration
+                ),
+            ));
+        }
+        if start >= stop {
+            return Err(KeyError::new(
+                format!("{key}.start"),
+                format!("start = {start} must be before stop = {stop}"),
+            ));
+        }
+        if flow.count == 0 {
+            return Err(KeyError::new(
+                format!("{key}.count"),
+                "count must be at least 1",
+            ));
+        }
+        let base = flow.name.clone().unwrap_or_else(|| format!("flow{i}"));
+        if base.trim().is_empty() {
+            return Err(KeyError::new(
+                format!("{key}.name"),
+                "flow names must not be empty",
+            ));
+        }
+        for k in 1..=flow.count {
+            let name = if flow.count == 1 {
+                base.clone()
+            } else {
+                format!("{base}.{k}")
+            };
+            if let Some(first) = names.insert(name.clone(), i) {
+                return Err(KeyError::new(
+                    format!("{key}.name"),
+                    format!("duplicate flow name \"{name}\" (also from flow[{first}])"),
+                ));
+            }
+            flows.push(ResolvedFlow {
+                name,
+                from: flow.from.clone(),
+                to: flow.to.clone(),
+                cc: flow.cc.clone(),
+                cc_params: flow.cc_params.clone(),
+                app: flow.app.clone(),
+                start: start.0,
+                stop: stop.0,
+                tcp: flow.tcp.clone(),
+            });
+        }
+    }
+    Ok(flows)
+}
+
+fn app_kind(app: &App) -> &'static str {
+    match app {
+        App::Bulk => "bulk",
+        App::Transfer { .. } => "transfer",
+        App::Periodic { .. } => "periodic",
+        App::Udp { .. } => "udp",
+        App::Ping { .. } => "ping",
+    }
+}
+
+fn check_cc(key: &str, flow: &Flow) -> Result<(), KeyError> {
+    let kind = app_kind(&flow.app);
+    let is_tcp = !matches!(flow.app, App::Udp { .. } | App::Ping { .. });
+    let expected = CC_NAMES.join(", ");
+    match (&flow.cc, is_tcp) {
+        (None, true) => Err(KeyError::new(
+            format!("{key}.cc"),
+            format!("missing congestion control for a {kind} flow, expected one of: {expected}"),
+        )),
+        (Some(cc), true) if !CC_NAMES.contains(&cc.as_str()) => Err(KeyError::new(
+            format!("{key}.cc"),
+            format!("unknown congestion control \"{cc}\", expected one of: {expected}"),
+        )),
+        (Some(_), false) => Err(KeyError::new(
+            format!("{key}.cc"),
+            format!(
+                "a {kind} flow does not use TCP, so it takes no congestion control; remove `cc`"
+            ),
+        )),
+        (None, false) if !flow.cc_params.is_empty() => Err(KeyError::new(
+            format!("{key}.cc_params"),
+            format!("a {kind} flow does not use TCP, so it takes no congestion control parameters"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn check_app(key: &str, app: &App) -> Result<(), KeyError> {
+    let positive = |field: &str, zero: bool, example: &str| {
+        if zero {
+            Err(KeyError::new(
+                format!("{key}.app.{field}"),
+                format!("must be greater than 0, such as \"{example}\""),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    match app {
+        App::Bulk => Ok(()),
+        App::Transfer { size } => positive("size", size.0 == 0, "1MB"),
+        App::Periodic {
+            size,
+            period,
+            random_start,
+        } => {
+            positive("size", size.0 == 0, "100KB")?;
+            positive("period", period.0 == 0, "1s")?;
+            positive("random_start", random_start.is_some_and(|r| r.0 == 0), "1s")
+        }
+        App::Udp { rate, packet_size } => {
+            positive("rate", rate.is_some_and(|r| r.0 == 0), "1Mbit")?;
+            positive("packet_size", packet_size.0 == 0, "1472B")?;
+            fits_udp(key, "packet_size", packet_size.0)
+        }
+        App::Ping { interval, size } => {
+            positive("interval", interval.0 == 0, "100ms")?;
+            positive("size", size.0 == 0, "64B")?;
+            fits_udp(key, "size", size.0)
+        }
+    }
+}
+
+fn fits_udp(key: &str, field: &str, size: u64) -> Result<(), KeyError> {
+    if size > MAX_UDP_PAYLOAD {
+        return Err(KeyError::new(
+            format!("{key}.app.{field}"),
+            format!(
+                "{size} bytes do not fit in one IPv4 packet, expected at most {MAX_UDP_PAYLOAD}B"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn check_tcp(key: &str, tcp: &TcpOptions) -> Result<(), KeyError> {
+    if !MSS_RANGE.contains(&tcp.mss) {
+        return Err(KeyError::new(
+            format!("{key}.tcp.mss"),
+            format!(
+                "mss = {} is out of range, expected {} to {} bytes",
+                tcp.mss,
+                MSS_RANGE.start(),
+                MSS_RANGE.end()
+            ),
+        ));
+    }
+    if tcp.initial_cwnd == 0 {
+        return Err(KeyError::new(
+            format!("{key}.tcp.initial_cwnd"),
+            "initial_cwnd must be at least 1 segment",
+        ));
+    }
+    if tcp.rwnd.0 < u64::from(tcp.mss) {
+        return Err(KeyError::new(
+            format!("{key}.tcp.rwnd"),
+            format!(
+                "rwnd = {} is smaller than one segment (mss = {})",
+                tcp.rwnd, tcp.mss
+            ),
+        ));
+    }
+    if tcp.rto_min.0 == 0 {
+        return Err(KeyError::new(
+            format!("{key}.tcp.rto_min"),
+            "rto_min must be greater than 0, such as \"200ms\"",
+        ));
+    }
+    Ok(())
+}
+
+fn check_metrics(s: &Scenario) -> Result<(), KeyError> {
+    let m = &s.metrics;
+    if m.interval.0 == 0 || m.interval >= s.duration {
+        return Err(KeyError::new(
+            "metrics.interval",
+            format!(
+                "interval = {} must be greater than 0 and shorter than the duration ({})",
+                m.interval, s.duration
+            ),
+        ));
+    }
+    if m.warmup >= s.duration {
+        return Err(KeyError::new(
+            "metrics.warmup",
+            format!(
+                "warmup = {} must be shorter than the duration ({})",
+                m.warmup, s.duration
+            ),
+        ));
+    }
+    Ok(())
+}

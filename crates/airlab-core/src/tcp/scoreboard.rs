@@ -1,0 +1,273 @@
+//! The sender's retransmission queue with SACK state (RFC 2018, RFC 6675).
+//!
+//! Segments are kept in sequence order. Counters follow Linux so that
+//! in_flight = packets_out - (sacked_out + lost_out) + retrans_out  (`tcp_packets_in_flight`).
+
+use super::rate::TxSnapshot;
+use crate::sim::Time;
+use std::collections::VecDeque;
+
+/// RFC 6675 DupThresh, Linux's default `tp->reordering`.
+pub const DUP_THRESH: u32 = 3;
+
+#[derive(Clone, Debug)]
+pub struct Segment {
+    pub start: u64,
+    pub end: u64,
+    /// Time of the latest (re)transmission.
+    pub sent_at: Time,
+    /// Retransmitted at least once: no RTT sample from it (Karn's rule).
+    pub ever_retransmitted: bool,
+    pub sacked: bool,
+    pub lost: bool,
+    /// A retransmission is in flight (Linux `TCPCB_SACKED_RETRANS`).
+    pub retrans_in_flight: bool,
+    pub snap: TxSnapshot,
+}
+
+impl Segment {
+    pub fn len(&self) -> u64 {
+        self.end - self.start
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+}
+
+/// A segment newly delivered by an ACK, as the socket needs it for RTT and rate sampling.
+#[derive(Clone, Copy, Debug)]
+pub struct Delivered {
+    pub sent_at: Time,
+    pub ever_retransmitted: bool,
+    pub snap: TxSnapshot,
+    pub cumulative: bool,
+}
+
+#[derive(Default)]
+pub struct Scoreboard {
+    segs: VecDeque<Segment>,
+    pub sacked_out: u32,
+    pub lost_out: u32,
+    pub retrans_out: u32,
+    /// SACK blocks of the previous ACK: parts of new blocks inside them are already marked.
+    sack_cache: Vec<(u64, u64)>,
+}
+
+impl Scoreboard {
+    pub fn packets_out(&self) -> u32 {
+        self.segs.len() as u32
+    }
+
+    pub fn in_flight(&self) -> u32 {
+        self.packets_out() + self.retrans_out - (self.sacked_out + self.lost_out)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+
+    pub fn push(&mut self, seg: Segment) {
+        self.segs.push_back(seg);
+    }
+
+    pub fn get_mut(&mut self, idx: usize) -> &mut Segment {
+        &mut self.segs[idx]
+    }
+
+    /// Remove segments wholly below `ack`, reporting the ones not already SACKed.
+    pub fn ack_up_to(&mut self, ack: u64, out: &mut Vec<Delivered>) {
+        while let Some(front) = self.segs.front_mut() {
+            if front.end <= ack {
+                let seg = self.segs.pop_front().expect("front exists");
+                self.forget(&seg);
+                if !seg.sacked {
+                    out.push(Delivered {
+                        sent_at: seg.sent_at,
+                        ever_retransmitted: seg.ever_retransmitted,
+                        snap: seg.snap,
+                        cumulative: true,
+                    });
+                }
+            } else {
+                if front.start < ack {
+                    // A partial ACK inside a segment (only after MSS changes; kept for safety).
+                    front.start = ack;
+                }
+                break;
+            }
+        }
+    }
+
+    fn forget(&mut self, seg: &Segment) {
+        if seg.sacked {
+            self.sacked_out -= 1;
+        }
+        if seg.lost {
+            self.lost_out -= 1;
+        }
+        if seg.retrans_in_flight {
+            self.retrans_out -= 1;
+        }
+    }
+
+    /// Mark segments covered by the SACK blocks, reporting the newly SACKed ones.
+    pub fn sack(&mut self, blocks: impl Iterator<Item = (u64, u64)>, out: &mut Vec<Delivered>) {
+        let blocks: Vec<(u64, u64)> = blocks.collect();
+        for &(start, end) in &blocks {
+            let mut pieces = vec![(start, end)];
+            for &(cs, ce) in &self.sack_cache {
+                pieces = pieces
+                    .into_iter()
+                    .flat_map(|(s, e)| {
+                        if ce <= s || cs >= e {
+                            vec![(s, e)]
+                        } else {
+                            [(s, cs), (ce, e)].into_iter().filter(|(a, b)| a < b).collect()
+                        }
+                    })
+                    .collect();
+            }
+            for (s, e) in pieces {
+                self.mark_sacked(s, e, out);
+            }
+        }
+        self.sack_cache = blocks;
+    }
+
+    fn mark_sacked(&mut self, start: u64, end: u64, out: &mut Vec<Delivered>) {
+        let mut i = self.segs.partition_point(|seg| seg.end <= start);
+        while i < self.segs.len() && self.segs[i].start < end {
+            let seg = &mut self.segs[i];
+            if !seg.sacked && seg.start >= start && seg.end <= end {
+                seg.sacked = true;
+                self.sacked_out += 1;
+                if seg.lost {
+                    seg.lost = false;
+                    self.lost_out -= 1;
+                }
+                if seg.retrans_in_flight {
+                    seg.retrans_in_flight = false;
+                    self.retrans_out -= 1;
+                }
+                out.push(Delivered {
+                    sent_at: seg.sent_at,
+                    ever_retransmitted: seg.ever_retransmitted,
+                    snap: seg.snap,
+                    cumulative: false,
+                });
+            }
+            i += 1;
+        }
+    }
+
+    /// RFC 6675 IsLost: a segment is lost once DupThresh segments above it are SACKed.
+    /// Returns the number of segments newly marked lost.
+    pub fn mark_lost(&mut self) -> u32 {
+        if self.sacked_out < DUP_THRESH {
+            return 0;
+        }
+        let mut sacked_seen = 0;
+        let mut newly = 0;
+        for seg in self.segs.iter_mut() {
+            if seg.sacked {
+                sacked_seen += 1;
+                continue;
+            }
+            if self.sacked_out - sacked_seen < DUP_THRESH {
+                break;
+            }
+            if !seg.lost {
+                seg.lost = true;
+                newly += 1;
+            }
+        }
+        self.lost_out += newly;
+        newly
+    }
+
+    /// Retransmission timeout: every segment not SACKed is lost and no retransmission is in
+    /// flight any more (Linux `tcp_enter_loss`). Returns the number newly marked lost.
+    pub fn mark_all_lost(&mut self) -> u32 {
+        let mut newly = 0;
+        for seg in self.segs.iter_mut() {
+            seg.retrans_in_flight = false;
+            if !seg.sacked && !seg.lost {
+                seg.lost = true;
+                newly += 1;
+            }
+        }
+        self.retrans_out = 0;
+        self.lost_out += newly;
+        newly
+    }
+
+    /// RFC 6675 NextSeg rule 1: the first lost segment without a retransmission in flight.
+    pub fn next_retransmission(&self) -> Option<usize> {
+        // A retransmitted segment stays `lost` until it is ACKed or SACKed, as in Linux, so
+        // when every lost segment has a retransmission in flight there is nothing to resend.
+        if self.lost_out <= self.retrans_out {
+            return None;
+        }
+        self.segs.iter().position(|s| s.lost && !s.retrans_in_flight)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn board(n: u64) -> Scoreboard {
+        let mut sb = Scoreboard::default();
+        for i in 0..n {
+            sb.push(Segment {
+                start: i * 100,
+                end: (i + 1) * 100,
+                sent_at: i,
+                ever_retransmitted: false,
+                sacked: false,
+                lost: false,
+                retrans_in_flight: false,
+                snap: TxSnapshot::default(),
+            });
+        }
+        sb
+    }
+
+    #[test]
+    fn three_sacks_above_a_hole_mark_it_lost() {
+        let mut sb = board(10);
+        let mut out = Vec::new();
+        sb.sack([(100, 300)].into_iter(), &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!(sb.mark_lost(), 0, "two SACKed segments are not enough");
+        sb.sack([(100, 400)].into_iter(), &mut out);
+        assert_eq!(out.len(), 3, "the SACK cache avoids re-reporting");
+        assert_eq!(sb.mark_lost(), 1);
+        assert_eq!(sb.lost_out, 1);
+        assert_eq!(sb.next_retransmission(), Some(0));
+        // 10 out, 3 sacked, 1 lost: 6 in flight.
+        assert_eq!(sb.in_flight(), 6);
+    }
+
+    #[test]
+    fn cumulative_ack_removes_and_reports_unsacked_only() {
+        let mut sb = board(5);
+        let mut out = Vec::new();
+        sb.sack([(200, 300)].into_iter(), &mut out);
+        out.clear();
+        sb.ack_up_to(400, &mut out);
+        assert_eq!(out.len(), 3);
+        assert_eq!(sb.packets_out(), 1);
+        assert_eq!(sb.sacked_out, 0);
+    }
+
+    #[test]
+    fn timeout_marks_everything_unsacked_lost() {
+        let mut sb = board(4);
+        let mut out = Vec::new();
+        sb.sack([(300, 400)].into_iter(), &mut out);
+        assert_eq!(sb.mark_all_lost(), 3);
+        assert_eq!(sb.in_flight(), 0);
+    }
+}

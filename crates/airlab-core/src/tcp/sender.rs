@@ -1,0 +1,512 @@
+//! The data-sending side of a TCP connection, modelled on Linux.
+//!
+//! Handshake (SYN, SYN-ACK; the first data segment completes it), SACK-based loss recovery
+//! per RFC 6675 with Proportional Rate Reduction (RFC 6937, Linux `tcp_cwnd_reduction`),
+//! retransmission timeout per RFC 6298 with Linux's floor and go-back-N after a timeout,
+//! ECN echo handling (RFC 3168), delivery-rate sampling, optional pacing (Linux internal
+//! pacing: 200 % of cwnd/srtt in slow start, 120 % after), and slow-start restart after idle.
+//! Not modelled: TSO/GSO bursts, RACK-TLP and tail loss probes, spurious-retransmission undo,
+//! FIN exchange (a connection is complete when its last byte is ACKed).
+
+use super::cc::{AckSample, CaState, CcState, CongestionControl};
+use super::rate::RateSampler;
+use super::rto::RttEstimator;
+use super::scoreboard::{Delivered, Scoreboard, Segment};
+use super::{Ctx, TimerKind, Timer};
+use crate::metrics::Completion;
+use crate::net::packet::{flags, SYN_SIZE, TCP_HEADER};
+use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, Payload, TcpSegment};
+use crate::scenario::model::TcpOptions;
+use crate::sim::{Time, SEC};
+
+/// Linux `tcp_pacing_ss_ratio` and `tcp_pacing_ca_ratio` (percent).
+const PACING_SS_RATIO: f64 = 2.0;
+const PACING_CA_RATIO: f64 = 1.2;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    SynSent,
+    Established,
+    /// All application data was ACKed.
+    Done,
+}
+
+pub struct TcpSender {
+    pub conn: ConnId,
+    pub flow: FlowId,
+    pub node: NodeId,
+    pub peer: NodeId,
+    opts: TcpOptions,
+    pub cc: Box<dyn CongestionControl>,
+    /// cwnd, ssthresh and the rest of the state shared with the congestion control.
+    pub st: CcState,
+    phase: Phase,
+    pub rtt: RttEstimator,
+    opened_at: Time,
+    syn_retransmitted: bool,
+    /// Oldest unacknowledged byte and next new byte to send.
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+    /// Bytes the application has made available (u64::MAX: unlimited).
+    app_end: u64,
+    /// Receive window advertised by the peer.
+    rwnd: u64,
+    pub sb: Scoreboard,
+    /// snd_nxt when the current Recovery, Loss or CWR episode began (Linux `high_seq`).
+    recovery_point: u64,
+    prr_delivered: u32,
+    prr_out: u32,
+    prior_cwnd: u32,
+    pub rate: RateSampler,
+    pub last_rate: super::rate::RateSample,
+    send_cwr: bool,
+    rto_timer: Timer,
+    pace_timer: Timer,
+    pace_next: Time,
+    last_send: Time,
+    delivered_buf: Vec<Delivered>,
+}
+
+impl TcpSender {
+    pub fn new(
+        conn: ConnId,
+        flow: FlowId,
+        node: NodeId,
+        peer: NodeId,
+        opts: TcpOptions,
+        cc: Box<dyn CongestionControl>,
+    ) -> Self {
+        let st = CcState::new(opts.mss, opts.initial_cwnd);
+        let rtt = RttEstimator::new(opts.rto_min.0, opts.rto_mode);
+        TcpSender {
+            conn,
+            flow,
+            node,
+            peer,
+            opts,
+            cc,
+            st,
+            phase: Phase::SynSent,
+            rtt,
+            opened_at: 0,
+            syn_retransmitted: false,
+            snd_una: 0,
+            snd_nxt: 0,
+            app_end: 0,
+            rwnd: u64::MAX,
+            sb: Scoreboard::default(),
+            recovery_point: 0,
+            prr_delivered: 0,
+            prr_out: 0,
+            prior_cwnd: 0,
+            rate: RateSampler::default(),
+            last_rate: Default::default(),
+            send_cwr: false,
+            rto_timer: Timer::default(),
+            pace_timer: Timer::default(),
+            pace_next: 0,
+            last_send: 0,
+            delivered_buf: Vec::new(),
+        }
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.phase == Phase::Done
+    }
+
+    pub fn in_flight(&self) -> u32 {
+        self.sb.in_flight()
+    }
+
+    fn pacing(&self) -> bool {
+        self.opts.pacing || self.cc.needs_pacing()
+    }
+
+    /// Open the connection: send the SYN.
+    pub fn open(&mut self, ctx: &mut Ctx) {
+        self.opened_at = ctx.now;
+        self.send_syn(ctx);
+    }
+
+    /// Make `bytes` more application data available (u64::MAX: unlimited).
+    pub fn write(&mut self, bytes: u64, ctx: &mut Ctx) {
+        self.app_end = self.app_end.saturating_add(bytes);
+        self.try_send(ctx);
+    }
+
+    /// The application stops writing: no new data beyond what was already sent.
+    pub fn stop(&mut self) {
+        self.app_end = self.snd_nxt;
+    }
+
+    fn send_syn(&mut self, ctx: &mut Ctx) {
+        ctx.out.push(self.packet(SYN_SIZE, Ecn::NotEct, TcpSegment { flags: flags::SYN, ..Default::default() }));
+        let rto = self.rtt.rto();
+        self.rto_timer.arm(ctx.now + rto, TimerKind::Retransmit, ctx);
+    }
+
+    fn packet(&self, size: u32, ecn: Ecn, seg: TcpSegment) -> Packet {
+        Packet {
+            flow: self.flow,
+            conn: self.conn,
+            src: self.node,
+            dst: self.peer,
+            size,
+            ecn,
+            enqueued_at: 0,
+            payload: Payload::Tcp(seg),
+        }
+    }
+
+    /// A segment (SYN-ACK or ACK) from the receiver.
+    pub fn on_segment(&mut self, seg: &TcpSegment, ctx: &mut Ctx) {
+        self.st.now = ctx.now;
+        match self.phase {
+            Phase::SynSent if seg.has(flags::SYN) && seg.has(flags::ACK) => {
+                if !self.syn_retransmitted {
+                    self.take_rtt_sample(ctx.now - self.opened_at, ctx);
+                }
+                self.rtt.reset_backoff();
+                self.rto_timer.cancel();
+                self.phase = Phase::Established;
+                self.cc.init(&mut self.st);
+                self.try_send(ctx);
+            }
+            Phase::Established if seg.has(flags::ACK) && !seg.has(flags::SYN) => self.on_ack(seg, ctx),
+            _ => {}
+        }
+    }
+
+    fn take_rtt_sample(&mut self, rtt: Time, ctx: &mut Ctx) {
+        self.rtt.sample(rtt);
+        self.st.srtt = self.rtt.srtt;
+        self.st.min_rtt = self.rtt.min_rtt;
+        ctx.flow.add_rtt(rtt);
+    }
+
+    fn on_ack(&mut self, seg: &TcpSegment, ctx: &mut Ctx) {
+        let now = ctx.now;
+        if seg.ack > self.snd_nxt {
+            return;
+        }
+        let prior_delivered = self.rate.delivered;
+        let prior_una = self.snd_una;
+        let mut delivered = std::mem::take(&mut self.delivered_buf);
+        delivered.clear();
+        if seg.ack > self.snd_una {
+            self.sb.ack_up_to(seg.ack, &mut delivered);
+            self.snd_una = seg.ack;
+        }
+        self.sb.sack(seg.sack.iter().filter(|&(_, e)| e > self.snd_una), &mut delivered);
+
+        // RTT: the oldest newly delivered original transmission gives the RTO sample (Linux
+        // seq_rtt); the newest gives the congestion control's sample (Linux ca_rtt).
+        let mut seq_rtt = None;
+        let mut ca_rtt = None;
+        for d in &delivered {
+            self.rate.on_delivered(now, d.sent_at, &d.snap);
+            if !d.ever_retransmitted {
+                let rtt = now - d.sent_at;
+                seq_rtt = Some(seq_rtt.map_or(rtt, |r: Time| r.max(rtt)));
+                ca_rtt = Some(ca_rtt.map_or(rtt, |r: Time| r.min(rtt)));
+            }
+        }
+        self.delivered_buf = delivered;
+        if let Some(rtt) = seq_rtt {
+            self.take_rtt_sample(rtt, ctx);
+        }
+        if self.snd_una > prior_una {
+            self.rtt.reset_backoff();
+        }
+
+        let newly_lost = self.sb.mark_lost();
+        if newly_lost > 0 {
+            self.rate.on_lost(newly_lost as u64);
+            ctx.flow.lost += newly_lost as u64;
+        }
+        let rs = self.rate.generate(self.rtt.min_rtt, self.opts.mss);
+        let acked = (self.rate.delivered - prior_delivered) as u32;
+        self.st.delivered = self.rate.delivered;
+        self.st.packets_in_flight = self.sb.in_flight();
+
+        self.update_state(seg, prior_una);
+
+        let sample = AckSample { acked, rtt: ca_rtt, newly_lost, ece: seg.has(flags::ECE), rate: rs };
+        self.cc.on_ack(&mut self.st, &sample);
+        if !self.cc.owns_cwnd() {
+            match self.st.ca_state {
+                CaState::Recovery | CaState::Cwr => {
+                    self.prr(acked, newly_lost, self.snd_una > prior_una)
+                }
+                _ if acked > 0 => self.cc.cong_avoid(&mut self.st, acked),
+                _ => {}
+            }
+            self.update_pacing_rate();
+        }
+        self.last_rate = sample.rate;
+
+        if self.sb.is_empty() {
+            self.rto_timer.cancel();
+        } else if self.snd_una > prior_una {
+            let rto = self.rtt.rto();
+            self.rto_timer.arm(now + rto, TimerKind::Retransmit, ctx);
+        }
+        if self.app_end != u64::MAX && self.snd_una >= self.app_end && self.sb.is_empty() {
+            self.complete(ctx);
+            return;
+        }
+        self.try_send(ctx);
+    }
+
+    /// Congestion-state transitions driven by an ACK (Linux `tcp_fastretrans_alert`, simplified).
+    fn update_state(&mut self, seg: &TcpSegment, prior_una: u64) {
+        let una_advanced = self.snd_una > prior_una;
+        // Leave an episode once everything outstanding at its start is ACKed.
+        if matches!(self.st.ca_state, CaState::Recovery | CaState::Loss | CaState::Cwr)
+            && self.snd_una >= self.recovery_point
+            && una_advanced
+        {
+            if matches!(self.st.ca_state, CaState::Recovery | CaState::Cwr) && !self.cc.owns_cwnd() {
+                // Linux `tcp_end_cwnd_reduction`: settle at ssthresh.
+                self.st.cwnd = self.st.ssthresh;
+            }
+            self.set_state(CaState::Open);
+        }
+        if self.sb.lost_out > 0 && matches!(self.st.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
+            self.begin_reduction(CaState::Recovery);
+        } else if seg.has(flags::ECE)
+            && self.opts.ecn
+            && matches!(self.st.ca_state, CaState::Open | CaState::Disorder)
+        {
+            // RFC 3168: react to ECE at most once per window; CWR tells the receiver we did.
+            self.begin_reduction(CaState::Cwr);
+            self.send_cwr = true;
+        } else if self.st.ca_state == CaState::Open && self.sb.sacked_out > 0 {
+            self.set_state(CaState::Disorder);
+        } else if self.st.ca_state == CaState::Disorder && self.sb.sacked_out == 0 {
+            self.set_state(CaState::Open);
+        }
+    }
+
+    fn set_state(&mut self, new: CaState) {
+        if self.st.ca_state != new {
+            self.st.ca_state = new;
+            self.cc.on_state(&mut self.st, new);
+        }
+    }
+
+    /// Start a Recovery or CWR episode (Linux `tcp_init_cwnd_reduction`).
+    fn begin_reduction(&mut self, state: CaState) {
+        self.recovery_point = self.snd_nxt;
+        self.prior_cwnd = self.st.cwnd;
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        self.st.ssthresh = self.cc.ssthresh(&self.st);
+        self.st.cwnd_cnt = 0;
+        self.set_state(state);
+    }
+
+    /// Proportional Rate Reduction (RFC 6937), as Linux `tcp_cwnd_reduction`.
+    fn prr(&mut self, acked: u32, newly_lost: u32, una_advanced: bool) {
+        if acked == 0 && newly_lost == 0 {
+            return;
+        }
+        self.prr_delivered += acked;
+        let in_flight = self.sb.in_flight() as i64;
+        let ssthresh = self.st.ssthresh as i64;
+        let delta = ssthresh - in_flight;
+        let mut sndcnt = if delta < 0 {
+            let prior = self.prior_cwnd.max(1) as i64;
+            (self.prr_delivered as i64 * ssthresh + prior - 1) / prior - self.prr_out as i64
+        } else if una_advanced && newly_lost == 0 {
+            delta.min((self.prr_delivered as i64 - self.prr_out as i64).max(acked as i64) + 1)
+        } else {
+            delta.min(acked as i64)
+        };
+        // Force the fast retransmit when the episode starts.
+        if self.prr_out == 0 {
+            sndcnt = sndcnt.max(1);
+        }
+        self.st.cwnd = (in_flight + sndcnt.max(0)).max(1) as u32;
+    }
+
+    /// Linux `tcp_update_pacing_rate` for algorithms that do not set their own.
+    fn update_pacing_rate(&mut self) {
+        if !self.pacing() || self.rtt.srtt == 0 {
+            return;
+        }
+        let ratio = if self.st.cwnd < self.st.ssthresh / 2 { PACING_SS_RATIO } else { PACING_CA_RATIO };
+        let window = self.st.cwnd.max(self.sb.packets_out()) as f64 * self.opts.mss as f64;
+        self.st.pacing_rate = (ratio * window * SEC as f64 / self.rtt.srtt as f64) as u64;
+    }
+
+    /// A timer this socket asked for fired.
+    pub fn on_timer(&mut self, kind: TimerKind, ctx: &mut Ctx) {
+        self.st.now = ctx.now;
+        match kind {
+            TimerKind::Retransmit => {
+                if self.rto_timer.fire(kind, ctx) {
+                    self.on_rto(ctx);
+                }
+            }
+            TimerKind::Pacing => {
+                if self.pace_timer.fire(kind, ctx) {
+                    self.try_send(ctx);
+                }
+            }
+            TimerKind::DelayedAck => {}
+        }
+    }
+
+    /// Retransmission timeout (RFC 6298 section 5, Linux `tcp_enter_loss`).
+    fn on_rto(&mut self, ctx: &mut Ctx) {
+        self.rtt.back_off();
+        if self.phase == Phase::SynSent {
+            self.syn_retransmitted = true;
+            self.send_syn(ctx);
+            return;
+        }
+        if self.sb.is_empty() {
+            return;
+        }
+        if matches!(self.st.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
+            self.st.ssthresh = self.cc.ssthresh(&self.st);
+        }
+        let newly_lost = self.sb.mark_all_lost();
+        self.rate.on_lost(newly_lost as u64);
+        ctx.flow.lost += newly_lost as u64;
+        self.st.cwnd = 1;
+        self.st.cwnd_cnt = 0;
+        self.recovery_point = self.snd_nxt;
+        self.pace_next = ctx.now;
+        // Re-enter Loss even if already there, so the algorithm sees every timeout.
+        self.st.ca_state = CaState::Open;
+        self.set_state(CaState::Loss);
+        let rto = self.rtt.rto();
+        self.rto_timer.arm(ctx.now + rto, TimerKind::Retransmit, ctx);
+        self.try_send(ctx);
+    }
+
+    /// Send what cwnd, pacing, the receive window and the application allow.
+    fn try_send(&mut self, ctx: &mut Ctx) {
+        if self.phase != Phase::Established {
+            return;
+        }
+        let now = ctx.now;
+        loop {
+            let in_flight = self.sb.in_flight();
+            if in_flight >= self.st.cwnd {
+                self.st.is_cwnd_limited = true;
+                break;
+            }
+            if self.pacing() && self.st.pacing_rate > 0 && now < self.pace_next {
+                self.pace_timer.arm(self.pace_next, TimerKind::Pacing, ctx);
+                break;
+            }
+            let sent_bytes = if let Some(idx) = self.sb.next_retransmission() {
+                self.retransmit(idx, ctx)
+            } else if self.snd_nxt < self.app_end && self.snd_nxt < self.snd_una.saturating_add(self.rwnd) {
+                self.send_new(ctx)
+            } else {
+                // Application-limited (or receive-window-limited) with room in cwnd.
+                self.st.is_cwnd_limited = self.st.in_slow_start() && 2 * in_flight >= self.st.cwnd;
+                self.rate.mark_app_limited(in_flight);
+                break;
+            };
+            if matches!(self.st.ca_state, CaState::Recovery | CaState::Cwr) {
+                self.prr_out += 1;
+            }
+            self.last_send = now;
+            if self.pacing() && self.st.pacing_rate > 0 {
+                let gap = sent_bytes as u64 * SEC / self.st.pacing_rate;
+                self.pace_next = self.pace_next.max(now) + gap;
+            }
+        }
+        self.st.packets_in_flight = self.sb.in_flight();
+        if !self.sb.is_empty() && !self.rto_timer.is_armed() {
+            let rto = self.rtt.rto();
+            self.rto_timer.arm(now + rto, TimerKind::Retransmit, ctx);
+        }
+    }
+
+    fn data_packet(&mut self, seq: u64, len: u32) -> Packet {
+        let mut flags = flags::ACK;
+        if self.send_cwr {
+            flags |= flags::CWR;
+            self.send_cwr = false;
+        }
+        let ecn = if self.opts.ecn { Ecn::Ect0 } else { Ecn::NotEct };
+        self.packet(len + TCP_HEADER, ecn, TcpSegment { seq, len, flags, ..Default::default() })
+    }
+
+    fn send_new(&mut self, ctx: &mut Ctx) -> u32 {
+        let now = ctx.now;
+        if self.sb.is_empty() && self.last_send > 0 {
+            self.restart_after_idle(now - self.last_send);
+        }
+        let len = (self.app_end - self.snd_nxt).min(self.opts.mss as u64) as u32;
+        let packets_out = self.sb.packets_out();
+        let snap = self.rate.on_send(now, packets_out, self.sb.in_flight() + 1);
+        self.sb.push(Segment {
+            start: self.snd_nxt,
+            end: self.snd_nxt + len as u64,
+            sent_at: now,
+            ever_retransmitted: false,
+            sacked: false,
+            lost: false,
+            retrans_in_flight: false,
+            snap,
+        });
+        let pkt = self.data_packet(self.snd_nxt, len);
+        self.snd_nxt += len as u64;
+        ctx.out.push(pkt);
+        pkt.size
+    }
+
+    fn retransmit(&mut self, idx: usize, ctx: &mut Ctx) -> u32 {
+        let now = ctx.now;
+        let packets_out = self.sb.packets_out();
+        let in_flight_after = self.sb.in_flight() + 1;
+        let snap = self.rate.on_send(now, packets_out, in_flight_after);
+        let seg = self.sb.get_mut(idx);
+        seg.sent_at = now;
+        seg.ever_retransmitted = true;
+        seg.retrans_in_flight = true;
+        seg.snap = snap;
+        let (seq, len) = (seg.start, seg.len() as u32);
+        self.sb.retrans_out += 1;
+        ctx.flow.retransmits += 1;
+        let pkt = self.data_packet(seq, len);
+        ctx.out.push(pkt);
+        pkt.size
+    }
+
+    /// Linux `tcp_cwnd_restart`: halve cwnd for every RTO of idle time, down to the initial
+    /// window, and let the algorithm shift its epoch.
+    fn restart_after_idle(&mut self, idle: Time) {
+        self.cc.on_tx_restart(&mut self.st, idle);
+        if self.cc.owns_cwnd() {
+            return;
+        }
+        let restart_cwnd = self.opts.initial_cwnd.min(self.st.cwnd);
+        let rto = self.rtt.rto().max(1);
+        let mut remaining = idle as i64 - rto as i64;
+        while remaining > 0 && self.st.cwnd > restart_cwnd {
+            self.st.cwnd >>= 1;
+            remaining -= rto as i64;
+        }
+        self.st.cwnd = self.st.cwnd.max(restart_cwnd);
+    }
+
+    fn complete(&mut self, ctx: &mut Ctx) {
+        self.phase = Phase::Done;
+        self.rto_timer.cancel();
+        self.pace_timer.cancel();
+        ctx.flow.completions.push(Completion {
+            conn: self.conn,
+            start: self.opened_at,
+            end: ctx.now,
+            bytes: self.app_end,
+        });
+    }
+}

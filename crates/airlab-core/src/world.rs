@@ -1,0 +1,348 @@
+//! The simulated world: nodes, interfaces, connections and apps, and the event loop that
+//! moves packets between them.
+
+use crate::app::{Action, App};
+use crate::metrics::series::Table;
+use crate::metrics::FlowStats;
+use crate::net::{ConnId, Iface, IfaceId, NodeId, Packet, Payload};
+use crate::net::iface::Next;
+use crate::scenario::model::TcpOptions;
+use crate::sim::{secs, EventQueue, Time, SEC};
+use crate::tcp::cc::CcParams;
+use crate::tcp::{cc, Ctx, TcpReceiver, TcpSender, TimerKind};
+
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    /// An interface finished serializing its current packet.
+    TxDone(IfaceId),
+    /// The packet at the head of an interface's wire reaches the far node.
+    Arrive(IfaceId),
+    /// A socket timer (sender or receiver side, by kind).
+    Timer(ConnId, TimerKind),
+    AppWake(u32),
+    Sample,
+}
+
+pub struct Node {
+    pub name: String,
+    pub is_host: bool,
+    /// Egress interface towards each destination node (indexed by NodeId).
+    pub routes: Vec<Option<IfaceId>>,
+}
+
+/// TCP settings an app uses for every connection it opens.
+pub struct TcpProfile {
+    pub cc: String,
+    pub cc_params: CcParams,
+    pub opts: TcpOptions,
+}
+
+pub struct Conn {
+    pub sender: TcpSender,
+    pub receiver: TcpReceiver,
+}
+
+pub struct World {
+    pub events: EventQueue<Event>,
+    pub nodes: Vec<Node>,
+    pub ifaces: Vec<Iface>,
+    pub conns: Vec<Conn>,
+    pub apps: Vec<App>,
+    /// Per app (same index): TCP profile for TCP apps.
+    pub profiles: Vec<Option<TcpProfile>>,
+    /// Connections opened by each app, in order.
+    pub app_conns: Vec<Vec<ConnId>>,
+    pub flows: Vec<FlowStats>,
+    pub duration: Time,
+    pub interval: Time,
+    pub warmup: Time,
+    pub flow_series: Table,
+    pub queue_series: Table,
+    pub link_series: Table,
+    pub packets_forwarded: u64,
+    /// Interface busy time and delivered bytes at the end of warm-up, for summaries.
+    pub busy_at_warmup: Vec<Time>,
+    pub delivered_at_warmup: Vec<u64>,
+    last_busy: Vec<Time>,
+    last_tx_bytes: Vec<u64>,
+    last_delivered: Vec<u64>,
+    out: Vec<Packet>,
+    timers: Vec<(Time, TimerKind)>,
+    actions: Vec<Action>,
+}
+
+impl World {
+    pub fn new(duration: Time, interval: Time, warmup: Time) -> Self {
+        World {
+            events: EventQueue::new(),
+            nodes: Vec::new(),
+            ifaces: Vec::new(),
+            conns: Vec::new(),
+            apps: Vec::new(),
+            profiles: Vec::new(),
+            app_conns: Vec::new(),
+            flows: Vec::new(),
+            duration,
+            interval,
+            warmup,
+            flow_series: Table::default(),
+            queue_series: Table::default(),
+            link_series: Table::default(),
+            packets_forwarded: 0,
+            busy_at_warmup: Vec::new(),
+            delivered_at_warmup: Vec::new(),
+            last_busy: Vec::new(),
+            last_tx_bytes: Vec::new(),
+            last_delivered: Vec::new(),
+            out: Vec::new(),
+            timers: Vec::new(),
+            actions: Vec::new(),
+        }
+    }
+
+    pub fn now(&self) -> Time {
+        self.events.now()
+    }
+
+    /// Run to the end of the scenario.
+    pub fn run(&mut self) {
+        self.last_busy = vec![0; self.ifaces.len()];
+        self.last_tx_bytes = vec![0; self.ifaces.len()];
+        self.last_delivered = vec![0; self.flows.len()];
+        self.busy_at_warmup = vec![0; self.ifaces.len()];
+        self.delivered_at_warmup = vec![0; self.flows.len()];
+        for i in 0..self.apps.len() {
+            let at = self.apps[i].first_wake();
+            self.events.schedule(at, Event::AppWake(i as u32));
+        }
+        self.events.schedule(self.interval, Event::Sample);
+        while let Some(t) = self.events.peek_time() {
+            if t > self.duration {
+                break;
+            }
+            let (_, ev) = self.events.pop().expect("peeked");
+            self.dispatch(ev);
+        }
+        self.flow_series.finish();
+        self.queue_series.finish();
+        self.link_series.finish();
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::TxDone(i) => {
+                let next = self.ifaces[i as usize].tx_done(self.now(), &mut self.flows);
+                self.schedule_iface(i, next);
+            }
+            Event::Arrive(i) => {
+                let iface = &mut self.ifaces[i as usize];
+                let pkt = iface.arrive();
+                let node = iface.to;
+                if pkt.dst == node {
+                    self.deliver_local(node, pkt);
+                } else {
+                    self.packets_forwarded += 1;
+                    self.send_from(node, pkt);
+                }
+            }
+            Event::Timer(c, kind) => {
+                let now = self.now();
+                let conn = &mut self.conns[c as usize];
+                let flow = &mut self.flows[conn.sender.flow as usize];
+                let mut ctx = Ctx { now, out: &mut self.out, timers: &mut self.timers, flow };
+                match kind {
+                    TimerKind::DelayedAck => conn.receiver.on_timer(kind, &mut ctx),
+                    _ => conn.sender.on_timer(kind, &mut ctx),
+                }
+                self.flush(c);
+            }
+            Event::AppWake(a) => self.wake_app(a as usize),
+            Event::Sample => {
+                self.sample();
+                let next = self.now() + self.interval;
+                if next <= self.duration {
+                    self.events.schedule(next, Event::Sample);
+                }
+            }
+        }
+    }
+
+    fn schedule_iface(&mut self, i: IfaceId, next: Next) {
+        if let Some(t) = next.tx_done {
+            self.events.schedule(t, Event::TxDone(i));
+        }
+        if let Some(t) = next.arrival {
+            self.events.schedule(t, Event::Arrive(i));
+        }
+    }
+
+    /// Route a packet out of `node` towards its destination.
+    fn send_from(&mut self, node: NodeId, pkt: Packet) {
+        let Some(i) = self.nodes[node as usize].routes[pkt.dst as usize] else {
+            // Validation guarantees routes for every flow; a missing one is an engine bug.
+            panic!("no route at {} to {}", self.nodes[node as usize].name, self.nodes[pkt.dst as usize].name);
+        };
+        let now = self.now();
+        let next = self.ifaces[i as usize].enqueue(pkt, now, &mut self.flows);
+        self.schedule_iface(i, next);
+    }
+
+    /// Hand the packets and timer requests a socket produced to the network and the clock.
+    fn flush(&mut self, conn: ConnId) {
+        let now = self.now();
+        for (at, kind) in self.timers.drain(..) {
+            self.events.schedule(at.max(now), Event::Timer(conn, kind));
+        }
+        let mut out = std::mem::take(&mut self.out);
+        for pkt in out.drain(..) {
+            self.send_from(pkt.src, pkt);
+        }
+        self.out = out;
+    }
+
+    fn deliver_local(&mut self, node: NodeId, pkt: Packet) {
+        let now = self.now();
+        match pkt.payload {
+            Payload::Tcp(seg) => {
+                let c = pkt.conn;
+                let conn = &mut self.conns[c as usize];
+                let flow = &mut self.flows[conn.sender.flow as usize];
+                let mut ctx = Ctx { now, out: &mut self.out, timers: &mut self.timers, flow };
+                if node == conn.receiver.node {
+                    let mss = conn.sender.st.mss;
+                    conn.receiver.on_segment(&seg, pkt.ecn, mss, &mut ctx);
+                } else {
+                    conn.sender.on_segment(&seg, &mut ctx);
+                }
+                self.flush(c);
+            }
+            Payload::Udp { sent_at, .. } => {
+                let flow = &mut self.flows[pkt.flow as usize];
+                flow.udp_received += 1;
+                flow.bytes_delivered += (pkt.size - crate::net::packet::UDP_HEADER) as u64;
+                flow.owd_ms.add(secs(now - sent_at) * 1e3);
+            }
+            Payload::Ping { seq, sent_at, reply } => {
+                if reply {
+                    self.flows[pkt.flow as usize].add_rtt(now - sent_at);
+                } else {
+                    let echo = Packet {
+                        src: pkt.dst,
+                        dst: pkt.src,
+                        payload: Payload::Ping { seq, sent_at, reply: true },
+                        ..pkt
+                    };
+                    self.send_from(node, echo);
+                }
+            }
+        }
+    }
+
+    fn wake_app(&mut self, a: usize) {
+        let now = self.now();
+        let mut actions = std::mem::take(&mut self.actions);
+        self.apps[a].wake(now, &mut actions);
+        for action in actions.drain(..) {
+            match action {
+                Action::Open { bytes } => self.open_conn(a, bytes),
+                Action::StopWriting => {
+                    for &c in &self.app_conns[a] {
+                        self.conns[c as usize].sender.stop();
+                    }
+                }
+                Action::Send(pkt) => {
+                    if matches!(pkt.payload, Payload::Udp { .. }) {
+                        self.flows[pkt.flow as usize].udp_sent += 1;
+                    }
+                    self.send_from(pkt.src, pkt);
+                }
+                Action::WakeAt(t) => self.events.schedule(t, Event::AppWake(a as u32)),
+            }
+        }
+        self.actions = actions;
+    }
+
+    fn open_conn(&mut self, a: usize, bytes: u64) {
+        let app = &self.apps[a];
+        let profile = self.profiles[a].as_ref().expect("TCP app without a TCP profile");
+        let cc = cc::create(&profile.cc, &profile.cc_params).expect("congestion control checked at build time");
+        let c = self.conns.len() as ConnId;
+        let sender = TcpSender::new(c, app.flow, app.src, app.dst, profile.opts.clone(), cc);
+        let receiver =
+            TcpReceiver::new(c, app.flow, app.dst, app.src, profile.opts.delayed_ack, profile.opts.rwnd.0);
+        self.conns.push(Conn { sender, receiver });
+        self.app_conns[a].push(c);
+        let now = self.now();
+        let conn = &mut self.conns[c as usize];
+        let flow = &mut self.flows[app.flow as usize];
+        let mut ctx = Ctx { now, out: &mut self.out, timers: &mut self.timers, flow };
+        conn.sender.open(&mut ctx);
+        conn.sender.write(bytes, &mut ctx);
+        self.flush(c);
+    }
+
+    /// Record one row per flow, queue and link direction.
+    fn sample(&mut self) {
+        let now = self.now();
+        let t = secs(now);
+        let dt = secs(self.interval);
+        let at_warmup = now <= self.warmup && now + self.interval > self.warmup;
+        for (a, app) in self.apps.iter().enumerate() {
+            let f = app.flow as usize;
+            let flow = &self.flows[f];
+            let s = &mut self.flow_series;
+            s.push_row(t, &flow.name);
+            let delivered = flow.bytes_delivered;
+            s.set("goodput_mbps", (delivered - self.last_delivered[f]) as f64 * 8.0 / dt / 1e6);
+            self.last_delivered[f] = delivered;
+            if at_warmup {
+                self.delivered_at_warmup[f] = delivered;
+            }
+            s.set("retransmits", flow.retransmits as f64);
+            s.set("lost", flow.lost as f64);
+            // The newest connection speaks for the flow (periodic apps open many).
+            let Some(&c) = self.app_conns[a].last() else { continue };
+            let snd = &self.conns[c as usize].sender;
+            let mss = snd.st.mss as f64;
+            s.set("cwnd_pkts", snd.st.cwnd as f64);
+            s.set("ssthresh_pkts", if snd.st.ssthresh >= u32::MAX / 2 { f64::NAN } else { snd.st.ssthresh as f64 });
+            let ms = |x: Time| if x == 0 { f64::NAN } else { x as f64 / 1e6 };
+            s.set("srtt_ms", ms(snd.rtt.srtt));
+            s.set("rttvar_ms", ms(snd.rtt.rttvar));
+            s.set("min_rtt_ms", ms(snd.rtt.min_rtt));
+            s.set("inflight_bytes", snd.in_flight() as f64 * mss);
+            s.set("pacing_rate_mbps", snd.st.pacing_rate as f64 * 8.0 / 1e6);
+            s.set("delivery_rate_mbps", snd.last_rate.delivery_rate * 8.0 / 1e6);
+            let mut vars = Vec::new();
+            snd.cc.vars(&mut vars);
+            for (name, v) in vars {
+                s.set(&format!("cc.{name}"), v);
+            }
+        }
+        for (i, iface) in self.ifaces.iter_mut().enumerate() {
+            let q = &mut self.queue_series;
+            q.push_row(t, &iface.name);
+            q.set("backlog_pkts", iface.qdisc.len() as f64);
+            q.set("backlog_bytes", iface.qdisc.bytes() as f64);
+            let st = &mut iface.stats;
+            let sojourn =
+                if st.interval_dequeued > 0 { st.interval_sojourn_ms / st.interval_dequeued as f64 } else { f64::NAN };
+            q.set("sojourn_ms", sojourn);
+            st.interval_sojourn_ms = 0.0;
+            st.interval_dequeued = 0;
+            q.set("drops", st.dropped as f64);
+            q.set("marks", st.marked as f64);
+            let l = &mut self.link_series;
+            l.push_row(t, &iface.name);
+            let busy = st.busy - self.last_busy[i];
+            l.set("utilization", (busy as f64 / self.interval as f64).min(1.0));
+            l.set("throughput_mbps", (st.tx_bytes - self.last_tx_bytes[i]) as f64 * 8.0 / dt / 1e6);
+            self.last_busy[i] = st.busy;
+            self.last_tx_bytes[i] = st.tx_bytes;
+            if at_warmup {
+                self.busy_at_warmup[i] = st.busy;
+            }
+        }
+        let _ = SEC;
+    }
+}

@@ -1,0 +1,688 @@
+//! Loading, checking and resolving scenario files, through the public API.
+
+use airlab_core::scenario::{load_file, load_str, App, QdiscSpec, Resolved, ScenarioError};
+use airlab_core::sim::MS;
+use std::path::Path;
+
+const DUMBBELL: &str = r#"
+name = "dumbbell"
+duration = "10s"
+hosts = ["h1", "h2"]
+routers = ["r1", "r2"]
+
+[[link]]
+between = ["h1", "r1"]
+rate = "100Mbit"
+delay = "1ms"
+
+[[link]]
+name = "bottleneck"
+between = ["r1", "r2"]
+rate = "10Mbit"
+delay = "8ms"
+qdisc = { kind = "pfifo", limit = 50 }
+
+[[link]]
+between = ["r2", "h2"]
+rate = "100Mbit"
+delay = "1ms"
+
+[[flow]]
+from = "h1"
+to = "h2"
+cc = "cubic"
+app = { kind = "bulk" }
+
+[[flow]]
+from = "h2"
+to = "h1"
+app = { kind = "ping" }
+"#;
+
+fn load(text: &str) -> Result<Resolved, ScenarioError> {
+    load_str(text, "test.toml", &[])
+}
+
+fn load_with(text: &str, sets: &[(&str, &str)]) -> Result<Resolved, ScenarioError> {
+    let sets: Vec<(String, String)> = sets
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    load_str(text, "test.toml", &sets)
+}
+
+/// Asserts that loading fails at `key` with a message containing `fragment`.
+#[track_caller]
+fn assert_error(result: Result<Resolved, ScenarioError>, key: &str, fragment: &str) {
+    let err = result.expect_err("the scenario should be refused");
+    assert_eq!(err.file, "test.toml");
+    assert_eq!(err.key, key, "wrong key in: {err}");
+    assert!(
+        err.message.contains(fragment),
+        "expected {fragment:?} in: {err}"
+    );
+}
+
+/// The dumbbell with `from` replaced by `to` (which must occur exactly once).
+#[track_caller]
+fn dumbbell_with(from: &str, to: &str) -> String {
+    assert_eq!(
+        DUMBBELL.matches(from).count(),
+        1,
+        "{from:?} must occur once"
+    );
+    DUMBBELL.replace(from, to)
+}
+
+#[test]
+fn dumbbell_resolves_with_defaults() {
+    let r = load(DUMBBELL).unwrap();
+    assert_eq!(r.directions.len(), 6);
+    let bottleneck = &r.directions[2];
+    assert_eq!(
+        (
+            bottleneck.link.as_str(),
+            bottleneck.from.as_str(),
+            bottleneck.to.as_str()
+        ),
+        ("bottleneck", "r1", "r2")
+    );
+    assert_eq!(bottleneck.rate.0, 10_000_000);
+    assert_eq!(bottleneck.delay.0, 8 * MS);
+    assert_eq!(bottleneck.qdisc, QdiscSpec::Pfifo { limit: 50 });
+    let reverse = &r.directions[3];
+    assert_eq!((reverse.from.as_str(), reverse.to.as_str()), ("r2", "r1"));
+    assert_eq!(reverse.qdisc, QdiscSpec::Pfifo { limit: 50 });
+    let access = &r.directions[0];
+    assert_eq!(access.link, "h1-r1");
+    assert_eq!(access.qdisc, QdiscSpec::Pfifo { limit: 1000 });
+    assert_eq!(
+        (access.loss, access.overhead, access.device_queue),
+        (0.0, 0, 1)
+    );
+    assert_eq!(r.direction("r2", "h2"), Some(4));
+
+    let names: Vec<&str> = r.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["flow0", "flow1"]);
+    let bulk = &r.flows[0];
+    assert_eq!(bulk.cc.as_deref(), Some("cubic"));
+    assert_eq!((bulk.start, bulk.stop), (0, 10_000 * MS));
+    assert_eq!((bulk.tcp.mss, bulk.tcp.initial_cwnd), (1448, 10));
+    assert!(matches!(r.flows[1].app, App::Ping { interval, .. } if interval.0 == 100 * MS));
+    assert_eq!(r.flows[1].cc, None);
+
+    // The resolved scenario is written as JSON with canonical unit strings.
+    let json = serde_json::to_string(&r).unwrap();
+    assert!(json.contains(r#""rate":"10Mbit""#), "{json}");
+    assert!(
+        json.contains(r#"{"at":"h1","to":"h2","via":"r1"}"#),
+        "{json}"
+    );
+}
+
+#[test]
+fn dumbbell_routes_are_shortest_paths() {
+    let r = load(DUMBBELL).unwrap();
+    let hop = |at: &str, to: &str| {
+        r.next_hop
+            .get(&(at.to_string(), to.to_string()))
+            .map(String::as_str)
+    };
+    assert_eq!(hop("h1", "h2"), Some("r1"));
+    assert_eq!(hop("r1", "h2"), Some("r2"));
+    assert_eq!(hop("r2", "h2"), Some("h2"));
+    assert_eq!(hop("h2", "h1"), Some("r2"));
+    assert_eq!(hop("r2", "h1"), Some("r1"));
+    assert_eq!(hop("r1", "h1"), Some("h1"));
+    // Hosts do not forward, so no route to a host ever goes through another host.
+    assert_eq!(r.next_hop.len(), 6);
+}
+
+/// h1 - r1 - r2 - r3 - h2 (four hops), plus a longer detour r1 - r4 - r5 - r3 whose links are
+/// declared first: fewest hops must win over link order.
+const CHAIN: &str = r#"
+name = "chain"
+duration = "1s"
+hosts = ["h1", "h2"]
+routers = ["r1", "r2", "r3", "r4", "r5"]
+link = [
+  { between = ["r1", "r4"], rate = "1Mbit", delay = "1ms" },
+  { between = ["r4", "r5"], rate = "1Mbit", delay = "1ms" },
+  { between = ["r5", "r3"], rate = "1Mbit", delay = "1ms" },
+  { between = ["h1", "r1"], rate = "1Mbit", delay = "1ms" },
+  { between = ["r1", "r2"], rate = "1Mbit", delay = "1ms" },
+  { between = ["r2", "r3"], rate = "1Mbit", delay = "1ms" },
+  { between = ["r3", "h2"], rate = "1Mbit", delay = "1ms" },
+]
+
+[[flow]]
+from = "h1"
+to = "h2"
+cc = "reno"
+app = { kind = "bulk" }
+"#;
+
+#[test]
+fn chain_routes_take_fewest_hops() {
+    let r = load(CHAIN).unwrap();
+    let path = |from: &str, to: &str| {
+        let mut path = vec![from.to_string()];
+        while path.last().unwrap() != to {
+            let at = path.last().unwrap().clone();
+            path.push(r.next_hop[&(at, to.to_string())].clone());
+        }
+        path.join(" ")
+    };
+    assert_eq!(path("h1", "h2"), "h1 r1 r2 r3 h2");
+    assert_eq!(path("h2", "h1"), "h2 r3 r2 r1 h1");
+    // From r4 the detour is the shorter way: 3 hops via r5 against 4 via r1.
+    assert_eq!(path("r4", "h2"), "r4 r5 r3 h2");
+}
+
+#[test]
+fn ties_are_broken_by_link_order() {
+    // A square r1 - r2 - r4 and r1 - r3 - r4: both two hops; the link declared first wins.
+    let square = |first: &str, second: &str| {
+        format!(
+            r#"
+            name = "square"
+            duration = "1s"
+            hosts = ["h1", "h2"]
+            routers = ["r1", "r2", "r3", "r4"]
+            link = [
+              {{ between = ["h1", "r1"], rate = "1Mbit", delay = "1ms" }},
+              {{ between = ["r1", "{first}"], rate = "1Mbit", delay = "1ms" }},
+              {{ between = ["r1", "{second}"], rate = "1Mbit", delay = "1ms" }},
+              {{ between = ["r2", "r4"], rate = "1Mbit", delay = "1ms" }},
+              {{ between = ["r3", "r4"], rate = "1Mbit", delay = "1ms" }},
+              {{ between = ["r4", "h2"], rate = "1Mbit", delay = "1ms" }},
+            ]
+            "#
+        )
+    };
+    let key = ("r1".to_string(), "h2".to_string());
+    assert_eq!(load(&square("r2", "r3")).unwrap().next_hop[&key], "r2");
+    assert_eq!(load(&square("r3", "r2")).unwrap().next_hop[&key], "r3");
+}
+
+#[test]
+fn explicit_routes_are_kept() {
+    let text = CHAIN.to_string() + "\n[[route]]\nat = \"r1\"\nto = \"h2\"\nvia = \"r4\"\n";
+    let r = load(&text).unwrap();
+    assert_eq!(r.next_hop[&("r1".to_string(), "h2".to_string())], "r4");
+    assert_eq!(r.next_hop[&("r4".to_string(), "h2".to_string())], "r5");
+}
+
+#[test]
+fn count_expands_flows() {
+    let text = dumbbell_with(
+        "cc = \"cubic\"",
+        "cc = \"cubic\"\nname = \"bulk\"\ncount = 3\nstart = \"1.5s\"",
+    );
+    let r = load(&text).unwrap();
+    let names: Vec<&str> = r.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["bulk.1", "bulk.2", "bulk.3", "flow1"]);
+    assert!(r.flows[..3].iter().all(|f| f.start == 1_500 * MS));
+}
+
+#[test]
+fn per_direction_settings_layer_over_shared_ones() {
+    let text = dumbbell_with(
+        "qdisc = { kind = \"pfifo\", limit = 50 }",
+        "qdisc = { kind = \"pfifo\", limit = 50 }\nloss = 0.01\nreverse = { rate = \"1Mbit\", qdisc = { kind = \"bfifo\", limit = \"30KB\" } }",
+    );
+    let r = load(&text).unwrap();
+    assert_eq!(
+        (r.directions[2].rate.0, r.directions[2].loss),
+        (10_000_000, 0.01)
+    );
+    assert_eq!(
+        (r.directions[3].rate.0, r.directions[3].loss),
+        (1_000_000, 0.01)
+    );
+    assert_eq!(r.directions[3].delay.0, 8 * MS);
+    assert!(matches!(r.directions[3].qdisc, QdiscSpec::Bfifo { limit } if limit.0 == 30_000));
+}
+
+// ---- malformed scenarios: each names the key and says what was expected ----
+
+#[test]
+fn unknown_node_is_listed_against_the_known_ones() {
+    let text = dumbbell_with("between = [\"r2\", \"h2\"]", "between = [\"r2\", \"r9\"]");
+    assert_error(
+        load(&text),
+        "link[2].between[1]",
+        "unknown node \"r9\", expected one of: h1, h2, r1, r2",
+    );
+}
+
+#[test]
+fn routing_loop_is_reported_at_the_route() {
+    let text = DUMBBELL.to_string()
+        + "[[route]]\nat = \"r1\"\nto = \"h2\"\nvia = \"r2\"\n[[route]]\nat = \"r2\"\nto = \"h2\"\nvia = \"r1\"\n";
+    assert_error(
+        load(&text),
+        "route[0]",
+        "routing loop for traffic to \"h2\": r1 -> r2 -> r1",
+    );
+}
+
+#[test]
+fn zero_rate_is_refused() {
+    let text = dumbbell_with("rate = \"10Mbit\"", "rate = \"0Mbit\"");
+    assert_error(load(&text), "link[1].rate", "rate must be greater than 0");
+    let text = dumbbell_with(
+        "rate = \"10Mbit\"",
+        "rate = \"10Mbit\"\nforward = { rate = \"0bit\" }",
+    );
+    assert_error(
+        load(&text),
+        "link[1].forward.rate",
+        "rate must be greater than 0",
+    );
+}
+
+#[test]
+fn negative_delay_is_refused() {
+    let text = dumbbell_with("delay = \"8ms\"", "delay = \"-8ms\"");
+    assert_error(
+        load(&text),
+        "link[1].delay",
+        "expected a non-negative duration such as \"20ms\"",
+    );
+}
+
+#[test]
+fn missing_delay_is_refused() {
+    let text = dumbbell_with("delay = \"8ms\"", "");
+    assert_error(
+        load(&text),
+        "link[1].delay",
+        "missing delay for the forward direction (r1 -> r2)",
+    );
+}
+
+#[test]
+fn unknown_cc_lists_the_registered_ones() {
+    let text = dumbbell_with("cc = \"cubic\"", "cc = \"vegas\"");
+    assert_error(
+        load(&text),
+        "flow[0].cc",
+        "unknown congestion control \"vegas\", expected one of: reno, cubic",
+    );
+    let text = dumbbell_with("cc = \"cubic\"", "");
+    assert_error(
+        load(&text),
+        "flow[0].cc",
+        "missing congestion control for a bulk flow",
+    );
+}
+
+#[test]
+fn unknown_qdisc_kind_is_refused() {
+    let text = dumbbell_with("kind = \"pfifo\"", "kind = \"red\"");
+    assert_error(
+        load(&text),
+        "link[1].qdisc.kind",
+        "unknown qdisc kind `red`, expected `pfifo` or `bfifo`",
+    );
+    let text = dumbbell_with("app = { kind = \"ping\" }", "app = { kind = \"pong\" }");
+    assert_error(
+        load(&text),
+        "flow[1].app.kind",
+        "unknown app kind `pong`, expected one of `bulk`",
+    );
+}
+
+#[test]
+fn bad_qdisc_limit_names_the_limit() {
+    let text = dumbbell_with("limit = 50", "limit = -5");
+    assert_error(load(&text), "link[1].qdisc.limit", "expected u32");
+    let text = dumbbell_with("limit = 50", "limit = 0");
+    assert_error(load(&text), "link[1].qdisc.limit", "must be greater than 0");
+}
+
+#[test]
+fn unknown_keys_are_refused() {
+    let text = format!("colour = \"blue\"\n{DUMBBELL}");
+    assert_error(
+        load(&text),
+        "colour",
+        "unknown field `colour`, expected one of",
+    );
+    let text = dumbbell_with("delay = \"8ms\"", "delay = \"8ms\"\ndelya = \"1ms\"");
+    assert_error(load(&text), "link[1].delya", "unknown field `delya`");
+}
+
+#[test]
+fn missing_duration_is_refused() {
+    let text = dumbbell_with("duration = \"10s\"", "");
+    assert_error(load(&text), "duration", "missing required key");
+}
+
+#[test]
+fn bare_numbers_need_units() {
+    let text = dumbbell_with("duration = \"10s\"", "duration = 10");
+    assert_error(
+        load(&text),
+        "duration",
+        "duration 10 has no unit; write it with a unit such as \"20ms\"",
+    );
+    let text = dumbbell_with("rate = \"10Mbit\"", "rate = 10");
+    assert_error(load(&text), "link[1].rate", "rate 10 has no unit");
+    let text = dumbbell_with(
+        "app = { kind = \"ping\" }",
+        "app = { kind = \"ping\", size = 64 }",
+    );
+    assert_error(load(&text), "flow[1].app.size", "size 64 has no unit");
+}
+
+#[test]
+fn start_must_precede_stop() {
+    let text = dumbbell_with(
+        "cc = \"cubic\"",
+        "cc = \"cubic\"\nstart = \"5s\"\nstop = \"5s\"",
+    );
+    assert_error(
+        load(&text),
+        "flow[0].start",
+        "start = 5s must be before stop = 5s",
+    );
+    let text = dumbbell_with("cc = \"cubic\"", "cc = \"cubic\"\nstop = \"11s\"");
+    assert_error(
+        load(&text),
+        "flow[0].stop",
+        "after the end of the scenario (duration = 10s)",
+    );
+}
+
+#[test]
+fn cc_is_refused_for_udp_and_ping() {
+    let text = dumbbell_with(
+        "app = { kind = \"ping\" }",
+        "app = { kind = \"ping\" }\ncc = \"reno\"",
+    );
+    assert_error(load(&text), "flow[1].cc", "a ping flow does not use TCP");
+}
+
+#[test]
+fn flow_to_itself_is_refused() {
+    let text = dumbbell_with("from = \"h1\"", "from = \"h2\"");
+    assert_error(load(&text), "flow[0].to", "from = to = \"h2\"");
+}
+
+#[test]
+fn flows_run_between_hosts() {
+    let text = dumbbell_with("from = \"h1\"", "from = \"r1\"");
+    assert_error(
+        load(&text),
+        "flow[0].from",
+        "\"r1\" is a router, expected a host: h1, h2",
+    );
+}
+
+#[test]
+fn self_link_is_refused() {
+    let text = dumbbell_with("between = [\"r2\", \"h2\"]", "between = [\"r2\", \"r2\"]");
+    assert_error(
+        load(&text),
+        "link[2].between",
+        "cannot connect \"r2\" to itself",
+    );
+}
+
+#[test]
+fn duplicate_links_and_names_are_refused() {
+    let text = dumbbell_with("between = [\"r2\", \"h2\"]", "between = [\"r2\", \"r1\"]");
+    assert_error(
+        load(&text),
+        "link[2].between",
+        "already connected by link[1]",
+    );
+    let text = dumbbell_with("routers = [\"r1\", \"r2\"]", "routers = [\"r1\", \"h1\"]");
+    assert_error(
+        load(&text),
+        "routers[1]",
+        "duplicate node name \"h1\" (also hosts[0])",
+    );
+}
+
+#[test]
+fn disconnected_hosts_have_no_path() {
+    let text = dumbbell_with(
+        "hosts = [\"h1\", \"h2\"]",
+        "hosts = [\"h1\", \"h2\", \"h3\"]",
+    ) + "[[flow]]\nfrom = \"h1\"\nto = \"h3\"\napp = { kind = \"udp\" }\n";
+    assert_error(load(&text), "flow[2]", "no path from \"h1\" to \"h3\"");
+}
+
+#[test]
+fn route_via_a_non_neighbour_is_refused() {
+    let text = DUMBBELL.to_string() + "[[route]]\nat = \"h1\"\nto = \"h2\"\nvia = \"r2\"\n";
+    assert_error(
+        load(&text),
+        "route[0].via",
+        "\"r2\" is not a neighbour of \"h1\", expected one of: r1",
+    );
+}
+
+#[test]
+fn loss_must_be_a_probability() {
+    let text = dumbbell_with(
+        "delay = \"8ms\"",
+        "delay = \"8ms\"\nreverse = { loss = 1.0 }",
+    );
+    assert_error(
+        load(&text),
+        "link[1].reverse.loss",
+        "loss must be a probability in [0, 1)",
+    );
+}
+
+#[test]
+fn tcp_options_are_checked() {
+    let text = dumbbell_with("cc = \"cubic\"", "cc = \"cubic\"\ntcp = { mss = 100 }");
+    assert_error(
+        load(&text),
+        "flow[0].tcp.mss",
+        "expected 536 to 65495 bytes",
+    );
+}
+
+#[test]
+fn metrics_interval_must_fit_the_run() {
+    let text = DUMBBELL.to_string() + "[metrics]\ninterval = \"10s\"\n";
+    assert_error(
+        load(&text),
+        "metrics.interval",
+        "shorter than the duration (10s)",
+    );
+}
+
+#[test]
+fn toml_syntax_error_gives_line_and_column() {
+    let text = "name = \"x\"\nduration = \"1s\"\nhosts = [\"h1\"\n";
+    let err = load(text).unwrap_err();
+    assert_eq!(err.key, "");
+    assert!(err.message.contains("TOML syntax error at line 3"), "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("test.toml: TOML syntax error at line 3, column"),
+        "{err}"
+    );
+}
+
+#[test]
+fn error_display_is_file_key_message() {
+    let text = dumbbell_with("cc = \"cubic\"", "cc = \"vegas\"");
+    let err = load(&text).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "test.toml: flow[0].cc: unknown congestion control \"vegas\", expected one of: reno, cubic"
+    );
+}
+
+// ---- --set overrides ----
+
+#[test]
+fn set_qdisc_limit_of_a_link_by_name() {
+    let r = load_with(DUMBBELL, &[("link.bottleneck.qdisc.limit", "100")]).unwrap();
+    assert_eq!(r.directions[2].qdisc, QdiscSpec::Pfifo { limit: 100 });
+    let r = load_with(DUMBBELL, &[("link[1].qdisc.limit", "7")]).unwrap();
+    assert_eq!(r.directions[3].qdisc, QdiscSpec::Pfifo { limit: 7 });
+}
+
+#[test]
+fn set_link_by_default_name() {
+    let r = load_with(
+        DUMBBELL,
+        &[("link.h1-r1.rate", "1Gbit"), ("link.r2-h2.delay", "2.5ms")],
+    )
+    .unwrap();
+    assert_eq!(r.directions[0].rate.0, 1_000_000_000);
+    assert_eq!(r.directions[5].delay.0, 2_500_000);
+}
+
+#[test]
+fn set_flow_cc_by_index() {
+    let r = load_with(DUMBBELL, &[("flow.0.cc", "reno")]).unwrap();
+    assert_eq!(r.flows[0].cc.as_deref(), Some("reno"));
+    let r = load_with(
+        DUMBBELL,
+        &[("flow[0].cc", "\"reno\""), ("flow[0].tcp.ecn", "true")],
+    )
+    .unwrap();
+    assert_eq!(r.flows[0].cc.as_deref(), Some("reno"));
+    assert!(r.flows[0].tcp.ecn);
+}
+
+#[test]
+fn set_top_level_values() {
+    let r = load_with(
+        DUMBBELL,
+        &[
+            ("duration", "30s"),
+            ("seed", "7"),
+            ("metrics.interval", "10ms"),
+        ],
+    )
+    .unwrap();
+    assert_eq!(r.scenario.duration.0, 30_000 * MS);
+    assert_eq!(r.scenario.seed, 7);
+    assert_eq!(r.scenario.metrics.interval.0, 10 * MS);
+    assert_eq!(r.flows[0].stop, 30_000 * MS);
+}
+
+#[test]
+fn set_nonexistent_key_is_refused() {
+    let err = load_with(DUMBBELL, &[("link.bottleneck.qdisc.limt", "5")]).unwrap_err();
+    assert_eq!(err.key, "link[1].qdisc.limt");
+    assert!(
+        err.message
+            .contains("unknown field `limt`, expected `limit`"),
+        "{err}"
+    );
+    assert!(
+        err.message
+            .contains("(from --set link.bottleneck.qdisc.limt=5)"),
+        "{err}"
+    );
+
+    let err = load_with(DUMBBELL, &[("flow.0.colour", "red")]).unwrap_err();
+    assert_eq!(err.key, "flow[0].colour");
+    assert!(
+        err.message.contains("from --set flow.0.colour=red"),
+        "{err}"
+    );
+}
+
+#[test]
+fn set_with_bad_path_is_refused() {
+    assert_error(
+        load_with(DUMBBELL, &[("link.missing.rate", "1Mbit")]),
+        "link.missing.rate",
+        "--set: no entry of `link` is named \"missing\", expected one of: h1-r1, bottleneck, r2-h2",
+    );
+    assert_error(
+        load_with(DUMBBELL, &[("flow.5.cc", "reno")]),
+        "flow.5.cc",
+        "index 5 is out of range: `flow` has 2 entries",
+    );
+    assert_error(
+        load_with(DUMBBELL, &[("name.x", "1")]),
+        "name.x",
+        "`name` is a string, not a table",
+    );
+}
+
+#[test]
+fn set_value_is_checked_like_the_file() {
+    let err = load_with(DUMBBELL, &[("flow.0.cc", "vegas")]).unwrap_err();
+    assert_eq!(err.key, "flow[0].cc");
+    assert!(
+        err.message.contains("unknown congestion control \"vegas\""),
+        "{err}"
+    );
+    let err = load_with(DUMBBELL, &[("link.bottleneck.rate", "10")]).unwrap_err();
+    assert_eq!(err.key, "link[1].rate");
+    assert!(
+        err.message.contains("has no unit") && err.message.contains("from --set"),
+        "{err}"
+    );
+}
+
+// ---- built-in scenarios ----
+
+#[test]
+fn builtin_scenarios_load() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/basics");
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let r = load_file(&path, &[]).unwrap_or_else(|e| panic!("{e}"));
+            names.push(r.scenario.name.clone());
+            assert_eq!(
+                r.directions
+                    .iter()
+                    .filter(|d| d.link == "bottleneck")
+                    .count(),
+                2,
+                "{}",
+                path.display()
+            );
+        }
+    }
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "dumbbell-2cubic",
+            "dumbbell-cubic",
+            "dumbbell-cubic-vs-reno",
+            "gigabit-50flows"
+        ]
+    );
+
+    let gigabit = load_file(&dir.join("gigabit-50flows.toml"), &[]).unwrap();
+    assert_eq!(gigabit.flows.len(), 50);
+    assert_eq!(gigabit.flows[49].name, "cubic.50");
+    // Base RTT: twice the sum of one-way delays along the path.
+    let one_way: u64 = gigabit
+        .directions
+        .iter()
+        .step_by(2)
+        .map(|d| d.delay.0)
+        .sum();
+    assert_eq!(2 * one_way, 20 * MS);
+}
+
+#[test]
+fn missing_file_is_reported() {
+    let err = load_file(Path::new("/nonexistent/x.toml"), &[]).unwrap_err();
+    assert_eq!(err.file, "/nonexistent/x.toml");
+    assert!(
+        err.message.contains("cannot read the scenario file"),
+        "{err}"
+    );
+}
