@@ -135,6 +135,9 @@ def test_grid_parsing_and_expansion() -> None:
     specs = sw.expand(grid, [1, 2])
     assert len(specs) == 6
     assert len({s.run_id for s in specs}) == 6
+    q = 'q={ kind = "bfifo", limit = "30KB" },{ kind = "pfifo" }'
+    assert sw.parse_grid([q])[0][1] == ['{ kind = "bfifo", limit = "30KB" }', '{ kind = "pfifo" }']
+    assert sw.parse_grid(['n="a,b",c'])[0][1] == ['"a,b"', "c"]
     for bad in (["a"], ["=1"], ["a=1,,2"], ["a=1", "a=2"]):
         with pytest.raises(ValueError):
             sw.parse_grid(bad)

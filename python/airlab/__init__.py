@@ -35,15 +35,30 @@ __all__ = [
 ]
 
 
-def format_value(value: object) -> str:
-    """How a Python value is written in a ``key=value`` override (the engine parses it)."""
+def _toml_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value)  # a TOML basic string
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
+    raise TypeError(f"cannot write {type(value).__name__} as a scenario value")
+
+
+def format_value(value: object) -> str:
+    """How a Python value is written in a ``key=value`` override.
+
+    The engine reads the text as a TOML value if it is one, else as a plain string, so strings
+    pass through unchanged (``"10Mbit"``) and other values are written as TOML: ``True`` ->
+    ``true``, ``{"kind": "pfifo", "limit": 20}`` -> ``{ kind = "pfifo", limit = 20 }``.
+    """
     if isinstance(value, str):
         return value
-    if isinstance(value, (list, tuple, dict)):
-        return json.dumps(value)
-    return str(value)
+    return _toml_value(value)
 
 
 def overrides_list(overrides: Overrides) -> list[tuple[str, str]]:
@@ -67,7 +82,7 @@ def run(
     """Run a scenario (a TOML path or a built-in name like ``basics/dumbbell-cubic``).
 
     ``seed`` overrides the scenario's seed; ``set`` overrides keys, e.g.
-    ``{"duration": "5s", "bottleneck.qdisc.limit": 20}``. Raises ``ScenarioError`` for an
+    ``{"duration": "5s", "link.bottleneck.qdisc.limit": 20}``. Raises ``ScenarioError`` for an
     invalid scenario and ``FileNotFoundError`` if the scenario cannot be found.
     """
     text, file = _load(scenario)

@@ -62,13 +62,40 @@ def parse_set(item: str) -> tuple[str, str]:
     return key, value.strip()
 
 
+def split_values(text: str) -> list[str]:
+    """Split ``v1,v2,...`` on the commas outside quotes, brackets and braces.
+
+    ``'20,50'`` -> ``['20', '50']``; ``'{ kind = "bfifo", limit = "30KB" },{ kind = "pfifo" }'``
+    -> two tables.
+    """
+    values: list[str] = []
+    depth, quote, cur = 0, "", []
+    for ch in text:
+        if quote:
+            if ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            values.append("".join(cur).strip())
+            cur = []
+            continue
+        cur.append(ch)
+    values.append("".join(cur).strip())
+    return values
+
+
 def parse_grid(items: Iterable[str]) -> list[tuple[str, list[str]]]:
     """``["a=1,2", "b=x"]`` -> ``[("a", ["1", "2"]), ("b", ["x"])]``."""
     grid: list[tuple[str, list[str]]] = []
     seen: set[str] = set()
     for item in items:
         key, value = parse_set(item)
-        values = [v.strip() for v in value.split(",")]
+        values = split_values(value)
         if any(v == "" for v in values):
             raise ValueError(f"--set {item!r}: empty value in the list")
         if key in seen:
