@@ -21,6 +21,7 @@ import signal
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -314,9 +315,13 @@ def run_sweep(
         if jobs <= 1:
             for spec in todo:
                 try:
-                    on_done(spec, execute_run(str(path), spec, str(runs_dir), digest))
-                except airlab.ScenarioError as e:
+                    rec = execute_run(str(path), spec, str(runs_dir), digest)
+                except (KeyboardInterrupt, SystemExit):
+                    raise
+                except BaseException as e:  # includes pyo3's PanicException
                     on_fail(spec, e)
+                else:
+                    on_done(spec, rec)
                 maybe_table()
         else:
             _run_pool(path, todo, runs_dir, digest, jobs, on_done, on_fail, maybe_table)
@@ -338,7 +343,10 @@ def _run_pool(
     on_fail: Callable[[RunSpec, BaseException], None],
     tick: Callable[[], None],
 ) -> None:
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
+    def new_pool() -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
+
+    pool = new_pool()
     pending: dict[Future[dict[str, Any]], RunSpec] = {}
     queue = list(reversed(todo))
     try:
@@ -349,13 +357,23 @@ def _run_pool(
                 fut = pool.submit(execute_run, str(path), spec, str(runs_dir), digest)
                 pending[fut] = spec
             done, _ = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
+            broken = False
             for fut in done:
                 spec = pending.pop(fut)
                 err = fut.exception()
                 if err is None:
                     on_done(spec, fut.result())
                 else:
+                    broken |= isinstance(err, BrokenProcessPool)
                     on_fail(spec, err)
+            if broken:
+                # a worker died (crash, out of memory): the runs in flight are lost; they are
+                # reported as failed (a rerun of the sweep redoes them) and the pool restarted
+                for spec in pending.values():
+                    on_fail(spec, BrokenProcessPool("worker process died"))
+                pending.clear()
+                pool.shutdown(wait=False, cancel_futures=True)
+                pool = new_pool()
             tick()
         pool.shutdown(wait=True)
     except BaseException:
