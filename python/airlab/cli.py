@@ -155,24 +155,30 @@ def run(
 
 
 def _describe(resolved: dict[str, Any]) -> str:
-    def count(*keys: str) -> int:
+    """One line about a resolved scenario: name, duration, sizes, description."""
+    # the engine returns {"scenario": <the file after overrides>, "flows": [expanded], ...}
+    base = resolved.get("scenario") if isinstance(resolved.get("scenario"), dict) else resolved
+
+    def count(obj: dict[str, Any], *keys: str) -> int:
         for k in keys:
-            v = resolved.get(k)
-            if isinstance(v, list):
-                return len(v)
+            if isinstance(obj.get(k), list):
+                return len(obj[k])
         return 0
 
-    flows = resolved.get("flows", resolved.get("flow", [])) or []
-    n_flows = sum(int(f.get("count", 1)) if isinstance(f, dict) else 1 for f in flows)
-    parts = [f"{resolved.get('name', '?')}"]
-    if resolved.get("duration") is not None:
-        parts.append(f"duration {resolved['duration']}")
+    if isinstance(resolved.get("flows"), list):
+        n_flows = len(resolved["flows"])
+    else:
+        n_flows = sum(int(f.get("count", 1)) for f in base.get("flow", []) if isinstance(f, dict))
+    parts = [str(base.get("name", "?"))]
+    if base.get("duration") is not None:
+        parts.append(f"duration {base['duration']}")
     parts.append(
-        f"{count('hosts')} hosts, {count('routers')} routers, {count('links', 'link')} links, "
-        f"{n_flows} flows"
+        f"{count(base, 'hosts')} hosts, {count(base, 'routers')} routers, "
+        f"{count(base, 'link', 'links')} links, {n_flows} flows"
     )
-    desc = str(resolved.get("description") or "").strip()
-    return ": ".join([", ".join(parts), desc] if desc else [", ".join(parts)])
+    text = ", ".join(parts)
+    desc = str(base.get("description") or "").strip()
+    return f"{text}: {desc}" if desc else text
 
 
 @cli.command()

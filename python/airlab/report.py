@@ -136,7 +136,8 @@ def render(res: Result, images: Mapping[str, Path] | None = None) -> str:
     queues = [q for q in s.get("queues", []) if (q.get("enqueued") or q.get("drops"))]
     links = [lk for lk in s.get("links", []) if lk.get("utilization")]
     title = html.escape(str(s.get("scenario", "airlab run")))
-    desc = html.escape(str(res.scenario.get("description", "") or ""))
+    base = res.scenario.get("scenario", res.scenario)
+    desc = html.escape(str(base.get("description", "") or "") if isinstance(base, dict) else "")
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>",
         f"<title>airlab — {title}</title><style>{CSS}</style></head><body>",
