@@ -98,3 +98,15 @@ def test_list_shows_components_and_builtins(cli) -> None:
     out = cli("list", check=True).stdout
     for word in ("cubic", "reno", "pfifo", "bulk", DUMBBELL):
         assert word in out, word
+
+
+def test_bench_records_figures_with_the_machine(cli, tmp_path: Path) -> None:
+    proc = cli("bench", DUMBBELL, "--repeat", "1", "--record", "--dir", "b", check=True)
+    assert "events/s" in proc.stdout
+    rec = json.loads((tmp_path / "b" / "results.json").read_text())
+    assert len(rec) == 1
+    machine, results = rec[0]["machine"], rec[0]["results"]
+    assert machine["cores"] >= 1 and machine["cpu"] and machine["date"]
+    assert results[0]["scenario"] == DUMBBELL
+    assert results[0]["events_per_s"] > 0 and results[0]["sim_s_per_wall_s"] > 0
+    assert DUMBBELL in (tmp_path / "b" / "RESULTS.md").read_text()

@@ -61,7 +61,7 @@ def _frame(
     return df
 
 
-@dataclass
+@dataclass(repr=False)
 class Result:
     """Everything one run produced.
 
@@ -104,6 +104,14 @@ class Result:
             scenario=json.loads((d / "scenario.json").read_text()),
             source=str(d),
             **tables,
+        )
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (
+            f"<Result {s.get('scenario')!r} seed={s.get('seed')}: "
+            f"{len(s.get('flows', []))} flows, {len(s.get('queues', []))} queues, "
+            f"{len(s.get('links', []))} links, {len(self.flows)} flow samples>"
         )
 
     # -- convenience views ---------------------------------------------------------------

@@ -285,11 +285,15 @@ def run_sweep(
     runs_dir.mkdir(parents=True, exist_ok=True)
     specs = expand(grid, seeds)
     wanted = {s.run_id for s in specs}
-    finished = {
-        k: r
-        for k, r in read_runs(runs_dir).items()
-        if k in wanted and r.get("scenario_sha256") == digest
-    }
+
+    def on_disk() -> dict[str, dict[str, Any]]:
+        return {
+            k: r
+            for k, r in read_runs(runs_dir).items()
+            if k in wanted and r.get("scenario_sha256") == digest
+        }
+
+    finished = on_disk()
     todo = [s for s in specs if s.run_id not in finished]
     outcome = SweepOutcome(total=len(specs), skipped=len(specs) - len(todo))
 
@@ -306,6 +310,10 @@ def run_sweep(
 
     def maybe_table(force: bool = False) -> None:
         nonlocal last_table
+        if force:
+            # the files are the truth: a worker may have finished a run that this process
+            # never heard of (interrupted while the result was in flight)
+            finished.update(on_disk())
         if force or time.monotonic() - last_table >= table_every_s:
             outcome.table = write_table(out, finished.values())
             last_table = time.monotonic()
