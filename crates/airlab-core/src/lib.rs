@@ -1,6 +1,14 @@
 //! airlab-core: a deterministic packet-level simulator for TCP congestion control and queue
 //! management. See `docs/design.md` for the map of the code.
 
+pub mod app;
+pub mod metrics;
+pub mod net;
+pub mod qdisc;
+pub mod run;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod world;
+
+pub use run::{run, RunOutput};

@@ -4,10 +4,10 @@
 use crate::app::{Action, App};
 use crate::metrics::series::Table;
 use crate::metrics::FlowStats;
-use crate::net::{ConnId, Iface, IfaceId, NodeId, Packet, Payload};
 use crate::net::iface::Next;
+use crate::net::{ConnId, Iface, IfaceId, NodeId, Packet, Payload};
 use crate::scenario::model::TcpOptions;
-use crate::sim::{secs, EventQueue, Time, SEC};
+use crate::sim::{secs, EventQueue, Time};
 use crate::tcp::cc::CcParams;
 use crate::tcp::{cc, Ctx, TcpReceiver, TcpSender, TimerKind};
 
@@ -131,7 +131,8 @@ impl World {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::TxDone(i) => {
-                let next = self.ifaces[i as usize].tx_done(self.now(), &mut self.flows);
+                let now = self.now();
+                let next = self.ifaces[i as usize].tx_done(now, &mut self.flows);
                 self.schedule_iface(i, next);
             }
             Event::Arrive(i) => {
@@ -268,8 +269,7 @@ impl World {
         let cc = cc::create(&profile.cc, &profile.cc_params).expect("congestion control checked at build time");
         let c = self.conns.len() as ConnId;
         let sender = TcpSender::new(c, app.flow, app.src, app.dst, profile.opts.clone(), cc);
-        let receiver =
-            TcpReceiver::new(c, app.flow, app.dst, app.src, profile.opts.delayed_ack, profile.opts.rwnd.0);
+        let receiver = TcpReceiver::new(c, app.flow, app.dst, app.src, profile.opts.delayed_ack, profile.opts.rwnd.0);
         self.conns.push(Conn { sender, receiver });
         self.app_conns[a].push(c);
         let now = self.now();
@@ -343,6 +343,5 @@ impl World {
                 self.busy_at_warmup[i] = st.busy;
             }
         }
-        let _ = SEC;
     }
 }

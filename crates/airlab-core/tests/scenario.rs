@@ -44,10 +44,7 @@ fn load(text: &str) -> Result<Resolved, ScenarioError> {
 }
 
 fn load_with(text: &str, sets: &[(&str, &str)]) -> Result<Resolved, ScenarioError> {
-    let sets: Vec<(String, String)> = sets
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+    let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     load_str(text, "test.toml", &sets)
 }
 
@@ -57,20 +54,13 @@ fn assert_error(result: Result<Resolved, ScenarioError>, key: &str, fragment: &s
     let err = result.expect_err("the scenario should be refused");
     assert_eq!(err.file, "test.toml");
     assert_eq!(err.key, key, "wrong key in: {err}");
-    assert!(
-        err.message.contains(fragment),
-        "expected {fragment:?} in: {err}"
-    );
+    assert!(err.message.contains(fragment), "expected {fragment:?} in: {err}");
 }
 
 /// The dumbbell with `from` replaced by `to` (which must occur exactly once).
 #[track_caller]
 fn dumbbell_with(from: &str, to: &str) -> String {
-    assert_eq!(
-        DUMBBELL.matches(from).count(),
-        1,
-        "{from:?} must occur once"
-    );
+    assert_eq!(DUMBBELL.matches(from).count(), 1, "{from:?} must occur once");
     DUMBBELL.replace(from, to)
 }
 
@@ -80,11 +70,7 @@ fn dumbbell_resolves_with_defaults() {
     assert_eq!(r.directions.len(), 6);
     let bottleneck = &r.directions[2];
     assert_eq!(
-        (
-            bottleneck.link.as_str(),
-            bottleneck.from.as_str(),
-            bottleneck.to.as_str()
-        ),
+        (bottleneck.link.as_str(), bottleneck.from.as_str(), bottleneck.to.as_str()),
         ("bottleneck", "r1", "r2")
     );
     assert_eq!(bottleneck.rate.0, 10_000_000);
@@ -96,10 +82,7 @@ fn dumbbell_resolves_with_defaults() {
     let access = &r.directions[0];
     assert_eq!(access.link, "h1-r1");
     assert_eq!(access.qdisc, QdiscSpec::Pfifo { limit: 1000 });
-    assert_eq!(
-        (access.loss, access.overhead, access.device_queue),
-        (0.0, 0, 1)
-    );
+    assert_eq!((access.loss, access.overhead, access.device_queue), (0.0, 0, 1));
     assert_eq!(r.direction("r2", "h2"), Some(4));
 
     let names: Vec<&str> = r.flows.iter().map(|f| f.name.as_str()).collect();
@@ -114,20 +97,13 @@ fn dumbbell_resolves_with_defaults() {
     // The resolved scenario is written as JSON with canonical unit strings.
     let json = serde_json::to_string(&r).unwrap();
     assert!(json.contains(r#""rate":"10Mbit""#), "{json}");
-    assert!(
-        json.contains(r#"{"at":"h1","to":"h2","via":"r1"}"#),
-        "{json}"
-    );
+    assert!(json.contains(r#"{"at":"h1","to":"h2","via":"r1"}"#), "{json}");
 }
 
 #[test]
 fn dumbbell_routes_are_shortest_paths() {
     let r = load(DUMBBELL).unwrap();
-    let hop = |at: &str, to: &str| {
-        r.next_hop
-            .get(&(at.to_string(), to.to_string()))
-            .map(String::as_str)
-    };
+    let hop = |at: &str, to: &str| r.next_hop.get(&(at.to_string(), to.to_string())).map(String::as_str);
     assert_eq!(hop("h1", "h2"), Some("r1"));
     assert_eq!(hop("r1", "h2"), Some("r2"));
     assert_eq!(hop("r2", "h2"), Some("h2"));
@@ -215,10 +191,7 @@ fn explicit_routes_are_kept() {
 
 #[test]
 fn count_expands_flows() {
-    let text = dumbbell_with(
-        "cc = \"cubic\"",
-        "cc = \"cubic\"\nname = \"bulk\"\ncount = 3\nstart = \"1.5s\"",
-    );
+    let text = dumbbell_with("cc = \"cubic\"", "cc = \"cubic\"\nname = \"bulk\"\ncount = 3\nstart = \"1.5s\"");
     let r = load(&text).unwrap();
     let names: Vec<&str> = r.flows.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["bulk.1", "bulk.2", "bulk.3", "flow1"]);
@@ -232,14 +205,8 @@ fn per_direction_settings_layer_over_shared_ones() {
         "qdisc = { kind = \"pfifo\", limit = 50 }\nloss = 0.01\nreverse = { rate = \"1Mbit\", qdisc = { kind = \"bfifo\", limit = \"30KB\" } }",
     );
     let r = load(&text).unwrap();
-    assert_eq!(
-        (r.directions[2].rate.0, r.directions[2].loss),
-        (10_000_000, 0.01)
-    );
-    assert_eq!(
-        (r.directions[3].rate.0, r.directions[3].loss),
-        (1_000_000, 0.01)
-    );
+    assert_eq!((r.directions[2].rate.0, r.directions[2].loss), (10_000_000, 0.01));
+    assert_eq!((r.directions[3].rate.0, r.directions[3].loss), (1_000_000, 0.01));
     assert_eq!(r.directions[3].delay.0, 8 * MS);
     assert!(matches!(r.directions[3].qdisc, QdiscSpec::Bfifo { limit } if limit.0 == 30_000));
 }
@@ -249,89 +216,50 @@ fn per_direction_settings_layer_over_shared_ones() {
 #[test]
 fn unknown_node_is_listed_against_the_known_ones() {
     let text = dumbbell_with("between = [\"r2\", \"h2\"]", "between = [\"r2\", \"r9\"]");
-    assert_error(
-        load(&text),
-        "link[2].between[1]",
-        "unknown node \"r9\", expected one of: h1, h2, r1, r2",
-    );
+    assert_error(load(&text), "link[2].between[1]", "unknown node \"r9\", expected one of: h1, h2, r1, r2");
 }
 
 #[test]
 fn routing_loop_is_reported_at_the_route() {
     let text = DUMBBELL.to_string()
         + "[[route]]\nat = \"r1\"\nto = \"h2\"\nvia = \"r2\"\n[[route]]\nat = \"r2\"\nto = \"h2\"\nvia = \"r1\"\n";
-    assert_error(
-        load(&text),
-        "route[0]",
-        "routing loop for traffic to \"h2\": r1 -> r2 -> r1",
-    );
+    assert_error(load(&text), "route[0]", "routing loop for traffic to \"h2\": r1 -> r2 -> r1");
 }
 
 #[test]
 fn zero_rate_is_refused() {
     let text = dumbbell_with("rate = \"10Mbit\"", "rate = \"0Mbit\"");
     assert_error(load(&text), "link[1].rate", "rate must be greater than 0");
-    let text = dumbbell_with(
-        "rate = \"10Mbit\"",
-        "rate = \"10Mbit\"\nforward = { rate = \"0bit\" }",
-    );
-    assert_error(
-        load(&text),
-        "link[1].forward.rate",
-        "rate must be greater than 0",
-    );
+    let text = dumbbell_with("rate = \"10Mbit\"", "rate = \"10Mbit\"\nforward = { rate = \"0bit\" }");
+    assert_error(load(&text), "link[1].forward.rate", "rate must be greater than 0");
 }
 
 #[test]
 fn negative_delay_is_refused() {
     let text = dumbbell_with("delay = \"8ms\"", "delay = \"-8ms\"");
-    assert_error(
-        load(&text),
-        "link[1].delay",
-        "expected a non-negative duration such as \"20ms\"",
-    );
+    assert_error(load(&text), "link[1].delay", "expected a non-negative duration such as \"20ms\"");
 }
 
 #[test]
 fn missing_delay_is_refused() {
     let text = dumbbell_with("delay = \"8ms\"", "");
-    assert_error(
-        load(&text),
-        "link[1].delay",
-        "missing delay for the forward direction (r1 -> r2)",
-    );
+    assert_error(load(&text), "link[1].delay", "missing delay for the forward direction (r1 -> r2)");
 }
 
 #[test]
 fn unknown_cc_lists_the_registered_ones() {
     let text = dumbbell_with("cc = \"cubic\"", "cc = \"vegas\"");
-    assert_error(
-        load(&text),
-        "flow[0].cc",
-        "unknown congestion control \"vegas\", expected one of: reno, cubic",
-    );
+    assert_error(load(&text), "flow[0].cc", "unknown congestion control \"vegas\", expected one of: reno, cubic");
     let text = dumbbell_with("cc = \"cubic\"", "");
-    assert_error(
-        load(&text),
-        "flow[0].cc",
-        "missing congestion control for a bulk flow",
-    );
+    assert_error(load(&text), "flow[0].cc", "missing congestion control for a bulk flow");
 }
 
 #[test]
 fn unknown_qdisc_kind_is_refused() {
     let text = dumbbell_with("kind = \"pfifo\"", "kind = \"red\"");
-    assert_error(
-        load(&text),
-        "link[1].qdisc.kind",
-        "unknown qdisc kind `red`, expected `pfifo` or `bfifo`",
-    );
+    assert_error(load(&text), "link[1].qdisc.kind", "unknown qdisc kind `red`, expected `pfifo` or `bfifo`");
     let text = dumbbell_with("app = { kind = \"ping\" }", "app = { kind = \"pong\" }");
-    assert_error(
-        load(&text),
-        "flow[1].app.kind",
-        "unknown app kind `pong`, expected one of `bulk`",
-    );
+    assert_error(load(&text), "flow[1].app.kind", "unknown app kind `pong`, expected one of `bulk`");
 }
 
 #[test]
@@ -345,11 +273,7 @@ fn bad_qdisc_limit_names_the_limit() {
 #[test]
 fn unknown_keys_are_refused() {
     let text = format!("colour = \"blue\"\n{DUMBBELL}");
-    assert_error(
-        load(&text),
-        "colour",
-        "unknown field `colour`, expected one of",
-    );
+    assert_error(load(&text), "colour", "unknown field `colour`, expected one of");
     let text = dumbbell_with("delay = \"8ms\"", "delay = \"8ms\"\ndelya = \"1ms\"");
     assert_error(load(&text), "link[1].delya", "unknown field `delya`");
 }
@@ -363,45 +287,24 @@ fn missing_duration_is_refused() {
 #[test]
 fn bare_numbers_need_units() {
     let text = dumbbell_with("duration = \"10s\"", "duration = 10");
-    assert_error(
-        load(&text),
-        "duration",
-        "duration 10 has no unit; write it with a unit such as \"20ms\"",
-    );
+    assert_error(load(&text), "duration", "duration 10 has no unit; write it with a unit such as \"20ms\"");
     let text = dumbbell_with("rate = \"10Mbit\"", "rate = 10");
     assert_error(load(&text), "link[1].rate", "rate 10 has no unit");
-    let text = dumbbell_with(
-        "app = { kind = \"ping\" }",
-        "app = { kind = \"ping\", size = 64 }",
-    );
+    let text = dumbbell_with("app = { kind = \"ping\" }", "app = { kind = \"ping\", size = 64 }");
     assert_error(load(&text), "flow[1].app.size", "size 64 has no unit");
 }
 
 #[test]
 fn start_must_precede_stop() {
-    let text = dumbbell_with(
-        "cc = \"cubic\"",
-        "cc = \"cubic\"\nstart = \"5s\"\nstop = \"5s\"",
-    );
-    assert_error(
-        load(&text),
-        "flow[0].start",
-        "start = 5s must be before stop = 5s",
-    );
+    let text = dumbbell_with("cc = \"cubic\"", "cc = \"cubic\"\nstart = \"5s\"\nstop = \"5s\"");
+    assert_error(load(&text), "flow[0].start", "start = 5s must be before stop = 5s");
     let text = dumbbell_with("cc = \"cubic\"", "cc = \"cubic\"\nstop = \"11s\"");
-    assert_error(
-        load(&text),
-        "flow[0].stop",
-        "after the end of the scenario (duration = 10s)",
-    );
+    assert_error(load(&text), "flow[0].stop", "after the end of the scenario (duration = 10s)");
 }
 
 #[test]
 fn cc_is_refused_for_udp_and_ping() {
-    let text = dumbbell_with(
-        "app = { kind = \"ping\" }",
-        "app = { kind = \"ping\" }\ncc = \"reno\"",
-    );
+    let text = dumbbell_with("app = { kind = \"ping\" }", "app = { kind = \"ping\" }\ncc = \"reno\"");
     assert_error(load(&text), "flow[1].cc", "a ping flow does not use TCP");
 }
 
@@ -414,89 +317,52 @@ fn flow_to_itself_is_refused() {
 #[test]
 fn flows_run_between_hosts() {
     let text = dumbbell_with("from = \"h1\"", "from = \"r1\"");
-    assert_error(
-        load(&text),
-        "flow[0].from",
-        "\"r1\" is a router, expected a host: h1, h2",
-    );
+    assert_error(load(&text), "flow[0].from", "\"r1\" is a router, expected a host: h1, h2");
 }
 
 #[test]
 fn self_link_is_refused() {
     let text = dumbbell_with("between = [\"r2\", \"h2\"]", "between = [\"r2\", \"r2\"]");
-    assert_error(
-        load(&text),
-        "link[2].between",
-        "cannot connect \"r2\" to itself",
-    );
+    assert_error(load(&text), "link[2].between", "cannot connect \"r2\" to itself");
 }
 
 #[test]
 fn duplicate_links_and_names_are_refused() {
     let text = dumbbell_with("between = [\"r2\", \"h2\"]", "between = [\"r2\", \"r1\"]");
-    assert_error(
-        load(&text),
-        "link[2].between",
-        "already connected by link[1]",
-    );
+    assert_error(load(&text), "link[2].between", "already connected by link[1]");
     let text = dumbbell_with("routers = [\"r1\", \"r2\"]", "routers = [\"r1\", \"h1\"]");
-    assert_error(
-        load(&text),
-        "routers[1]",
-        "duplicate node name \"h1\" (also hosts[0])",
-    );
+    assert_error(load(&text), "routers[1]", "duplicate node name \"h1\" (also hosts[0])");
 }
 
 #[test]
 fn disconnected_hosts_have_no_path() {
-    let text = dumbbell_with(
-        "hosts = [\"h1\", \"h2\"]",
-        "hosts = [\"h1\", \"h2\", \"h3\"]",
-    ) + "[[flow]]\nfrom = \"h1\"\nto = \"h3\"\napp = { kind = \"udp\" }\n";
+    let text = dumbbell_with("hosts = [\"h1\", \"h2\"]", "hosts = [\"h1\", \"h2\", \"h3\"]")
+        + "[[flow]]\nfrom = \"h1\"\nto = \"h3\"\napp = { kind = \"udp\" }\n";
     assert_error(load(&text), "flow[2]", "no path from \"h1\" to \"h3\"");
 }
 
 #[test]
 fn route_via_a_non_neighbour_is_refused() {
     let text = DUMBBELL.to_string() + "[[route]]\nat = \"h1\"\nto = \"h2\"\nvia = \"r2\"\n";
-    assert_error(
-        load(&text),
-        "route[0].via",
-        "\"r2\" is not a neighbour of \"h1\", expected one of: r1",
-    );
+    assert_error(load(&text), "route[0].via", "\"r2\" is not a neighbour of \"h1\", expected one of: r1");
 }
 
 #[test]
 fn loss_must_be_a_probability() {
-    let text = dumbbell_with(
-        "delay = \"8ms\"",
-        "delay = \"8ms\"\nreverse = { loss = 1.0 }",
-    );
-    assert_error(
-        load(&text),
-        "link[1].reverse.loss",
-        "loss must be a probability in [0, 1)",
-    );
+    let text = dumbbell_with("delay = \"8ms\"", "delay = \"8ms\"\nreverse = { loss = 1.0 }");
+    assert_error(load(&text), "link[1].reverse.loss", "loss must be a probability in [0, 1)");
 }
 
 #[test]
 fn tcp_options_are_checked() {
     let text = dumbbell_with("cc = \"cubic\"", "cc = \"cubic\"\ntcp = { mss = 100 }");
-    assert_error(
-        load(&text),
-        "flow[0].tcp.mss",
-        "expected 536 to 65495 bytes",
-    );
+    assert_error(load(&text), "flow[0].tcp.mss", "expected 536 to 65495 bytes");
 }
 
 #[test]
 fn metrics_interval_must_fit_the_run() {
     let text = DUMBBELL.to_string() + "[metrics]\ninterval = \"10s\"\n";
-    assert_error(
-        load(&text),
-        "metrics.interval",
-        "shorter than the duration (10s)",
-    );
+    assert_error(load(&text), "metrics.interval", "shorter than the duration (10s)");
 }
 
 #[test]
@@ -505,11 +371,7 @@ fn toml_syntax_error_gives_line_and_column() {
     let err = load(text).unwrap_err();
     assert_eq!(err.key, "");
     assert!(err.message.contains("TOML syntax error at line 3"), "{err}");
-    assert!(
-        err.to_string()
-            .starts_with("test.toml: TOML syntax error at line 3, column"),
-        "{err}"
-    );
+    assert!(err.to_string().starts_with("test.toml: TOML syntax error at line 3, column"), "{err}");
 }
 
 #[test]
@@ -534,11 +396,7 @@ fn set_qdisc_limit_of_a_link_by_name() {
 
 #[test]
 fn set_link_by_default_name() {
-    let r = load_with(
-        DUMBBELL,
-        &[("link.h1-r1.rate", "1Gbit"), ("link.r2-h2.delay", "2.5ms")],
-    )
-    .unwrap();
+    let r = load_with(DUMBBELL, &[("link.h1-r1.rate", "1Gbit"), ("link.r2-h2.delay", "2.5ms")]).unwrap();
     assert_eq!(r.directions[0].rate.0, 1_000_000_000);
     assert_eq!(r.directions[5].delay.0, 2_500_000);
 }
@@ -547,26 +405,14 @@ fn set_link_by_default_name() {
 fn set_flow_cc_by_index() {
     let r = load_with(DUMBBELL, &[("flow.0.cc", "reno")]).unwrap();
     assert_eq!(r.flows[0].cc.as_deref(), Some("reno"));
-    let r = load_with(
-        DUMBBELL,
-        &[("flow[0].cc", "\"reno\""), ("flow[0].tcp.ecn", "true")],
-    )
-    .unwrap();
+    let r = load_with(DUMBBELL, &[("flow[0].cc", "\"reno\""), ("flow[0].tcp.ecn", "true")]).unwrap();
     assert_eq!(r.flows[0].cc.as_deref(), Some("reno"));
     assert!(r.flows[0].tcp.ecn);
 }
 
 #[test]
 fn set_top_level_values() {
-    let r = load_with(
-        DUMBBELL,
-        &[
-            ("duration", "30s"),
-            ("seed", "7"),
-            ("metrics.interval", "10ms"),
-        ],
-    )
-    .unwrap();
+    let r = load_with(DUMBBELL, &[("duration", "30s"), ("seed", "7"), ("metrics.interval", "10ms")]).unwrap();
     assert_eq!(r.scenario.duration.0, 30_000 * MS);
     assert_eq!(r.scenario.seed, 7);
     assert_eq!(r.scenario.metrics.interval.0, 10 * MS);
@@ -577,23 +423,12 @@ fn set_top_level_values() {
 fn set_nonexistent_key_is_refused() {
     let err = load_with(DUMBBELL, &[("link.bottleneck.qdisc.limt", "5")]).unwrap_err();
     assert_eq!(err.key, "link[1].qdisc.limt");
-    assert!(
-        err.message
-            .contains("unknown field `limt`, expected `limit`"),
-        "{err}"
-    );
-    assert!(
-        err.message
-            .contains("(from --set link.bottleneck.qdisc.limt=5)"),
-        "{err}"
-    );
+    assert!(err.message.contains("unknown field `limt`, expected `limit`"), "{err}");
+    assert!(err.message.contains("(from --set link.bottleneck.qdisc.limt=5)"), "{err}");
 
     let err = load_with(DUMBBELL, &[("flow.0.colour", "red")]).unwrap_err();
     assert_eq!(err.key, "flow[0].colour");
-    assert!(
-        err.message.contains("from --set flow.0.colour=red"),
-        "{err}"
-    );
+    assert!(err.message.contains("from --set flow.0.colour=red"), "{err}");
 }
 
 #[test]
@@ -608,27 +443,17 @@ fn set_with_bad_path_is_refused() {
         "flow.5.cc",
         "index 5 is out of range: `flow` has 2 entries",
     );
-    assert_error(
-        load_with(DUMBBELL, &[("name.x", "1")]),
-        "name.x",
-        "`name` is a string, not a table",
-    );
+    assert_error(load_with(DUMBBELL, &[("name.x", "1")]), "name.x", "`name` is a string, not a table");
 }
 
 #[test]
 fn set_value_is_checked_like_the_file() {
     let err = load_with(DUMBBELL, &[("flow.0.cc", "vegas")]).unwrap_err();
     assert_eq!(err.key, "flow[0].cc");
-    assert!(
-        err.message.contains("unknown congestion control \"vegas\""),
-        "{err}"
-    );
+    assert!(err.message.contains("unknown congestion control \"vegas\""), "{err}");
     let err = load_with(DUMBBELL, &[("link.bottleneck.rate", "10")]).unwrap_err();
     assert_eq!(err.key, "link[1].rate");
-    assert!(
-        err.message.contains("has no unit") && err.message.contains("from --set"),
-        "{err}"
-    );
+    assert!(err.message.contains("has no unit") && err.message.contains("from --set"), "{err}");
 }
 
 // ---- built-in scenarios ----
@@ -642,38 +467,17 @@ fn builtin_scenarios_load() {
         if path.extension().is_some_and(|e| e == "toml") {
             let r = load_file(&path, &[]).unwrap_or_else(|e| panic!("{e}"));
             names.push(r.scenario.name.clone());
-            assert_eq!(
-                r.directions
-                    .iter()
-                    .filter(|d| d.link == "bottleneck")
-                    .count(),
-                2,
-                "{}",
-                path.display()
-            );
+            assert_eq!(r.directions.iter().filter(|d| d.link == "bottleneck").count(), 2, "{}", path.display());
         }
     }
     names.sort();
-    assert_eq!(
-        names,
-        [
-            "dumbbell-2cubic",
-            "dumbbell-cubic",
-            "dumbbell-cubic-vs-reno",
-            "gigabit-50flows"
-        ]
-    );
+    assert_eq!(names, ["dumbbell-2cubic", "dumbbell-cubic", "dumbbell-cubic-vs-reno", "gigabit-50flows"]);
 
     let gigabit = load_file(&dir.join("gigabit-50flows.toml"), &[]).unwrap();
     assert_eq!(gigabit.flows.len(), 50);
     assert_eq!(gigabit.flows[49].name, "cubic.50");
     // Base RTT: twice the sum of one-way delays along the path.
-    let one_way: u64 = gigabit
-        .directions
-        .iter()
-        .step_by(2)
-        .map(|d| d.delay.0)
-        .sum();
+    let one_way: u64 = gigabit.directions.iter().step_by(2).map(|d| d.delay.0).sum();
     assert_eq!(2 * one_way, 20 * MS);
 }
 
@@ -681,8 +485,5 @@ fn builtin_scenarios_load() {
 fn missing_file_is_reported() {
     let err = load_file(Path::new("/nonexistent/x.toml"), &[]).unwrap_err();
     assert_eq!(err.file, "/nonexistent/x.toml");
-    assert!(
-        err.message.contains("cannot read the scenario file"),
-        "{err}"
-    );
+    assert!(err.message.contains("cannot read the scenario file"), "{err}");
 }

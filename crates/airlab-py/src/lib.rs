@@ -1,1 +1,81 @@
+//! `airlab._core`: the engine as a Python extension module. The Python package wraps these
+//! functions; everything here converts between Python values and the engine's types.
 
+use airlab_core::metrics::series::Table;
+use airlab_core::scenario::{self, ScenarioError as CoreError};
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+create_exception!(_core, ScenarioError, PyValueError, "A scenario file or override is invalid.");
+
+fn scenario_error(e: CoreError) -> PyErr {
+    ScenarioError::new_err(e.to_string())
+}
+
+/// A long-format table as a dict of columns; the entity column is called `entity_name`.
+fn table<'py>(py: Python<'py>, t: &Table, time_name: &str, entity_name: &str) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item(time_name, &t.time_s)?;
+    d.set_item(entity_name, &t.entity)?;
+    for (name, col) in &t.columns {
+        d.set_item(name, col)?;
+    }
+    Ok(d)
+}
+
+/// Load, check and run a scenario. Returns the summary and resolved scenario as JSON text
+/// and the time series as dicts of columns.
+#[pyfunction]
+#[pyo3(signature = (text, file, overrides, seed=None))]
+fn run<'py>(
+    py: Python<'py>,
+    text: &str,
+    file: &str,
+    overrides: Vec<(String, String)>,
+    seed: Option<u64>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let resolved = scenario::load_str(text, file, &overrides).map_err(scenario_error)?;
+    let out = py.detach(|| airlab_core::run(&resolved, seed));
+    let d = PyDict::new(py);
+    d.set_item("summary", out.summary.to_string())?;
+    d.set_item("scenario", serde_json::to_string(&resolved).map_err(|e| PyValueError::new_err(e.to_string()))?)?;
+    d.set_item("flows", table(py, &out.flows, "time_s", "flow")?)?;
+    d.set_item("queues", table(py, &out.queues, "time_s", "queue")?)?;
+    d.set_item("links", table(py, &out.links, "time_s", "link")?)?;
+    d.set_item("fcts", table(py, &out.fcts, "start_s", "flow")?)?;
+    Ok(d)
+}
+
+/// Check a scenario without running it; returns the resolved scenario as JSON text.
+#[pyfunction]
+fn validate(text: &str, file: &str, overrides: Vec<(String, String)>) -> PyResult<String> {
+    let resolved = scenario::load_str(text, file, &overrides).map_err(scenario_error)?;
+    serde_json::to_string(&resolved).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Registered congestion controls, queue disciplines and apps.
+#[pyfunction]
+fn components(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("cc", airlab_core::tcp::cc::NAMES)?;
+    d.set_item("qdisc", airlab_core::qdisc::NAMES)?;
+    d.set_item("app", ["bulk", "transfer", "periodic", "udp", "ping"])?;
+    Ok(d)
+}
+
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(components, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    Ok(())
+}

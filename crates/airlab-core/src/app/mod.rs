@@ -69,9 +69,7 @@ impl App {
     /// When the app first wants to run: its start, plus a random offset for `periodic`.
     pub fn first_wake(&mut self) -> Time {
         match self.kind {
-            AppKind::Periodic { random_start, .. } if random_start > 0 => {
-                self.start + self.rng.below(random_start)
-            }
+            AppKind::Periodic { random_start, .. } if random_start > 0 => self.start + self.rng.below(random_start),
             _ => self.start,
         }
     }

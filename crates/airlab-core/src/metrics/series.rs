@@ -46,13 +46,7 @@ impl Table {
     /// Values of `column` for rows of `entity`.
     pub fn values_of(&self, entity: &str, column: &str) -> Vec<f64> {
         match self.columns.get(column) {
-            Some(col) => self
-                .entity
-                .iter()
-                .zip(col)
-                .filter(|(e, _)| e.as_str() == entity)
-                .map(|(_, v)| *v)
-                .collect(),
+            Some(col) => self.entity.iter().zip(col).filter(|(e, _)| e.as_str() == entity).map(|(_, v)| *v).collect(),
             None => Vec::new(),
         }
     }

@@ -23,9 +23,7 @@ enum Buffered {
 type Check = fn(Value) -> Result<(), String>;
 
 fn check<T: DeserializeOwned>(value: Value) -> Result<(), String> {
-    T::deserialize(value)
-        .map(drop)
-        .map_err(|e| e.message().to_string())
+    T::deserialize(value).map(drop).map_err(|e| e.message().to_string())
 }
 
 /// Narrows an error reported at `key` down to the field that caused it, when `key` is a
@@ -44,10 +42,7 @@ pub(crate) fn refine(doc: &Value, key: String, message: String) -> KeyError {
         }
     }
     // No field fails alone: the table as a whole is wrong (unknown key, unknown or missing kind).
-    if let Some(field) = message
-        .strip_prefix("unknown field `")
-        .and_then(|m| m.split('`').next())
-    {
+    if let Some(field) = message.strip_prefix("unknown field `").and_then(|m| m.split('`').next()) {
         return KeyError::new(join_key(&key, field), message);
     }
     if message.starts_with("unknown variant") {
@@ -88,11 +83,8 @@ fn field_check(table: Buffered, tag: Option<&str>, field: &str) -> Option<Check>
 }
 
 fn lookup<'a>(doc: &'a Value, key: &str) -> Option<&'a Value> {
-    parse_path(key)
-        .ok()?
-        .iter()
-        .try_fold(doc, |node, step| match step {
-            Step::Key(name) => node.get(name.as_str()),
-            Step::Index(index) => node.get(*index),
-        })
+    parse_path(key).ok()?.iter().try_fold(doc, |node, step| match step {
+        Step::Key(name) => node.get(name.as_str()),
+        Step::Index(index) => node.get(*index),
+    })
 }

@@ -4,6 +4,7 @@
 //! Every error names the file, the key path (`flow[1].cc`, `link[0].qdisc.limit`) and what was
 //! expected, because a scenario typo is the most common reason a run fails.
 
+pub mod build;
 mod locate;
 pub mod model;
 mod overrides;
@@ -48,25 +49,14 @@ pub(crate) struct KeyError {
 
 impl KeyError {
     pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
-        KeyError {
-            key: key.into(),
-            message: message.into(),
-        }
+        KeyError { key: key.into(), message: message.into() }
     }
 }
 
 /// Loads a scenario from `text`; `file` names it in error messages. `overrides` are
 /// `(key.path, value)` pairs from `--set key.path=value`, applied before anything is checked.
-pub fn load_str(
-    text: &str,
-    file: &str,
-    overrides: &[(String, String)],
-) -> Result<Resolved, ScenarioError> {
-    let at_file = |e: KeyError| ScenarioError {
-        file: file.to_string(),
-        key: e.key,
-        message: e.message,
-    };
+pub fn load_str(text: &str, file: &str, overrides: &[(String, String)]) -> Result<Resolved, ScenarioError> {
+    let at_file = |e: KeyError| ScenarioError { file: file.to_string(), key: e.key, message: e.message };
     let mut doc = parse_toml(text).map_err(at_file)?;
     let applied = overrides::apply(&mut doc, overrides).map_err(at_file)?;
     let scenario = deserialize(doc, &applied).map_err(at_file)?;
@@ -95,10 +85,7 @@ fn parse_toml(text: &str) -> Result<toml::Value, KeyError> {
                 }
                 None => String::new(),
             };
-            Err(KeyError::new(
-                "",
-                format!("TOML syntax error{position}: {}", e.message().trim()),
-            ))
+            Err(KeyError::new("", format!("TOML syntax error{position}: {}", e.message().trim())))
         }
     }
 }
@@ -120,20 +107,12 @@ fn deserialize(doc: toml::Value, applied: &[overrides::Applied]) -> Result<Scena
     let message = error.inner().message().to_string();
     let mut found = locate::refine(&doc, path, message);
     // serde reports a missing field at its parent; name the missing key itself.
-    if let Some(field) = found
-        .message
-        .strip_prefix("missing field `")
-        .and_then(|m| m.strip_suffix('`'))
-    {
+    if let Some(field) = found.message.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`')) {
         found = KeyError::new(join_key(&found.key, field), "missing required key");
     }
     // serde calls the `kind` tag of `qdisc` and `app` tables a "variant"; use the schema's word.
     if let Some(rest) = found.message.strip_prefix("unknown variant") {
-        if let Some(table) = found
-            .key
-            .strip_suffix(".kind")
-            .and_then(|t| t.rsplit('.').next())
-        {
+        if let Some(table) = found.key.strip_suffix(".kind").and_then(|t| t.rsplit('.').next()) {
             found.message = format!("unknown {table} kind{rest}");
         }
     }

@@ -244,9 +244,6 @@ pub struct Metrics {
 
 impl Default for Metrics {
     fn default() -> Self {
-        Metrics {
-            interval: Duration(100 * crate::sim::MS),
-            warmup: Duration(0),
-        }
+        Metrics { interval: Duration(100 * crate::sim::MS), warmup: Duration(0) }
     }
 }

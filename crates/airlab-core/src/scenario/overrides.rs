@@ -19,10 +19,7 @@ impl Applied {
     /// True if an error at `key` is at, inside or above the value this override set.
     pub fn touches(&self, key: &str) -> bool {
         let within = |outer: &str, inner: &str| {
-            inner == outer
-                || inner
-                    .strip_prefix(outer)
-                    .is_some_and(|rest| rest.starts_with(['.', '[']))
+            inner == outer || inner.strip_prefix(outer).is_some_and(|rest| rest.starts_with(['.', '[']))
         };
         !key.is_empty() && (within(key, &self.path) || within(&self.path, key))
     }
@@ -33,14 +30,8 @@ pub(crate) enum Step {
     Index(usize),
 }
 
-pub(crate) fn apply(
-    doc: &mut Value,
-    overrides: &[(String, String)],
-) -> Result<Vec<Applied>, KeyError> {
-    overrides
-        .iter()
-        .map(|(key, value)| apply_one(doc, key, value))
-        .collect()
+pub(crate) fn apply(doc: &mut Value, overrides: &[(String, String)]) -> Result<Vec<Applied>, KeyError> {
+    overrides.iter().map(|(key, value)| apply_one(doc, key, value)).collect()
 }
 
 fn apply_one(doc: &mut Value, key: &str, text: &str) -> Result<Applied, KeyError> {
@@ -59,9 +50,7 @@ fn apply_one(doc: &mut Value, key: &str, text: &str) -> Result<Applied, KeyError
                 }
                 // Missing intermediate tables are created, so `metrics.interval` works even
                 // when the file has no [metrics] section.
-                table
-                    .entry(name.clone())
-                    .or_insert_with(|| Value::Table(Default::default()))
+                table.entry(name.clone()).or_insert_with(|| Value::Table(Default::default()))
             }
             (Value::Array(items), step) => {
                 let index = element_index(&path, items, step).map_err(fail)?;
@@ -73,23 +62,14 @@ fn apply_one(doc: &mut Value, key: &str, text: &str) -> Result<Applied, KeyError
                 &mut items[index]
             }
             (Value::Table(_), Step::Index(index)) => {
-                return Err(fail(format!(
-                    "`{path}` is a table, not a list; cannot index it with {index}"
-                )))
+                return Err(fail(format!("`{path}` is a table, not a list; cannot index it with {index}")))
             }
             (other, _) => {
-                return Err(fail(format!(
-                    "`{path}` is a {}, not a table; cannot set keys inside it",
-                    other.type_str()
-                )))
+                return Err(fail(format!("`{path}` is a {}, not a table; cannot set keys inside it", other.type_str())))
             }
         };
     }
-    Ok(Applied {
-        key: key.to_string(),
-        value: text.to_string(),
-        path,
-    })
+    Ok(Applied { key: key.to_string(), value: text.to_string(), path })
 }
 
 /// Splits `flow[0].cc` / `flow.0.cc` / `link.bottleneck.rate` into steps.
@@ -107,12 +87,8 @@ pub(crate) fn parse_path(key: &str) -> Result<Vec<Step>, String> {
             });
         }
         while let Some(open) = rest.strip_prefix('[') {
-            let (index, after) = open
-                .split_once(']')
-                .ok_or(format!("unclosed `[` in `{key}`"))?;
-            let index = index
-                .parse()
-                .map_err(|_| format!("`[{index}]` in `{key}` is not a list index"))?;
+            let (index, after) = open.split_once(']').ok_or(format!("unclosed `[` in `{key}`"))?;
+            let index = index.parse().map_err(|_| format!("`[{index}]` in `{key}` is not a list index"))?;
             steps.push(Step::Index(index));
             rest = after;
         }
@@ -127,21 +103,12 @@ pub(crate) fn parse_path(key: &str) -> Result<Vec<Step>, String> {
 fn element_index(list_key: &str, items: &[Value], step: &Step) -> Result<usize, String> {
     match step {
         Step::Index(index) if *index < items.len() => Ok(*index),
-        Step::Index(index) => Err(format!(
-            "index {index} is out of range: `{list_key}` has {} entries",
-            items.len()
-        )),
+        Step::Index(index) => Err(format!("index {index} is out of range: `{list_key}` has {} entries", items.len())),
         Step::Key(name) => {
-            let names: Vec<String> = items
-                .iter()
-                .enumerate()
-                .filter_map(|(i, item)| element_name(list_key, i, item))
-                .collect();
+            let names: Vec<String> =
+                items.iter().enumerate().filter_map(|(i, item)| element_name(list_key, i, item)).collect();
             names.iter().position(|n| n == name).ok_or_else(|| {
-                format!(
-                    "no entry of `{list_key}` is named \"{name}\", expected one of: {}",
-                    names.join(", ")
-                )
+                format!("no entry of `{list_key}` is named \"{name}\", expected one of: {}", names.join(", "))
             })
         }
     }

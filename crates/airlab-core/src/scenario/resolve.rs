@@ -26,9 +26,7 @@ pub struct Resolved {
 impl Resolved {
     /// Index in `directions` of the direction from `from` to its neighbour `to`.
     pub fn direction(&self, from: &str, to: &str) -> Option<usize> {
-        self.directions
-            .iter()
-            .position(|d| d.from == from && d.to == to)
+        self.directions.iter().position(|d| d.from == from && d.to == to)
     }
 }
 
@@ -56,10 +54,7 @@ const MSS_RANGE: std::ops::RangeInclusive<u32> = 536..=65_495;
 pub(crate) fn resolve(scenario: Scenario) -> Result<Resolved, KeyError> {
     let s = &scenario;
     if s.duration.0 == 0 {
-        return Err(KeyError::new(
-            "duration",
-            "must be greater than 0, such as \"60s\"",
-        ));
+        return Err(KeyError::new("duration", "must be greater than 0, such as \"60s\""));
     }
     let nodes = Nodes::check(s)?;
     let directions = resolve_links(s, &nodes)?;
@@ -68,12 +63,7 @@ pub(crate) fn resolve(scenario: Scenario) -> Result<Resolved, KeyError> {
     check_metrics(s)?;
     let next_hop = routing::next_hops(s);
     routing::check_paths(s, &next_hop)?;
-    Ok(Resolved {
-        directions,
-        next_hop,
-        flows,
-        scenario,
-    })
+    Ok(Resolved { directions, next_hop, flows, scenario })
 }
 
 /// The declared hosts and routers.
@@ -85,33 +75,18 @@ struct Nodes<'a> {
 impl<'a> Nodes<'a> {
     fn check(s: &'a Scenario) -> Result<Self, KeyError> {
         let mut seen: BTreeMap<&str, String> = BTreeMap::new();
-        let declared = s
-            .hosts
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (format!("hosts[{i}]"), n));
-        let declared = declared.chain(
-            s.routers
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (format!("routers[{i}]"), n)),
-        );
+        let declared = s.hosts.iter().enumerate().map(|(i, n)| (format!("hosts[{i}]"), n));
+        let declared = declared.chain(s.routers.iter().enumerate().map(|(i, n)| (format!("routers[{i}]"), n)));
         for (key, name) in declared {
             if name.trim().is_empty() {
                 return Err(KeyError::new(key, "node names must not be empty"));
             }
             if let Some(first) = seen.get(name.as_str()) {
-                return Err(KeyError::new(
-                    key,
-                    format!("duplicate node name \"{name}\" (also {first})"),
-                ));
+                return Err(KeyError::new(key, format!("duplicate node name \"{name}\" (also {first})")));
             }
             seen.insert(name, key);
         }
-        Ok(Nodes {
-            hosts: &s.hosts,
-            routers: &s.routers,
-        })
+        Ok(Nodes { hosts: &s.hosts, routers: &s.routers })
     }
 
     fn all(&self) -> impl Iterator<Item = &'a String> {
@@ -127,15 +102,8 @@ impl<'a> Nodes<'a> {
         if self.all().any(|n| n == name) {
             return Ok(());
         }
-        let expected = self
-            .all()
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-            .join(", ");
-        Err(KeyError::new(
-            key,
-            format!("unknown node \"{name}\", expected one of: {expected}"),
-        ))
+        let expected = self.all().map(String::as_str).collect::<Vec<_>>().join(", ");
+        Err(KeyError::new(key, format!("unknown node \"{name}\", expected one of: {expected}")))
     }
 
     /// Checks that `name` is a declared host (flows and routes lead to hosts).
@@ -144,13 +112,7 @@ impl<'a> Nodes<'a> {
         if self.is_host(name) {
             return Ok(());
         }
-        Err(KeyError::new(
-            key,
-            format!(
-                "\"{name}\" is a router, expected a host: {}",
-                self.hosts.join(", ")
-            ),
-        ))
+        Err(KeyError::new(key, format!("\"{name}\" is a router, expected a host: {}", self.hosts.join(", "))))
     }
 }
 
@@ -165,16 +127,9 @@ fn resolve_links(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedDirection>, 
             nodes.known(format!("{key}.between[{j}]"), end)?;
         }
         if a == b {
-            return Err(KeyError::new(
-                format!("{key}.between"),
-                format!("a link cannot connect \"{a}\" to itself"),
-            ));
+            return Err(KeyError::new(format!("{key}.between"), format!("a link cannot connect \"{a}\" to itself")));
         }
-        let pair = if a < b {
-            [a.as_str(), b.as_str()]
-        } else {
-            [b.as_str(), a.as_str()]
-        };
+        let pair = if a < b { [a.as_str(), b.as_str()] } else { [b.as_str(), a.as_str()] };
         if let Some(first) = pairs.insert(pair, i) {
             return Err(KeyError::new(
                 format!("{key}.between"),
@@ -183,10 +138,7 @@ fn resolve_links(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedDirection>, 
         }
         let name = link.name.clone().unwrap_or_else(|| format!("{a}-{b}"));
         if name.trim().is_empty() {
-            return Err(KeyError::new(
-                format!("{key}.name"),
-                "link names must not be empty",
-            ));
+            return Err(KeyError::new(format!("{key}.name"), "link names must not be empty"));
         }
         if let Some(first) = names.insert(name.clone(), i) {
             return Err(KeyError::new(
@@ -226,17 +178,8 @@ fn resolve_direction(
     side: &str,
     [from, to]: [&String; 2],
 ) -> Result<ResolvedDirection, KeyError> {
-    let own = if side == "forward" {
-        &link.forward
-    } else {
-        &link.reverse
-    };
-    let layers = Layers {
-        key,
-        side,
-        own: own.as_ref(),
-        shared: &link.both,
-    };
+    let own = if side == "forward" { &link.forward } else { &link.reverse };
+    let layers = Layers { key, side, own: own.as_ref(), shared: &link.both };
     let required = |field: &str| {
         KeyError::new(
             format!("{key}.{field}"),
@@ -247,30 +190,16 @@ fn resolve_direction(
         )
     };
 
-    let (rate, rate_key) = layers
-        .get("rate", |d| d.rate)
-        .ok_or_else(|| required("rate"))?;
+    let (rate, rate_key) = layers.get("rate", |d| d.rate).ok_or_else(|| required("rate"))?;
     if rate.0 == 0 {
-        return Err(KeyError::new(
-            rate_key,
-            "rate must be greater than 0, such as \"10Mbit\"",
-        ));
+        return Err(KeyError::new(rate_key, "rate must be greater than 0, such as \"10Mbit\""));
     }
-    let (delay, _) = layers
-        .get("delay", |d| d.delay)
-        .ok_or_else(|| required("delay"))?;
-    let (loss, loss_key) = layers
-        .get("loss", |d| d.loss)
-        .unwrap_or((0.0, String::new()));
+    let (delay, _) = layers.get("delay", |d| d.delay).ok_or_else(|| required("delay"))?;
+    let (loss, loss_key) = layers.get("loss", |d| d.loss).unwrap_or((0.0, String::new()));
     if !(0.0..1.0).contains(&loss) {
-        return Err(KeyError::new(
-            loss_key,
-            format!("loss must be a probability in [0, 1), such as 0.01; got {loss}"),
-        ));
+        return Err(KeyError::new(loss_key, format!("loss must be a probability in [0, 1), such as 0.01; got {loss}")));
     }
-    let (device_queue, queue_key) = layers
-        .get("device_queue", |d| d.device_queue)
-        .unwrap_or((1, String::new()));
+    let (device_queue, queue_key) = layers.get("device_queue", |d| d.device_queue).unwrap_or((1, String::new()));
     if device_queue > MAX_DEVICE_QUEUE {
         return Err(KeyError::new(
             queue_key,
@@ -280,21 +209,15 @@ fn resolve_direction(
             ),
         ));
     }
-    let (qdisc, qdisc_key) = layers.get("qdisc", |d| d.qdisc.clone()).unwrap_or((
-        QdiscSpec::Pfifo {
-            limit: default_pfifo_limit(),
-        },
-        String::new(),
-    ));
+    let (qdisc, qdisc_key) = layers
+        .get("qdisc", |d| d.qdisc.clone())
+        .unwrap_or((QdiscSpec::Pfifo { limit: default_pfifo_limit() }, String::new()));
     let limit_is_zero = match &qdisc {
         QdiscSpec::Pfifo { limit } => *limit == 0,
         QdiscSpec::Bfifo { limit } => limit.0 == 0,
     };
     if limit_is_zero {
-        return Err(KeyError::new(
-            format!("{qdisc_key}.limit"),
-            "the queue limit must be greater than 0",
-        ));
+        return Err(KeyError::new(format!("{qdisc_key}.limit"), "the queue limit must be greater than 0"));
     }
     Ok(ResolvedDirection {
         link: name.to_string(),
@@ -318,10 +241,7 @@ fn check_routes(s: &Scenario, nodes: &Nodes) -> Result<(), KeyError> {
         nodes.host(format!("{key}.to"), &route.to)?;
         nodes.known(format!("{key}.via"), &route.via)?;
         if route.at == route.to {
-            return Err(KeyError::new(
-                format!("{key}.to"),
-                format!("\"{}\" needs no route to itself", route.at),
-            ));
+            return Err(KeyError::new(format!("{key}.to"), format!("\"{}\" needs no route to itself", route.at)));
         }
         let neighbours = adjacent.get(route.at.as_str()).cloned().unwrap_or_default();
         if !neighbours.contains(&route.via.as_str()) {
@@ -347,10 +267,7 @@ fn check_routes(s: &Scenario, nodes: &Nodes) -> Result<(), KeyError> {
         if let Some(first) = seen.insert((&route.at, &route.to), j) {
             return Err(KeyError::new(
                 key,
-                format!(
-                    "duplicate route at \"{}\" to \"{}\" (also route[{first}])",
-                    route.at, route.to
-                ),
+                format!("duplicate route at \"{}\" to \"{}\" (also route[{first}])", route.at, route.to),
             ));
         }
     }
@@ -367,10 +284,7 @@ fn resolve_flows(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedFlow>, KeyEr
         if flow.from == flow.to {
             return Err(KeyError::new(
                 format!("{key}.to"),
-                format!(
-                    "a flow must go to another host, but from = to = \"{}\"",
-                    flow.from
-                ),
+                format!("a flow must go to another host, but from = to = \"{}\"", flow.from),
             ));
         }
         check_cc(&key, flow)?;
@@ -381,37 +295,21 @@ fn resolve_flows(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedFlow>, KeyEr
         if stop > s.duration {
             return Err(KeyError::new(
                 format!("{key}.stop"),
-                format!(
-                    "stop = {stop} is after the end of the scenario (duration = {})",
-                    s.duration
-                ),
+                format!("stop = {stop} is after the end of the scenario (duration = {})", s.duration),
             ));
         }
         if start >= stop {
-            return Err(KeyError::new(
-                format!("{key}.start"),
-                format!("start = {start} must be before stop = {stop}"),
-            ));
+            return Err(KeyError::new(format!("{key}.start"), format!("start = {start} must be before stop = {stop}")));
         }
         if flow.count == 0 {
-            return Err(KeyError::new(
-                format!("{key}.count"),
-                "count must be at least 1",
-            ));
+            return Err(KeyError::new(format!("{key}.count"), "count must be at least 1"));
         }
         let base = flow.name.clone().unwrap_or_else(|| format!("flow{i}"));
         if base.trim().is_empty() {
-            return Err(KeyError::new(
-                format!("{key}.name"),
-                "flow names must not be empty",
-            ));
+            return Err(KeyError::new(format!("{key}.name"), "flow names must not be empty"));
         }
         for k in 1..=flow.count {
-            let name = if flow.count == 1 {
-                base.clone()
-            } else {
-                format!("{base}.{k}")
-            };
+            let name = if flow.count == 1 { base.clone() } else { format!("{base}.{k}") };
             if let Some(first) = names.insert(name.clone(), i) {
                 return Err(KeyError::new(
                     format!("{key}.name"),
@@ -459,14 +357,16 @@ fn check_cc(key: &str, flow: &Flow) -> Result<(), KeyError> {
         )),
         (Some(_), false) => Err(KeyError::new(
             format!("{key}.cc"),
-            format!(
-                "a {kind} flow does not use TCP, so it takes no congestion control; remove `cc`"
-            ),
+            format!("a {kind} flow does not use TCP, so it takes no congestion control; remove `cc`"),
         )),
         (None, false) if !flow.cc_params.is_empty() => Err(KeyError::new(
             format!("{key}.cc_params"),
             format!("a {kind} flow does not use TCP, so it takes no congestion control parameters"),
         )),
+        // The algorithm itself knows its parameters: build it once to check them.
+        (Some(cc), true) => crate::tcp::cc::create(cc, &flow.cc_params)
+            .map(|_| ())
+            .map_err(|e| KeyError::new(format!("{key}.cc_params"), e)),
         _ => Ok(()),
     }
 }
@@ -474,10 +374,7 @@ fn check_cc(key: &str, flow: &Flow) -> Result<(), KeyError> {
 fn check_app(key: &str, app: &App) -> Result<(), KeyError> {
     let positive = |field: &str, zero: bool, example: &str| {
         if zero {
-            Err(KeyError::new(
-                format!("{key}.app.{field}"),
-                format!("must be greater than 0, such as \"{example}\""),
-            ))
+            Err(KeyError::new(format!("{key}.app.{field}"), format!("must be greater than 0, such as \"{example}\"")))
         } else {
             Ok(())
         }
@@ -485,11 +382,7 @@ fn check_app(key: &str, app: &App) -> Result<(), KeyError> {
     match app {
         App::Bulk => Ok(()),
         App::Transfer { size } => positive("size", size.0 == 0, "1MB"),
-        App::Periodic {
-            size,
-            period,
-            random_start,
-        } => {
+        App::Periodic { size, period, random_start } => {
             positive("size", size.0 == 0, "100KB")?;
             positive("period", period.0 == 0, "1s")?;
             positive("random_start", random_start.is_some_and(|r| r.0 == 0), "1s")
@@ -511,9 +404,7 @@ fn fits_udp(key: &str, field: &str, size: u64) -> Result<(), KeyError> {
     if size > MAX_UDP_PAYLOAD {
         return Err(KeyError::new(
             format!("{key}.app.{field}"),
-            format!(
-                "{size} bytes do not fit in one IPv4 packet, expected at most {MAX_UDP_PAYLOAD}B"
-            ),
+            format!("{size} bytes do not fit in one IPv4 packet, expected at most {MAX_UDP_PAYLOAD}B"),
         ));
     }
     Ok(())
@@ -523,34 +414,20 @@ fn check_tcp(key: &str, tcp: &TcpOptions) -> Result<(), KeyError> {
     if !MSS_RANGE.contains(&tcp.mss) {
         return Err(KeyError::new(
             format!("{key}.tcp.mss"),
-            format!(
-                "mss = {} is out of range, expected {} to {} bytes",
-                tcp.mss,
-                MSS_RANGE.start(),
-                MSS_RANGE.end()
-            ),
+            format!("mss = {} is out of range, expected {} to {} bytes", tcp.mss, MSS_RANGE.start(), MSS_RANGE.end()),
         ));
     }
     if tcp.initial_cwnd == 0 {
-        return Err(KeyError::new(
-            format!("{key}.tcp.initial_cwnd"),
-            "initial_cwnd must be at least 1 segment",
-        ));
+        return Err(KeyError::new(format!("{key}.tcp.initial_cwnd"), "initial_cwnd must be at least 1 segment"));
     }
     if tcp.rwnd.0 < u64::from(tcp.mss) {
         return Err(KeyError::new(
             format!("{key}.tcp.rwnd"),
-            format!(
-                "rwnd = {} is smaller than one segment (mss = {})",
-                tcp.rwnd, tcp.mss
-            ),
+            format!("rwnd = {} is smaller than one segment (mss = {})", tcp.rwnd, tcp.mss),
         ));
     }
     if tcp.rto_min.0 == 0 {
-        return Err(KeyError::new(
-            format!("{key}.tcp.rto_min"),
-            "rto_min must be greater than 0, such as \"200ms\"",
-        ));
+        return Err(KeyError::new(format!("{key}.tcp.rto_min"), "rto_min must be greater than 0, such as \"200ms\""));
     }
     Ok(())
 }
@@ -560,19 +437,13 @@ fn check_metrics(s: &Scenario) -> Result<(), KeyError> {
     if m.interval.0 == 0 || m.interval >= s.duration {
         return Err(KeyError::new(
             "metrics.interval",
-            format!(
-                "interval = {} must be greater than 0 and shorter than the duration ({})",
-                m.interval, s.duration
-            ),
+            format!("interval = {} must be greater than 0 and shorter than the duration ({})", m.interval, s.duration),
         ));
     }
     if m.warmup >= s.duration {
         return Err(KeyError::new(
             "metrics.warmup",
-            format!(
-                "warmup = {} must be shorter than the duration ({})",
-                m.warmup, s.duration
-            ),
+            format!("warmup = {} must be shorter than the duration ({})", m.warmup, s.duration),
         ));
     }
     Ok(())

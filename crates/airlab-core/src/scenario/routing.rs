@@ -41,9 +41,7 @@ pub(crate) fn next_hops(s: &Scenario) -> NextHop {
             }
         }
         for (&node, &n) in hops.iter().filter(|(&node, _)| node != dest) {
-            let via = adjacent[node]
-                .iter()
-                .find(|&&m| hops.get(m) == Some(&(n - 1)) && forwards(m, dest));
+            let via = adjacent[node].iter().find(|&&m| hops.get(m) == Some(&(n - 1)) && forwards(m, dest));
             if let Some(via) = via {
                 next_hop.insert((node.to_string(), dest.clone()), via.to_string());
             }
@@ -58,19 +56,12 @@ pub(crate) fn next_hops(s: &Scenario) -> NextHop {
 /// Walks every flow's path in both directions, reporting a missing route or a routing loop.
 pub(crate) fn check_paths(s: &Scenario, next_hop: &NextHop) -> Result<(), KeyError> {
     for (i, flow) in s.flows.iter().enumerate() {
-        for (src, dst, why) in [
-            (&flow.from, &flow.to, ""),
-            (&flow.to, &flow.from, " (for ACKs and replies)"),
-        ] {
+        for (src, dst, why) in [(&flow.from, &flow.to, ""), (&flow.to, &flow.from, " (for ACKs and replies)")] {
             let mut path = vec![src.as_str()];
             let mut node = src.as_str();
             while node != dst {
                 let Some(via) = next_hop.get(&(node.to_string(), dst.clone())) else {
-                    let stuck = if node == src {
-                        String::new()
-                    } else {
-                        format!(": \"{node}\" has no route to it")
-                    };
+                    let stuck = if node == src { String::new() } else { format!(": \"{node}\" has no route to it") };
                     return Err(KeyError::new(
                         format!("flow[{i}]"),
                         format!("no path from \"{src}\" to \"{dst}\"{why}{stuck}"),
@@ -95,28 +86,15 @@ fn routing_loop(s: &Scenario, flow: usize, dst: &str, cycle: &[&str], back: &str
         .position(|r| r.to == dst && cycle.contains(&r.at.as_str()))
         .map_or(format!("flow[{flow}]"), |j| format!("route[{j}]"));
     let shown: Vec<&str> = cycle.iter().copied().chain([back]).collect();
-    KeyError::new(
-        key,
-        format!(
-            "routing loop for traffic to \"{dst}\": {}",
-            shown.join(" -> ")
-        ),
-    )
+    KeyError::new(key, format!("routing loop for traffic to \"{dst}\": {}", shown.join(" -> ")))
 }
 
 /// Writes the next-hop table as a list of `{at, to, via}` records (JSON keys must be strings).
-pub(crate) fn serialize_next_hop<S: serde::Serializer>(
-    table: &NextHop,
-    ser: S,
-) -> Result<S::Ok, S::Error> {
+pub(crate) fn serialize_next_hop<S: serde::Serializer>(table: &NextHop, ser: S) -> Result<S::Ok, S::Error> {
     use serde::ser::SerializeSeq;
     let mut seq = ser.serialize_seq(Some(table.len()))?;
     for ((at, to), via) in table {
-        seq.serialize_element(&super::model::Route {
-            at: at.clone(),
-            to: to.clone(),
-            via: via.clone(),
-        })?;
+        seq.serialize_element(&super::model::Route { at: at.clone(), to: to.clone(), via: via.clone() })?;
     }
     seq.end()
 }

@@ -44,16 +44,7 @@ const G: u64 = 1_000_000_000;
 const RATE: Kind = Kind {
     what: "rate",
     example: "10Mbit",
-    units: &[
-        ("bit", 1),
-        ("kbit", K),
-        ("Mbit", M),
-        ("Gbit", G),
-        ("bps", 1),
-        ("kbps", K),
-        ("Mbps", M),
-        ("Gbps", G),
-    ],
+    units: &[("bit", 1), ("kbit", K), ("Mbit", M), ("Gbit", G), ("bps", 1), ("kbps", K), ("Mbps", M), ("Gbps", G)],
     canonical: &[("Gbit", G), ("Mbit", M), ("kbit", K), ("bit", 1)],
 };
 
@@ -64,34 +55,13 @@ const GI: u64 = 1 << 30;
 const BYTES: Kind = Kind {
     what: "size",
     example: "1500B",
-    units: &[
-        ("B", 1),
-        ("KB", K),
-        ("kB", K),
-        ("MB", M),
-        ("GB", G),
-        ("KiB", KI),
-        ("MiB", MI),
-        ("GiB", GI),
-    ],
-    canonical: &[
-        ("GiB", GI),
-        ("GB", G),
-        ("MiB", MI),
-        ("MB", M),
-        ("KiB", KI),
-        ("KB", K),
-        ("B", 1),
-    ],
+    units: &[("B", 1), ("KB", K), ("kB", K), ("MB", M), ("GB", G), ("KiB", KI), ("MiB", MI), ("GiB", GI)],
+    canonical: &[("GiB", GI), ("GB", G), ("MiB", MI), ("MB", M), ("KiB", KI), ("KB", K), ("B", 1)],
 };
 
 impl Kind {
     fn unit_list(&self) -> String {
-        self.units
-            .iter()
-            .map(|(u, _)| *u)
-            .collect::<Vec<_>>()
-            .join(", ")
+        self.units.iter().map(|(u, _)| *u).collect::<Vec<_>>().join(", ")
     }
 
     /// Parses "<decimal><unit>" exactly: decimals are allowed as long as the result is a whole
@@ -99,20 +69,12 @@ impl Kind {
     fn parse(&self, text: &str) -> Result<u64, String> {
         let s = text.trim();
         if s.starts_with('-') {
-            return Err(format!(
-                "expected a non-negative {} such as \"{}\", got \"{text}\"",
-                self.what, self.example
-            ));
+            return Err(format!("expected a non-negative {} such as \"{}\", got \"{text}\"", self.what, self.example));
         }
-        let split = s
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(s.len());
+        let split = s.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(s.len());
         let (number, unit) = (&s[..split], s[split..].trim_start());
         if number.is_empty() {
-            return Err(format!(
-                "expected a {} such as \"{}\", got \"{text}\"",
-                self.what, self.example
-            ));
+            return Err(format!("expected a {} such as \"{}\", got \"{text}\"", self.what, self.example));
         }
         if unit.is_empty() {
             return Err(self.missing_unit(number));
@@ -120,23 +82,15 @@ impl Kind {
         let scale = self.scale(unit)?;
         let (int, frac) = number.split_once('.').unwrap_or((number, ""));
         if int.is_empty() && frac.is_empty() || frac.contains('.') {
-            return Err(format!(
-                "invalid number \"{number}\" in {} \"{text}\"",
-                self.what
-            ));
+            return Err(format!("invalid number \"{number}\" in {} \"{text}\"", self.what));
         }
         let digits = format!("{int}{frac}");
         let too_large = || format!("{} \"{text}\" is too large", self.what);
         let mantissa: u128 = digits.parse().map_err(|_| too_large())?;
-        let divisor = 10u128
-            .checked_pow(frac.len() as u32)
-            .ok_or_else(too_large)?;
+        let divisor = 10u128.checked_pow(frac.len() as u32).ok_or_else(too_large)?;
         let scaled = mantissa.checked_mul(scale as u128).ok_or_else(too_large)?;
         if scaled % divisor != 0 {
-            return Err(format!(
-                "{} \"{text}\" is not a whole number of {}",
-                self.what, self.units[0].0
-            ));
+            return Err(format!("{} \"{text}\" is not a whole number of {}", self.what, self.units[0].0));
         }
         u64::try_from(scaled / divisor).map_err(|_| too_large())
     }
@@ -146,19 +100,11 @@ impl Kind {
             return Ok(*scale);
         }
         // Unit prefixes are case-sensitive (mbit would be millibit); point at the intended one.
-        let hint = match self
-            .units
-            .iter()
-            .find(|(u, _)| u.eq_ignore_ascii_case(unit))
-        {
+        let hint = match self.units.iter().find(|(u, _)| u.eq_ignore_ascii_case(unit)) {
             Some((u, _)) => format!(" (did you mean \"{u}\"?)"),
             None => String::new(),
         };
-        Err(format!(
-            "unknown {} unit \"{unit}\"{hint}, expected one of: {}",
-            self.what,
-            self.unit_list()
-        ))
+        Err(format!("unknown {} unit \"{unit}\"{hint}, expected one of: {}", self.what, self.unit_list()))
     }
 
     fn missing_unit(&self, number: &str) -> String {
@@ -204,11 +150,7 @@ impl Visitor<'_> for QuantityVisitor {
     type Value = u64;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        write!(
-            f,
-            "a {} with a unit, such as \"{}\"",
-            self.0.what, self.0.example
-        )
+        write!(f, "a {} with a unit, such as \"{}\"", self.0.what, self.0.example)
     }
 
     fn visit_str<E: de::Error>(self, s: &str) -> Result<u64, E> {
@@ -290,15 +232,9 @@ mod tests {
     #[test]
     fn malformed_quantities_are_explained() {
         let err = parse_duration("-5ms").unwrap_err();
-        assert!(
-            err.contains("expected a non-negative duration such as \"20ms\""),
-            "{err}"
-        );
+        assert!(err.contains("expected a non-negative duration such as \"20ms\""), "{err}");
         let err = parse_duration("20").unwrap_err();
-        assert!(
-            err.contains("has no unit") && err.contains("\"20ms\""),
-            "{err}"
-        );
+        assert!(err.contains("has no unit") && err.contains("\"20ms\""), "{err}");
         let err = parse_rate("10mbit").unwrap_err();
         assert!(err.contains("did you mean \"Mbit\""), "{err}");
         let err = parse_duration("0.5ns").unwrap_err();
@@ -307,9 +243,7 @@ mod tests {
         assert!(err.contains("such as \"1500B\""), "{err}");
         assert!(parse_duration("1.2.3s").is_err());
         assert!(parse_duration("s").is_err());
-        assert!(parse_rate("99999999999999999999Gbit")
-            .unwrap_err()
-            .contains("too large"));
+        assert!(parse_rate("99999999999999999999Gbit").unwrap_err().contains("too large"));
     }
 
     #[test]
@@ -347,9 +281,6 @@ mod tests {
         // Through serde as well, as the resolved scenario is written.
         let json = serde_json::to_string(&Rate(2_500_000)).unwrap();
         assert_eq!(json, "\"2500kbit\"");
-        assert_eq!(
-            serde_json::from_str::<Rate>(&json).unwrap(),
-            Rate(2_500_000)
-        );
+        assert_eq!(serde_json::from_str::<Rate>(&json).unwrap(), Rate(2_500_000));
     }
 }

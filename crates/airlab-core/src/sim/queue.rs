@@ -27,10 +27,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     // Reversed so that BinaryHeap (a max-heap) pops the earliest event first.
     fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .time
-            .cmp(&self.time)
-            .then_with(|| other.seq.cmp(&self.seq))
+        other.time.cmp(&self.time).then_with(|| other.seq.cmp(&self.seq))
     }
 }
 
@@ -49,12 +46,7 @@ impl<E> Default for EventQueue<E> {
 
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue {
-            heap: BinaryHeap::with_capacity(1024),
-            next_seq: 0,
-            now: 0,
-            processed: 0,
-        }
+        EventQueue { heap: BinaryHeap::with_capacity(1024), next_seq: 0, now: 0, processed: 0 }
     }
 
     /// Current simulated time: the time of the event being processed.
@@ -78,11 +70,7 @@ impl<E> EventQueue<E> {
     /// Schedule `event` at absolute time `at`; times in the past are clamped to now.
     pub fn schedule(&mut self, at: Time, event: E) {
         let time = at.max(self.now);
-        self.heap.push(Entry {
-            time,
-            seq: self.next_seq,
-            event,
-        });
+        self.heap.push(Entry { time, seq: self.next_seq, event });
         self.next_seq += 1;
     }
 

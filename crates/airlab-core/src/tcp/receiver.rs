@@ -7,7 +7,7 @@
 //! that fills a hole and for duplicates. Linux adapts the delayed-ACK timeout between 40 ms and
 //! 200 ms from the inter-arrival time; we keep the 40 ms minimum.
 
-use super::{Ctx, TimerKind, Timer};
+use super::{Ctx, Timer, TimerKind};
 use crate::net::packet::{flags, SYN_SIZE, TCP_HEADER};
 use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, Payload, SackBlocks, TcpSegment};
 use crate::sim::{Time, MS};

@@ -12,7 +12,7 @@ use super::cc::{AckSample, CaState, CcState, CongestionControl};
 use super::rate::RateSampler;
 use super::rto::RttEstimator;
 use super::scoreboard::{Delivered, Scoreboard, Segment};
-use super::{Ctx, TimerKind, Timer};
+use super::{Ctx, Timer, TimerKind};
 use crate::metrics::Completion;
 use crate::net::packet::{flags, SYN_SIZE, TCP_HEADER};
 use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, Payload, TcpSegment};
@@ -235,9 +235,7 @@ impl TcpSender {
         self.cc.on_ack(&mut self.st, &sample);
         if !self.cc.owns_cwnd() {
             match self.st.ca_state {
-                CaState::Recovery | CaState::Cwr => {
-                    self.prr(acked, newly_lost, self.snd_una > prior_una)
-                }
+                CaState::Recovery | CaState::Cwr => self.prr(acked, newly_lost, self.snd_una > prior_una),
                 _ if acked > 0 => self.cc.cong_avoid(&mut self.st, acked),
                 _ => {}
             }
@@ -274,9 +272,7 @@ impl TcpSender {
         }
         if self.sb.lost_out > 0 && matches!(self.st.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
             self.begin_reduction(CaState::Recovery);
-        } else if seg.has(flags::ECE)
-            && self.opts.ecn
-            && matches!(self.st.ca_state, CaState::Open | CaState::Disorder)
+        } else if seg.has(flags::ECE) && self.opts.ecn && matches!(self.st.ca_state, CaState::Open | CaState::Disorder)
         {
             // RFC 3168: react to ECE at most once per window; CWR tells the receiver we did.
             self.begin_reduction(CaState::Cwr);

@@ -104,16 +104,8 @@ impl Curve {
         let t = secs(now - epoch_start + self.delay_min);
         let offset = (t - self.k).abs();
         let delta = (p.c * offset.powi(3)) as u32;
-        let target = if t < self.k {
-            self.origin.saturating_sub(delta)
-        } else {
-            self.origin.saturating_add(delta)
-        };
-        self.cnt = if target > cwnd {
-            cwnd / (target - cwnd)
-        } else {
-            100 * cwnd
-        };
+        let target = if t < self.k { self.origin.saturating_sub(delta) } else { self.origin.saturating_add(delta) };
+        self.cnt = if target > cwnd { cwnd / (target - cwnd) } else { 100 * cwnd };
         // Without a W_max the plateau is a guess; keep probing at 5 % per RTT or more.
         if self.w_max == 0 {
             self.cnt = self.cnt.min(20);
@@ -162,13 +154,7 @@ pub struct Cubic {
 
 impl Cubic {
     /// `beta` is the multiplicative decrease (0.7), `c` the cubic constant (0.4).
-    pub fn new(
-        beta: f64,
-        c: f64,
-        fast_convergence: bool,
-        tcp_friendliness: bool,
-        hystart: HystartMode,
-    ) -> Self {
+    pub fn new(beta: f64, c: f64, fast_convergence: bool, tcp_friendliness: bool, hystart: HystartMode) -> Self {
         let beta = (beta * f64::from(BETA_SCALE)).round() as u32;
         Cubic {
             p: Params {
@@ -184,54 +170,31 @@ impl Cubic {
     }
 
     pub fn from_params(p: &CcParams) -> Result<Self, String> {
-        check_params(
-            "cubic",
-            p,
-            &[
-                "beta",
-                "c",
-                "fast_convergence",
-                "tcp_friendliness",
-                "hystart",
-            ],
-        )?;
+        check_params("cubic", p, &["beta", "c", "fast_convergence", "tcp_friendliness", "hystart"])?;
         let num = |key: &str, default: f64| match p.get(key) {
             None => Ok(default),
-            Some(v) => v
-                .as_f64()
-                .ok_or_else(|| format!("cubic parameter `{key}` must be a number, got {v}")),
+            Some(v) => v.as_f64().ok_or_else(|| format!("cubic parameter `{key}` must be a number, got {v}")),
         };
         let flag = |key: &str| match p.get(key) {
             None => Ok(true),
-            Some(v) => v
-                .as_bool()
-                .ok_or_else(|| format!("cubic parameter `{key}` must be true or false, got {v}")),
+            Some(v) => v.as_bool().ok_or_else(|| format!("cubic parameter `{key}` must be true or false, got {v}")),
         };
         let beta = num("beta", 0.7)?;
         // Below 1/1024 the fixed-point beta is 0; at 1 the Reno-friendly rate divides by zero.
         if !(0.001..1.0).contains(&beta) {
-            return Err(format!(
-                "cubic parameter `beta` must be in (0, 1), got {beta}"
-            ));
+            return Err(format!("cubic parameter `beta` must be in (0, 1), got {beta}"));
         }
         let c = num("c", 0.4)?;
         if !(c > 0.0 && c.is_finite()) {
             return Err(format!("cubic parameter `c` must be positive, got {c}"));
         }
-        let hystart =
-            match p.get("hystart") {
-                None => HystartMode::Classic,
-                Some(v) => HystartMode::parse(v.as_str().ok_or_else(|| {
-                    format!("cubic parameter `hystart` must be a string, got {v}")
-                })?)?,
-            };
-        Ok(Cubic::new(
-            beta,
-            c,
-            flag("fast_convergence")?,
-            flag("tcp_friendliness")?,
-            hystart,
-        ))
+        let hystart = match p.get("hystart") {
+            None => HystartMode::Classic,
+            Some(v) => HystartMode::parse(
+                v.as_str().ok_or_else(|| format!("cubic parameter `hystart` must be a string, got {v}"))?,
+            )?,
+        };
+        Ok(Cubic::new(beta, c, flag("fast_convergence")?, flag("tcp_friendliness")?, hystart))
     }
 
     /// Window before the last reduction, in segments.
@@ -342,14 +305,7 @@ mod tests {
     fn after_loss(cc: &mut Cubic, w: u32, rtt: Time) -> CcState {
         let mut s = CcState::new(1448, w);
         s.now = 10 * SEC;
-        cc.on_ack(
-            &mut s,
-            &AckSample {
-                acked: 1,
-                rtt: Some(rtt),
-                ..Default::default()
-            },
-        );
+        cc.on_ack(&mut s, &AckSample { acked: 1, rtt: Some(rtt), ..Default::default() });
         reduce(cc, &mut s);
         s
     }
@@ -370,14 +326,7 @@ mod tests {
             for i in 1..=n {
                 s.now = round_start + rtt * i / n;
                 s.delivered += 1;
-                cc.on_ack(
-                    s,
-                    &AckSample {
-                        acked: 1,
-                        rtt: Some(rtt),
-                        ..Default::default()
-                    },
-                );
+                cc.on_ack(s, &AckSample { acked: 1, rtt: Some(rtt), ..Default::default() });
                 cc.cong_avoid(s, 1);
             }
         }
@@ -429,26 +378,15 @@ mod tests {
             let t_secs = secs(s.now - epoch);
             // The target leads by one RTT and the window catches up over that RTT.
             let model = w_cubic(t_secs + secs(RTT), 100.0, k, 0.4);
-            assert!(
-                (f64::from(s.cwnd) - model).abs() <= 2.5,
-                "t={t_secs:.2}s cwnd={} model={model:.1}",
-                s.cwnd
-            );
+            assert!((f64::from(s.cwnd) - model).abs() <= 2.5, "t={t_secs:.2}s cwnd={} model={model:.1}", s.cwnd);
             cwnd_at.push(f64::from(s.cwnd));
         }
         // Plateau near K: within a couple of segments of W_max between 3.5 s and 5 s.
-        assert!(
-            (cwnd_at[3] - 100.0).abs() <= 2.0,
-            "cwnd at 4 s = {}",
-            cwnd_at[3]
-        );
+        assert!((cwnd_at[3] - 100.0).abs() <= 2.0, "cwnd at 4 s = {}", cwnd_at[3]);
         // Concave before K (shrinking gains per second), convex after (growing gains).
         let gain: Vec<f64> = cwnd_at.windows(2).map(|w| w[1] - w[0]).collect();
         assert!(gain[0] > gain[1] && gain[1] > gain[2], "gains {gain:?}");
-        assert!(
-            gain[4] < gain[5] && gain[5] < gain[6] && gain[6] < gain[7],
-            "gains {gain:?}"
-        );
+        assert!(gain[4] < gain[5] && gain[5] < gain[6] && gain[6] < gain[7], "gains {gain:?}");
     }
 
     #[test]
@@ -484,15 +422,9 @@ mod tests {
         // At least RFC 9438's alpha = 0.529 per round (Linux: 8/15 = 0.533), less a little
         // because cwnd trails the estimate by its last round's growth.
         let per_round = (friendly - 70.0) / rounds;
-        assert!(
-            (0.5..0.56).contains(&per_round),
-            "{per_round:.3} segments per round"
-        );
+        assert!((0.5..0.56).contains(&per_round), "{per_round:.3} segments per round");
         let curve = w_cubic(2.0 + secs(rtt), 100.0, k, 0.4);
-        assert!(
-            (cubic_only - curve).abs() <= 2.5,
-            "cwnd {cubic_only} vs W_cubic {curve:.1}"
-        );
+        assert!((cubic_only - curve).abs() <= 2.5, "cwnd {cubic_only} vs W_cubic {curve:.1}");
         assert!(friendly > cubic_only + 50.0);
     }
 
@@ -520,10 +452,7 @@ mod tests {
         run_for(&mut cc, &mut s, RTT, RTT);
         // One segment per two ACKs, plus at most one from the ACK count carried over.
         let grown = s.cwnd - before;
-        assert!(
-            (before / 2..=before / 2 + 1).contains(&grown),
-            "{before} grew by {grown}"
-        );
+        assert!((before / 2..=before / 2 + 1).contains(&grown), "{before} grew by {grown}");
     }
 
     #[test]
@@ -556,18 +485,13 @@ mod tests {
 
     #[test]
     fn create_checks_parameters() {
-        let err = super::super::create("cubic", &params(serde_json::json!({"bta": 0.5})))
-            .err()
-            .unwrap();
+        let err = super::super::create("cubic", &params(serde_json::json!({"bta": 0.5}))).err().unwrap();
         assert!(err.contains("`bta`") && err.contains("beta"), "{err}");
-        let mut cc =
-            super::super::create("cubic", &params(serde_json::json!({"beta": 0.5}))).unwrap();
+        let mut cc = super::super::create("cubic", &params(serde_json::json!({"beta": 0.5}))).unwrap();
         assert_eq!(cc.name(), "cubic");
         assert_eq!(cc.ssthresh(&CcState::new(1448, 100)), 50);
-        let ok = params(
-            serde_json::json!({"c": 1, "fast_convergence": false, "tcp_friendliness": false,
-                                           "hystart": "hystart++"}),
-        );
+        let ok = params(serde_json::json!({"c": 1, "fast_convergence": false, "tcp_friendliness": false,
+                                           "hystart": "hystart++"}));
         assert!(Cubic::from_params(&ok).is_ok());
         for bad in [
             serde_json::json!({"beta": 1.0}),
@@ -584,8 +508,7 @@ mod tests {
     /// reaches 32 (a queue forms). ACKs are 200 ms / cwnd apart, too sparse for an ACK train.
     /// Returns ssthresh after 2 s.
     fn slow_start_into_a_queue(hystart: &str) -> (u32, CcState) {
-        let mut cc =
-            Cubic::from_params(&params(serde_json::json!({ "hystart": hystart }))).unwrap();
+        let mut cc = Cubic::from_params(&params(serde_json::json!({ "hystart": hystart }))).unwrap();
         let mut s = CcState::new(1448, 10);
         s.now = SEC;
         while s.now < 3 * SEC {
@@ -597,14 +520,7 @@ mod tests {
                 s.delivered += 1;
                 // A full window stays outstanding: the ACKed segment left the flight.
                 s.packets_in_flight = s.cwnd - 1;
-                cc.on_ack(
-                    &mut s,
-                    &AckSample {
-                        acked: 1,
-                        rtt: Some(rtt),
-                        ..Default::default()
-                    },
-                );
+                cc.on_ack(&mut s, &AckSample { acked: 1, rtt: Some(rtt), ..Default::default() });
                 cc.cong_avoid(&mut s, 1);
             }
         }
@@ -619,11 +535,7 @@ mod tests {
         assert!((40..=80).contains(&ssthresh), "ssthresh {ssthresh}");
         // Afterwards only congestion avoidance (first epoch: about 5 % per RTT) over the
         // remaining rounds, not a doubling per round.
-        assert!(
-            s.cwnd >= ssthresh && s.cwnd < ssthresh * 3 / 2,
-            "cwnd {} ssthresh {ssthresh}",
-            s.cwnd
-        );
+        assert!(s.cwnd >= ssthresh && s.cwnd < ssthresh * 3 / 2, "cwnd {} ssthresh {ssthresh}", s.cwnd);
         let (ssthresh, _) = slow_start_into_a_queue("off");
         assert_eq!(ssthresh, u32::MAX);
     }
@@ -633,10 +545,6 @@ mod tests {
         let (ssthresh, s) = slow_start_into_a_queue("hystart++");
         // CSS at a quarter of the slow-start rate for 5 rounds, then congestion avoidance.
         assert!((40..160).contains(&ssthresh), "ssthresh {ssthresh}");
-        assert!(
-            s.cwnd < ssthresh * 3 / 2,
-            "cwnd {} ssthresh {ssthresh}",
-            s.cwnd
-        );
+        assert!(s.cwnd < ssthresh * 3 / 2, "cwnd {} ssthresh {ssthresh}", s.cwnd);
     }
 }

@@ -31,9 +31,7 @@ impl HystartMode {
             "off" => Ok(HystartMode::Off),
             "classic" => Ok(HystartMode::Classic),
             "hystart++" => Ok(HystartMode::PlusPlus),
-            _ => Err(format!(
-                "unknown hystart mode `{name}`, expected one of: classic, hystart++, off"
-            )),
+            _ => Err(format!("unknown hystart mode `{name}`, expected one of: classic, hystart++, off")),
         }
     }
 }
@@ -72,14 +70,7 @@ impl ClassicHystart {
     pub const MIN_SAMPLES: u32 = 8;
 
     pub fn new() -> Self {
-        ClassicHystart {
-            found: false,
-            round_end: 0,
-            round_start: 0,
-            last_ack: 0,
-            round_min_rtt: Time::MAX,
-            samples: 0,
-        }
+        ClassicHystart { found: false, round_end: 0, round_start: 0, last_ack: 0, round_min_rtt: Time::MAX, samples: 0 }
     }
 
     /// True once slow start was ended by this detector.
@@ -109,11 +100,7 @@ impl ClassicHystart {
         // fills the pipe. Paced flights spread ACKs out, so they get the whole min RTT.
         if s.now - self.last_ack <= Self::ACK_DELTA {
             self.last_ack = s.now;
-            let span = if s.pacing_rate > 0 {
-                min_rtt
-            } else {
-                min_rtt / 2
-            };
+            let span = if s.pacing_rate > 0 { min_rtt } else { min_rtt / 2 };
             if s.now - self.round_start > span {
                 self.exit(s);
             }
@@ -200,21 +187,14 @@ impl HystartPlusPlus {
             self.last_round_min_rtt = self.current_round_min_rtt;
             self.current_round_min_rtt = Time::MAX;
             self.rtt_samples = 0;
-            if let Phase::Css {
-                baseline_min_rtt,
-                rounds,
-            } = self.phase
-            {
+            if let Phase::Css { baseline_min_rtt, rounds } = self.phase {
                 // A partial first round counts towards the limit, as the RFC says.
                 if rounds + 1 >= Self::CSS_ROUNDS {
                     s.ssthresh = s.cwnd;
                     self.phase = Phase::Done;
                     return;
                 }
-                self.phase = Phase::Css {
-                    baseline_min_rtt,
-                    rounds: rounds + 1,
-                };
+                self.phase = Phase::Css { baseline_min_rtt, rounds: rounds + 1 };
             }
         }
 
@@ -227,17 +207,12 @@ impl HystartPlusPlus {
             Phase::SlowStart if self.last_round_min_rtt != Time::MAX => {
                 let thresh = delay_threshold(self.last_round_min_rtt);
                 if self.current_round_min_rtt >= self.last_round_min_rtt + thresh {
-                    self.phase = Phase::Css {
-                        baseline_min_rtt: self.current_round_min_rtt,
-                        rounds: 0,
-                    };
+                    self.phase = Phase::Css { baseline_min_rtt: self.current_round_min_rtt, rounds: 0 };
                     self.css_acked = 0;
                 }
             }
             // The RTT fell back below where CSS started: the increase was jitter, not a queue.
-            Phase::Css {
-                baseline_min_rtt, ..
-            } if self.current_round_min_rtt < baseline_min_rtt => {
+            Phase::Css { baseline_min_rtt, .. } if self.current_round_min_rtt < baseline_min_rtt => {
                 self.phase = Phase::SlowStart;
             }
             _ => {}
@@ -250,11 +225,7 @@ impl HystartPlusPlus {
         if self.phase == Phase::Done {
             return s.slow_start(acked);
         }
-        let limit = if s.pacing_rate > 0 {
-            u32::MAX
-        } else {
-            Self::L_UNPACED
-        };
+        let limit = if s.pacing_rate > 0 { u32::MAX } else { Self::L_UNPACED };
         let acked = acked.min(limit);
         if !self.in_css() {
             return s.slow_start(acked);
@@ -263,11 +234,7 @@ impl HystartPlusPlus {
         self.css_acked += acked;
         let growth = self.css_acked / Self::CSS_GROWTH_DIVISOR;
         self.css_acked %= Self::CSS_GROWTH_DIVISOR;
-        s.cwnd = s
-            .cwnd
-            .saturating_add(growth)
-            .min(s.ssthresh)
-            .min(s.cwnd_clamp);
+        s.cwnd = s.cwnd.saturating_add(growth).min(s.ssthresh).min(s.cwnd_clamp);
         0
     }
 
@@ -374,11 +341,7 @@ mod tests {
                 ack(&mut s, 5 * MS);
                 h.on_rtt(&mut s, rtt, MIN_RTT);
             }
-            assert_eq!(
-                s.ssthresh,
-                u32::MAX,
-                "8 samples only form the round's minimum"
-            );
+            assert_eq!(s.ssthresh, u32::MAX, "8 samples only form the round's minimum");
             ack(&mut s, 5 * MS);
             h.on_rtt(&mut s, rtt, MIN_RTT);
             assert_eq!(h.found(), exits, "rtt {rtt}");
@@ -481,12 +444,7 @@ mod tests {
 
         // Next round: the minimum drops below the CSS baseline, so the exit was spurious.
         plus_acks(&mut h, &mut s, 12, rtt);
-        plus_acks(
-            &mut h,
-            &mut s,
-            HystartPlusPlus::N_RTT_SAMPLE,
-            MIN_RTT + 5 * MS,
-        );
+        plus_acks(&mut h, &mut s, HystartPlusPlus::N_RTT_SAMPLE, MIN_RTT + 5 * MS);
         assert!(!h.in_css());
         let cwnd = s.cwnd;
         h.slow_start(&mut s, 2);

@@ -183,11 +183,7 @@ pub fn check_params(cc: &str, params: &CcParams, known: &[&str]) -> Result<(), S
         if !known.contains(&key.as_str()) {
             return Err(format!(
                 "unknown parameter `{key}` for congestion control `{cc}`, expected one of: {}",
-                if known.is_empty() {
-                    "(none)".to_string()
-                } else {
-                    known.join(", ")
-                }
+                if known.is_empty() { "(none)".to_string() } else { known.join(", ") }
             ));
         }
     }
