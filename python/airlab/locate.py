@@ -50,13 +50,13 @@ def resolve(scenario: str | os.PathLike[str]) -> Path:
     for root in scenario_dirs():
         for cand in (root / name, root / f"{name}.toml"):
             if cand.is_file():
-                return cand
+                return cand.resolve()  # through the package's symlink to the real file
         # "scenarios/basics/x.toml" given from outside the checkout
         parts = Path(name).parts
         if parts and parts[0] == "scenarios":
             cand = root.joinpath(*parts[1:])
             if cand.is_file():
-                return cand
+                return cand.resolve()
     raise FileNotFoundError(
         f"{name}: no such scenario file or built-in scenario (see `airlab list`)"
     )

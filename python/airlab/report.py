@@ -40,7 +40,7 @@ def fmt(v: Any, digits: int = 3) -> str:
         if a >= 1000:
             return f"{v:,.0f}"
         if a >= 100:
-            return f"{v:.1f}"
+            return f"{v:.1f}".removesuffix(".0")
         if a >= 1e-3 or a == 0:
             return f"{v:.{digits if a >= 1 else digits + 1}f}".rstrip("0").rstrip(".")
         return f"{v:.{digits}g}"

@@ -58,7 +58,9 @@ def _frame(
             df[col] = pd.Series(dtype="object" if col == key else "float64")
     if key is not None and key in df.columns:
         df[key] = df[key].astype("string")
-    return df
+    # the documented columns first, in the documented order, then extras (e.g. "cc.<var>")
+    extras = sorted(c for c in df.columns if c not in expected)
+    return df[[*expected, *extras]]
 
 
 @dataclass(repr=False)
