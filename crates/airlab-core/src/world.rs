@@ -217,9 +217,10 @@ impl World {
                 }
                 self.flush(c);
             }
-            Payload::Udp { sent_at, .. } => {
+            Payload::Udp { seq, sent_at } => {
                 let flow = &mut self.flows[pkt.flow as usize];
                 flow.udp_received += 1;
+                flow.udp_highest_seq = flow.udp_highest_seq.max(seq + 1);
                 flow.bytes_delivered += (pkt.size - crate::net::packet::UDP_HEADER) as u64;
                 flow.owd_ms.add(secs(now - sent_at) * 1e3);
             }
@@ -270,6 +271,8 @@ impl World {
         let c = self.conns.len() as ConnId;
         let sender = TcpSender::new(c, app.flow, app.src, app.dst, profile.opts.clone(), cc);
         let receiver = TcpReceiver::new(c, app.flow, app.dst, app.src, profile.opts.delayed_ack, profile.opts.rwnd.0);
+        let mut sender = sender;
+        sender.set_peer_window(receiver.rwnd);
         self.conns.push(Conn { sender, receiver });
         self.app_conns[a].push(c);
         let now = self.now();

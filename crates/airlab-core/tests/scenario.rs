@@ -395,6 +395,16 @@ fn set_qdisc_limit_of_a_link_by_name() {
 }
 
 #[test]
+fn set_by_bare_link_or_flow_name() {
+    let r = load_with(DUMBBELL, &[("bottleneck.qdisc.limit", "20")]).unwrap();
+    assert_eq!(r.directions[2].qdisc, QdiscSpec::Pfifo { limit: 20 });
+    let r = load_with(DUMBBELL, &[("flow0.cc", "reno")]).unwrap();
+    assert_eq!(r.flows[0].cc.as_deref(), Some("reno"));
+    let err = load_with(DUMBBELL, &[("nowhere.rate", "1Mbit")]).unwrap_err();
+    assert!(err.message.contains("`nowhere` is neither a top-level key"), "{err}");
+}
+
+#[test]
 fn set_link_by_default_name() {
     let r = load_with(DUMBBELL, &[("link.h1-r1.rate", "1Gbit"), ("link.r2-h2.delay", "2.5ms")]).unwrap();
     assert_eq!(r.directions[0].rate.0, 1_000_000_000);

@@ -45,6 +45,9 @@ pub struct FlowStats {
     /// UDP: datagrams sent and received, one-way delay in milliseconds.
     pub udp_sent: u64,
     pub udp_received: u64,
+    /// One past the highest datagram sequence number received: datagrams below it that did
+    /// not arrive are lost; later ones may still be in flight when the run ends.
+    pub udp_highest_seq: u64,
     pub owd_ms: Quantiles,
 }
 
@@ -71,6 +74,7 @@ impl FlowStats {
             completions: Vec::new(),
             udp_sent: 0,
             udp_received: 0,
+            udp_highest_seq: 0,
             owd_ms: Quantiles::new(),
         }
     }

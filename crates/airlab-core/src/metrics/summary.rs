@@ -102,7 +102,8 @@ pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
                 "fct_s": if finite { fct_stats(&fcts) } else { Value::Null },
             });
             if f.app == "udp" {
-                let loss = if f.udp_sent > 0 { 1.0 - f.udp_received as f64 / f.udp_sent as f64 } else { 0.0 };
+                let due = f.udp_highest_seq;
+                let loss = if due > 0 { 1.0 - f.udp_received as f64 / due as f64 } else { 0.0 };
                 v["udp"] = json!({ "sent": f.udp_sent, "received": f.udp_received, "loss_rate": loss,
                                    "owd_ms": dist(&f.owd_ms) });
             }

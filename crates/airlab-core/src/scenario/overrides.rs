@@ -36,7 +36,7 @@ pub(crate) fn apply(doc: &mut Value, overrides: &[(String, String)]) -> Result<V
 
 fn apply_one(doc: &mut Value, key: &str, text: &str) -> Result<Applied, KeyError> {
     let fail = |message: String| KeyError::new(key, format!("--set: {message}"));
-    let steps = parse_path(key).map_err(fail)?;
+    let steps = expand_shorthand(doc, parse_path(key).map_err(fail)?).map_err(fail)?;
     let mut path = String::new();
     let mut node = doc;
     for (i, step) in steps.iter().enumerate() {
@@ -70,6 +70,36 @@ fn apply_one(doc: &mut Value, key: &str, text: &str) -> Result<Applied, KeyError
         };
     }
     Ok(Applied { key: key.to_string(), value: text.to_string(), path })
+}
+
+/// Top-level keys of the scenario schema; any other first step may name a link or a flow.
+const TOP_LEVEL: &[&str] =
+    &["name", "description", "duration", "seed", "hosts", "routers", "link", "route", "flow", "metrics"];
+
+/// `bottleneck.qdisc.limit` is short for `link.bottleneck.qdisc.limit` when a link (or a
+/// flow) has that name.
+fn expand_shorthand(doc: &Value, mut steps: Vec<Step>) -> Result<Vec<Step>, String> {
+    let Some(Step::Key(first)) = steps.first() else { return Ok(steps) };
+    if TOP_LEVEL.contains(&first.as_str()) {
+        return Ok(steps);
+    }
+    let named = |list: &str| -> bool {
+        doc.get(list).and_then(Value::as_array).is_some_and(|items| {
+            items.iter().enumerate().any(|(i, item)| element_name(list, i, item).as_deref() == Some(first.as_str()))
+        })
+    };
+    let owners: Vec<&str> = ["link", "flow"].into_iter().filter(|list| named(list)).collect();
+    match owners.as_slice() {
+        [list] => {
+            steps.insert(0, Step::Key(list.to_string()));
+            Ok(steps)
+        }
+        [] => Err(format!(
+            "`{first}` is neither a top-level key ({}) nor the name of a link or flow",
+            TOP_LEVEL.join(", ")
+        )),
+        _ => Err(format!("`{first}` names both a link and a flow; write `link.{first}` or `flow.{first}`")),
+    }
 }
 
 /// Splits `flow[0].cc` / `flow.0.cc` / `link.bottleneck.rate` into steps.

@@ -83,3 +83,69 @@ impl Timer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::cc::CaState;
+    use super::*;
+    use crate::net::packet::flags;
+    use crate::net::{Ecn, Payload};
+    use crate::scenario::model::TcpOptions;
+    use crate::sim::MS;
+
+    fn seg(p: &Packet) -> TcpSegment {
+        *p.tcp().expect("a TCP packet")
+    }
+
+    use crate::net::TcpSegment;
+
+    #[test]
+    fn ce_mark_is_echoed_until_the_sender_signals_cwr() {
+        let opts = TcpOptions { ecn: true, delayed_ack: false, ..TcpOptions::default() };
+        let cc = cc::create("reno", &Default::default()).unwrap();
+        let mut snd = TcpSender::new(0, 0, 0, 1, opts.clone(), cc);
+        let mut rcv = TcpReceiver::new(0, 0, 1, 0, false, 1 << 20);
+        let mut flow = FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
+        let (mut out, mut timers) = (Vec::new(), Vec::new());
+        macro_rules! ctx {
+            ($now:expr) => {
+                Ctx { now: $now, out: &mut out, timers: &mut timers, flow: &mut flow }
+            };
+        }
+        snd.open(&mut ctx!(0));
+        snd.write(u64::MAX, &mut ctx!(0));
+        let syn = out.pop().unwrap();
+        rcv.on_segment(&seg(&syn), Ecn::NotEct, 1448, &mut ctx!(5 * MS));
+        let synack = out.pop().unwrap();
+        snd.on_segment(&seg(&synack), &mut ctx!(10 * MS));
+        let data: Vec<Packet> = out.drain(..).collect();
+        assert_eq!(data.len(), 10, "initial window");
+        assert!(data.iter().all(|p| p.ecn == Ecn::Ect0), "ECN-capable transport");
+
+        // The first segment arrives CE-marked: every ACK echoes ECE.
+        for (i, p) in data.iter().enumerate() {
+            let ecn = if i == 0 { Ecn::Ce } else { p.ecn };
+            rcv.on_segment(&seg(p), ecn, 1448, &mut ctx!(15 * MS));
+        }
+        let acks: Vec<Packet> = out.drain(..).collect();
+        assert!(acks.iter().all(|a| seg(a).has(flags::ECE)));
+
+        // The sender halves once (Reno), enters CWR and flags its next segment.
+        let cwnd_before = snd.st.cwnd;
+        snd.on_segment(&seg(&acks[0]), &mut ctx!(20 * MS));
+        assert_eq!(snd.st.ca_state, CaState::Cwr);
+        assert_eq!(snd.st.ssthresh, cwnd_before / 2);
+        let next = out.drain(..).next().expect("the ACK frees room for new data");
+        assert!(seg(&next).has(flags::CWR));
+        for a in &acks[1..] {
+            snd.on_segment(&seg(a), &mut ctx!(20 * MS));
+        }
+        assert_eq!(snd.st.ssthresh, cwnd_before / 2, "one reduction per window");
+
+        // The receiver stops echoing once it sees CWR.
+        rcv.on_segment(&seg(&next), Ecn::Ect0, 1448, &mut ctx!(25 * MS));
+        let ack = out.drain(..).last().unwrap();
+        assert!(!seg(&ack).has(flags::ECE));
+        assert!(matches!(ack.payload, Payload::Tcp(_)));
+    }
+}

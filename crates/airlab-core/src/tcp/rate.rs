@@ -174,7 +174,7 @@ mod tests {
         for (sent_at, snap) in &snaps {
             r.on_delivered(30 * MS, *sent_at, snap);
         }
-        let rs = r.generate(1 * MS, 1000);
+        let rs = r.generate(MS, 1000);
         // delivered 10 over max(send 9 ms, ack 30 ms) = 30 ms.
         assert_eq!(rs.delivered, 10);
         assert_eq!(rs.interval, 30 * MS);

@@ -134,6 +134,12 @@ impl TcpSender {
         self.try_send(ctx);
     }
 
+    /// The receive window the peer advertises. Our receivers read at once and advertise a
+    /// fixed window, so it is learnt once at connection setup rather than from every ACK.
+    pub fn set_peer_window(&mut self, rwnd: u64) {
+        self.rwnd = rwnd;
+    }
+
     /// The application stops writing: no new data beyond what was already sent.
     pub fn stop(&mut self) {
         self.app_end = self.snd_nxt;
@@ -170,6 +176,10 @@ impl TcpSender {
                 self.rto_timer.cancel();
                 self.phase = Phase::Established;
                 self.cc.init(&mut self.st);
+                // Linux processes the SYN-ACK in tcp_ack, which sets the first pacing rate.
+                if !self.cc.owns_cwnd() {
+                    self.update_pacing_rate();
+                }
                 self.try_send(ctx);
             }
             Phase::Established if seg.has(flags::ACK) && !seg.has(flags::SYN) => self.on_ack(seg, ctx),
@@ -259,11 +269,15 @@ impl TcpSender {
     /// Congestion-state transitions driven by an ACK (Linux `tcp_fastretrans_alert`, simplified).
     fn update_state(&mut self, seg: &TcpSegment, prior_una: u64) {
         let una_advanced = self.snd_una > prior_una;
-        // Leave an episode once everything outstanding at its start is ACKed.
-        if matches!(self.st.ca_state, CaState::Recovery | CaState::Loss | CaState::Cwr)
-            && self.snd_una >= self.recovery_point
-            && una_advanced
-        {
+        // Leave an episode once everything outstanding at its start is ACKed. CWR is held
+        // until data *above* that point is ACKed, so the CWR flag has reached the receiver
+        // and ECE echoes of the same congestion event are not taken as a new one (Linux).
+        let episode_over = match self.st.ca_state {
+            CaState::Recovery | CaState::Loss => self.snd_una >= self.recovery_point,
+            CaState::Cwr => self.snd_una > self.recovery_point,
+            _ => false,
+        };
+        if episode_over && una_advanced {
             if matches!(self.st.ca_state, CaState::Recovery | CaState::Cwr) && !self.cc.owns_cwnd() {
                 // Linux `tcp_end_cwnd_reduction`: settle at ssthresh.
                 self.st.cwnd = self.st.ssthresh;
@@ -401,7 +415,7 @@ impl TcpSender {
             }
             let sent_bytes = if let Some(idx) = self.sb.next_retransmission() {
                 self.retransmit(idx, ctx)
-            } else if self.snd_nxt < self.app_end && self.snd_nxt < self.snd_una.saturating_add(self.rwnd) {
+            } else if self.snd_nxt < self.app_end && self.fits_peer_window() {
                 self.send_new(ctx)
             } else {
                 // Application-limited (or receive-window-limited) with room in cwnd.
@@ -423,6 +437,12 @@ impl TcpSender {
             let rto = self.rtt.rto();
             self.rto_timer.arm(now + rto, TimerKind::Retransmit, ctx);
         }
+    }
+
+    /// Linux `tcp_snd_wnd_test`: the next new segment must fit wholly in the peer's window.
+    fn fits_peer_window(&self) -> bool {
+        let len = (self.app_end - self.snd_nxt).min(self.opts.mss as u64);
+        self.snd_nxt + len <= self.snd_una.saturating_add(self.rwnd)
     }
 
     fn data_packet(&mut self, seq: u64, len: u32) -> Packet {

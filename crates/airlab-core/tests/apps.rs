@@ -1,0 +1,170 @@
+//! Applications and socket features checked against closed forms on idle or simple paths.
+
+mod common;
+use common::*;
+
+/// a -- r -- b, each link `rate` with `delay` one way; the bottleneck is r -> b.
+fn chain(rate_ab: &str, rate_rb: &str, delay: &str, duration: &str, flows: &str) -> String {
+    format!(
+        r#"
+name = "chain"
+duration = "{duration}"
+hosts = ["a", "b"]
+routers = ["r"]
+[[link]]
+between = ["a", "r"]
+rate = "{rate_ab}"
+delay = "{delay}"
+[[link]]
+name = "bottleneck"
+between = ["r", "b"]
+rate = "{rate_rb}"
+delay = "{delay}"
+qdisc = {{ kind = "pfifo", limit = 100 }}
+{flows}
+"#
+    )
+}
+
+#[test]
+fn ping_on_an_idle_path_measures_propagation_plus_serialization() {
+    let flows = r#"
+[[flow]]
+from = "a"
+to = "b"
+app = { kind = "ping", interval = "100ms", size = "84B" }
+"#;
+    let out = run_toml(&chain("100Mbit", "100Mbit", "10ms", "5s", flows), None);
+    let rtt = &flow(&out.summary, "flow0")["rtt_ms"];
+    // 4 x 10 ms propagation + 4 serializations of 84 bytes at 100 Mbit/s (6.72 us each).
+    let want = 40.0 + 4.0 * 84.0 * 8.0 / 100e6 * 1e3;
+    for key in ["min", "p50", "max"] {
+        assert!((f(&rtt[key]) - want).abs() < 0.01, "{key}: {} vs {want}", rtt[key]);
+    }
+    // One probe every 100 ms for 5 s, the last reply still in flight at the end.
+    assert_eq!(out.summary["flows"][0]["fct_s"], serde_json::Value::Null);
+}
+
+#[test]
+fn udp_below_capacity_is_lossless_at_its_rate() {
+    let flows = r#"
+[[flow]]
+from = "a"
+to = "b"
+app = { kind = "udp", rate = "5Mbit" }
+"#;
+    let out = run_toml(&chain("100Mbit", "10Mbit", "5ms", "10s", flows), None);
+    let fl = flow(&out.summary, "flow0");
+    let udp = &fl["udp"];
+    // The last datagrams are still in flight when the run ends.
+    assert!(f(&udp["loss_rate"]) < 0.001, "{udp}");
+    // The rate counts whole IP packets; goodput counts the 1472-byte payloads.
+    let want = 5.0 * 1472.0 / 1500.0;
+    assert!((f(&fl["goodput_mbps"]) - want).abs() / want < 0.01, "{}", fl["goodput_mbps"]);
+    // One-way delay: 2 x 5 ms propagation + two serializations, no queueing.
+    let owd = f(&udp["owd_ms"]["p95"]);
+    let want_owd = 10.0 + 1500.0 * 8.0 / 100e6 * 1e3 + 1500.0 * 8.0 / 10e6 * 1e3;
+    assert!((owd - want_owd).abs() < 0.1, "{owd} vs {want_owd}");
+}
+
+#[test]
+fn saturating_udp_fills_the_bottleneck_and_loses_the_excess() {
+    let flows = r#"
+[[flow]]
+from = "a"
+to = "b"
+app = { kind = "udp" }
+"#;
+    let out = run_toml(&chain("100Mbit", "10Mbit", "5ms", "10s", flows), None);
+    let fl = flow(&out.summary, "flow0");
+    let want = 10.0 * 1472.0 / 1500.0;
+    assert!((f(&fl["goodput_mbps"]) - want).abs() / want < 0.02, "{}", fl["goodput_mbps"]);
+    // Sent at 100 Mbit/s, served at 10: about 90 % dropped at the bottleneck queue.
+    assert!((f(&fl["udp"]["loss_rate"]) - 0.9).abs() < 0.01, "{}", fl["udp"]);
+}
+
+#[test]
+fn periodic_app_opens_one_connection_per_period() {
+    let flows = r#"
+[[flow]]
+from = "a"
+to = "b"
+cc = "cubic"
+app = { kind = "periodic", size = "100KB", period = "1s" }
+"#;
+    let out = run_toml(&chain("100Mbit", "10Mbit", "5ms", "10s", flows), None);
+    let fct = &flow(&out.summary, "flow0")["fct_s"];
+    assert_eq!(fct["count"], 10, "{fct}");
+    // 100 kB = 70 segments: handshake + rounds of 10, 20, 40 + serialization at 10 Mbit/s.
+    assert!(f(&fct["max"]) < 0.25, "{fct}");
+    assert_eq!(out.fcts.rows(), 10);
+}
+
+#[test]
+fn random_start_offsets_depend_on_the_seed() {
+    let flows = r#"
+[[flow]]
+from = "a"
+to = "b"
+cc = "cubic"
+app = { kind = "periodic", size = "10KB", period = "1s", random_start = "1s" }
+"#;
+    let text = chain("100Mbit", "10Mbit", "5ms", "3s", flows);
+    let first_start = |seed| run_toml(&text, Some(seed)).fcts.time_s[0];
+    let (a, b) = (first_start(1), first_start(2));
+    assert!(a < 1.0 && b < 1.0 && a != b, "{a} {b}");
+    assert_eq!(first_start(1), a);
+}
+
+#[test]
+fn receive_window_caps_throughput_at_rwnd_per_rtt() {
+    let flows = r#"
+[[flow]]
+from = "a"
+to = "b"
+cc = "cubic"
+app = { kind = "bulk" }
+tcp = { rwnd = "64KiB" }
+"#;
+    let out = run_toml(&chain("1Gbit", "1Gbit", "5ms", "10s", flows), None);
+    // 65536 bytes hold 45 full segments; the RTT is 20 ms plus a little serialization.
+    let want = 45.0 * 1448.0 * 8.0 / 0.020 / 1e6;
+    let got = f(&flow(&out.summary, "flow0")["goodput_mbps"]);
+    assert!(got < want && got > 0.95 * want, "{got} vs {want}");
+}
+
+#[test]
+fn pacing_spreads_the_initial_window_over_the_pacing_interval() {
+    let transfer = |pacing: bool| {
+        let flows = format!(
+            r#"
+[[flow]]
+from = "a"
+to = "b"
+cc = "cubic"
+app = {{ kind = "transfer", size = "14480B" }}
+tcp = {{ pacing = {pacing} }}
+"#
+        );
+        let out = run_toml(&chain("1Gbit", "1Gbit", "25ms", "2s", &flows), None);
+        f(&flow(&out.summary, "flow0")["fct_s"]["mean"])
+    };
+    let (unpaced, paced) = (transfer(false), transfer(true));
+    // Linux paces slow start at 200 % of cwnd/srtt: with IW10 and a ~100 ms handshake RTT the
+    // ten 1500-byte packets leave 1500 / (2 x 10 x 1448 / srtt) apart, nine gaps in all.
+    let srtt = 0.100;
+    let gap = 1500.0 / (2.0 * 10.0 * 1448.0 / srtt);
+    let extra = paced - unpaced;
+    assert!((extra - 9.0 * gap).abs() / (9.0 * gap) < 0.05, "paced {paced} unpaced {unpaced}: extra {extra}");
+}
+
+#[test]
+fn delivery_rate_samples_measure_the_bottleneck() {
+    let out = run_builtin("basics/dumbbell-cubic", &[("duration", "20s")], None);
+    let rates: Vec<f64> =
+        out.flows.values_of("cubic", "delivery_rate_mbps").into_iter().skip(50).filter(|r| *r > 0.0).collect();
+    let median = airlab_core::metrics::summary::percentile(&rates, 0.5).unwrap();
+    // Payload rate of a saturated 10 Mbit/s link carrying 1448-byte segments in 1500-byte packets.
+    let want = 10.0 * 1448.0 / 1500.0;
+    assert!((median - want).abs() / want < 0.03, "{median} vs {want}");
+}
