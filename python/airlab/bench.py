@@ -89,6 +89,8 @@ def machine_info() -> dict[str, Any]:
         "airlab": airlab.__version__,
         "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "commit": commit,
+        # other work on the machine slows the figures down: keep the load next to them
+        "load_avg_1m": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
     }
 
 
@@ -120,7 +122,8 @@ def render_markdown(recordings: Sequence[dict[str, Any]]) -> str:
             f"## {m['date']} — commit {m.get('commit') or 'unknown'}",
             "",
             f"{m['cpu']}, {m['cores']} cores, {m['os']}, Python {m['python']}, "
-            f"airlab {m['airlab']}, repeat {rec['results'][0]['repeat'] if rec['results'] else 0}",
+            f"airlab {m['airlab']}, repeat {rec['results'][0]['repeat'] if rec['results'] else 0}, "
+            f"load average {m.get('load_avg_1m')}",
             "",
             *_md_table(rec["results"]),
             "",
