@@ -118,7 +118,7 @@ mod tests {
         rcv.on_segment(&seg(&syn), Ecn::NotEct, 1448, &mut ctx!(5 * MS));
         let synack = out.pop().unwrap();
         snd.on_segment(&seg(&synack), &mut ctx!(10 * MS));
-        let data: Vec<Packet> = out.drain(..).collect();
+        let data: Vec<Packet> = std::mem::take(&mut out);
         assert_eq!(data.len(), 10, "initial window");
         assert!(data.iter().all(|p| p.ecn == Ecn::Ect0), "ECN-capable transport");
 
@@ -127,7 +127,7 @@ mod tests {
             let ecn = if i == 0 { Ecn::Ce } else { p.ecn };
             rcv.on_segment(&seg(p), ecn, 1448, &mut ctx!(15 * MS));
         }
-        let acks: Vec<Packet> = out.drain(..).collect();
+        let acks: Vec<Packet> = std::mem::take(&mut out);
         assert!(acks.iter().all(|a| seg(a).has(flags::ECE)));
 
         // The sender halves once (Reno), enters CWR and flags its next segment.
@@ -144,7 +144,7 @@ mod tests {
 
         // The receiver stops echoing once it sees CWR.
         rcv.on_segment(&seg(&next), Ecn::Ect0, 1448, &mut ctx!(25 * MS));
-        let ack = out.drain(..).last().unwrap();
+        let ack = out.pop().unwrap();
         assert!(!seg(&ack).has(flags::ECE));
         assert!(matches!(ack.payload, Payload::Tcp(_)));
     }
