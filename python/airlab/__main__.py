@@ -1,0 +1,3 @@
+from airlab.cli import main
+
+main()

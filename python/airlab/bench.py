@@ -1,0 +1,149 @@
+"""The benchmark command: run named scenarios and report the engine's speed.
+
+Not a test: the figures depend on the machine. ``airlab bench --record`` keeps them in
+``bench/results.json`` (every recording, newest last) and ``bench/RESULTS.md``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import platform
+import statistics
+import subprocess
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from airlab import _io
+
+DEFAULT_SCENARIOS = ["basics/dumbbell-cubic", "basics/gigabit-50flows"]
+
+
+def bench_one(name: str, repeat: int = 3) -> dict[str, Any]:
+    """Run a scenario ``repeat`` times; report the fastest run (least disturbed by the OS)."""
+    import airlab
+
+    engines = []
+    for _ in range(max(1, repeat)):
+        res = airlab.run(name)
+        engines.append(res.summary["engine"])
+    best = min(engines, key=lambda e: e["wall_s"])
+    return {
+        "scenario": name,
+        "duration_s": res.summary.get("duration_s"),
+        "repeat": len(engines),
+        "events": best["events"],
+        "wall_s": best["wall_s"],
+        "wall_s_median": statistics.median(e["wall_s"] for e in engines),
+        "events_per_s": best["events_per_s"],
+        "sim_s_per_wall_s": best["sim_s_per_wall_s"],
+        "packets_forwarded": best["packets_forwarded"],
+        "packets_per_wall_s": best["packets_per_wall_s"],
+    }
+
+
+def run_bench(
+    names: Sequence[str],
+    repeat: int = 3,
+    on_result: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    results = []
+    for name in names:
+        r = bench_one(name, repeat)
+        results.append(r)
+        if on_result:
+            on_result(r)
+    return results
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _git(*args: str) -> str | None:
+    try:
+        out = subprocess.run(["git", *args], capture_output=True, text=True, check=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip()
+
+
+def machine_info() -> dict[str, Any]:
+    import airlab
+
+    commit = _git("rev-parse", "--short=12", "HEAD")
+    if commit and _git("status", "--porcelain", "--untracked-files=no"):
+        commit += "-dirty"
+    return {
+        "cpu": _cpu_model(),
+        "cores": os.cpu_count(),
+        "os": f"{platform.system()} {platform.release()}",
+        "python": platform.python_version(),
+        "airlab": airlab.__version__,
+        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "commit": commit,
+        # other work on the machine slows the figures down: keep the load next to them
+        "load_avg_1m": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
+    }
+
+
+def _md_table(results: Sequence[dict[str, Any]]) -> list[str]:
+    lines = [
+        "| scenario | sim s | events | wall s | events/s | sim s / wall s | packets / wall s |",
+        "|---|--:|--:|--:|--:|--:|--:|",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r['scenario']} | {r['duration_s']:g} | {r['events']:,} | {r['wall_s']:.3f} "
+            f"| {r['events_per_s'] / 1e6:.2f} M | {r['sim_s_per_wall_s']:.1f} "
+            f"| {r['packets_per_wall_s'] / 1e6:.2f} M |"
+        )
+    return lines
+
+
+def render_markdown(recordings: Sequence[dict[str, Any]]) -> str:
+    out = [
+        "# Benchmark results",
+        "",
+        "Recorded with `airlab bench --record` (release build; fastest of `repeat` runs).",
+        "Newest first. Regenerated from `results.json`; do not edit by hand.",
+        "",
+    ]
+    for rec in reversed(recordings):
+        m = rec["machine"]
+        out += [
+            f"## {m['date']} — commit {m.get('commit') or 'unknown'}",
+            "",
+            f"{m['cpu']}, {m['cores']} cores, {m['os']}, Python {m['python']}, "
+            f"airlab {m['airlab']}, repeat {rec['results'][0]['repeat'] if rec['results'] else 0}, "
+            f"load average {m.get('load_avg_1m')}",
+            "",
+            *_md_table(rec["results"]),
+            "",
+        ]
+    return "\n".join(out)
+
+
+def record(results: list[dict[str, Any]], bench_dir: str | os.PathLike[str] = "bench") -> Path:
+    """Append a recording to bench/results.json and regenerate bench/RESULTS.md."""
+    import json
+
+    d = Path(bench_dir)
+    path = d / "results.json"
+    recordings: list[dict[str, Any]] = []
+    if path.exists():
+        try:
+            recordings = json.loads(path.read_text())
+        except ValueError:
+            recordings = []
+    recordings.append({"machine": machine_info(), "results": results})
+    _io.write_json(path, recordings)
+    _io.write_text(d / "RESULTS.md", render_markdown(recordings))
+    return d

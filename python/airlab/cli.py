@@ -1,0 +1,387 @@
+"""The ``airlab`` command line: run, validate, list, sweep, bench."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+import airlab
+from airlab import sweep as _sweep
+from airlab.report import fmt, get
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+SET_HELP = "Override a scenario key, e.g. --set duration=10s (repeatable)."
+
+
+class CliError(click.ClickException):
+    """A user-facing error: printed as ``error: <message>``, exit status 2."""
+
+    exit_code = EXIT_USAGE
+
+
+def _overrides(items: Sequence[str]) -> list[tuple[str, str]]:
+    try:
+        return [_sweep.parse_set(i) for i in items]
+    except ValueError as e:
+        raise CliError(str(e)) from None
+
+
+def _console() -> Console:
+    console = Console(highlight=False)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(highlight=False, width=120)  # logs and pipes: don't squeeze tables
+    return console
+
+
+# -- summary tables ------------------------------------------------------------------------------
+
+
+def _num_table(title: str, cols: list[tuple[str, str]], rows: list[dict[str, Any]]) -> Table:
+    t = Table(title=title, title_justify="left", title_style="bold")
+    for i, (label, _) in enumerate(cols):
+        t.add_column(label, justify="left" if i == 0 else "right")
+    for r in rows:
+        t.add_row(*(fmt(get(r, key)) for _, key in cols))
+    return t
+
+
+def print_summary(console: Console, s: dict[str, Any], max_rows: int = 20) -> None:
+    """Per-flow goodput/RTT/retransmits, queue drops, link utilization, Jain, engine speed."""
+    flows = s.get("flows", [])
+    console.print(
+        _num_table(
+            f"Flows ({len(flows)})",
+            [
+                ("flow", "name"),
+                ("cc", "cc"),
+                ("goodput Mbit/s", "goodput_mbps"),
+                ("RTT p50 ms", "rtt_ms.p50"),
+                ("RTT p95 ms", "rtt_ms.p95"),
+                ("retransmits", "retransmits"),
+                ("FCT mean s", "fct_s.mean"),
+            ],
+            flows[:max_rows],
+        )
+    )
+    if len(flows) > max_rows:
+        console.print(f"  … and {len(flows) - max_rows} more flows (see summary.json)")
+    queues = [q for q in s.get("queues", []) if q.get("enqueued") or q.get("drops")]
+    queues.sort(key=lambda q: -(q.get("drops") or 0))
+    console.print(
+        _num_table(
+            "Queues (with traffic)",
+            [
+                ("queue", "name"),
+                ("kind", "kind"),
+                ("drops", "drops"),
+                ("marks", "marks"),
+                ("sojourn mean ms", "sojourn_ms.mean"),
+                ("sojourn p95 ms", "sojourn_ms.p95"),
+            ],
+            queues[:max_rows],
+        )
+    )
+    links = sorted(s.get("links", []), key=lambda lk: -(lk.get("utilization") or 0))
+    links = [lk for lk in links if lk.get("utilization")]
+    console.print(
+        _num_table(
+            "Links (busiest first)",
+            [
+                ("link", "name"),
+                ("rate Mbit/s", "rate_mbps"),
+                ("utilization", "utilization"),
+                ("throughput Mbit/s", "throughput_mbps"),
+            ],
+            links[: min(max_rows, 8)],
+        )
+    )
+    e = s.get("engine") or {}
+    console.print(
+        f"Jain's fairness index: [bold]{fmt(s.get('jain_index'))}[/]   "
+        f"engine: {fmt(e.get('events'))} events in {fmt(e.get('wall_s'))} s = "
+        f"[bold]{fmt((e.get('events_per_s') or 0) / 1e6)} M events/s[/], "
+        f"{fmt(e.get('sim_s_per_wall_s'))} sim s per wall s"
+    )
+
+
+# -- commands --------------------------------------------------------------------------------------
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(airlab.__version__, prog_name="airlab")
+def cli() -> None:
+    """airlab: a laboratory for TCP congestion control and queue management."""
+
+
+@cli.command()
+@click.argument("scenario")
+@click.option("--seed", type=int, default=None, help="Run seed (overrides the scenario's).")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Output directory [default: results/<scenario>].",
+)
+@click.option("--no-plots", is_flag=True, help="Skip the PNG plots (faster).")
+def run(
+    scenario: str, seed: int | None, sets: tuple[str, ...], out: str | None, no_plots: bool
+) -> None:
+    """Run SCENARIO (a TOML file or a built-in name) and write its results."""
+    console = _console()
+    res = airlab.run(scenario, seed=seed, set=_overrides(sets))
+    out_dir = Path(out) if out else Path("results") / Path(str(scenario)).stem
+    print_summary(console, res.summary)
+    res.save(out_dir, plots=not no_plots, report=True)
+    console.print(f"results written to [bold]{out_dir}[/] (report.html, summary.json, *.parquet)")
+
+
+def _describe(resolved: dict[str, Any]) -> str:
+    """One line about a resolved scenario: name, duration, sizes, description."""
+    # the engine returns {"scenario": <the file after overrides>, "flows": [expanded], ...}
+    base = resolved.get("scenario") if isinstance(resolved.get("scenario"), dict) else resolved
+
+    def count(obj: dict[str, Any], *keys: str) -> int:
+        for k in keys:
+            if isinstance(obj.get(k), list):
+                return len(obj[k])
+        return 0
+
+    if isinstance(resolved.get("flows"), list):
+        n_flows = len(resolved["flows"])
+    else:
+        n_flows = sum(int(f.get("count", 1)) for f in base.get("flow", []) if isinstance(f, dict))
+    parts = [str(base.get("name", "?"))]
+    if base.get("duration") is not None:
+        parts.append(f"duration {base['duration']}")
+    parts.append(
+        f"{count(base, 'hosts')} hosts, {count(base, 'routers')} routers, "
+        f"{count(base, 'link', 'links')} links, {n_flows} flows"
+    )
+    text = ", ".join(parts)
+    desc = str(base.get("description") or "").strip()
+    return f"{text}: {desc}" if desc else text
+
+
+@cli.command()
+@click.argument("scenario")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
+def validate(scenario: str, sets: tuple[str, ...]) -> None:
+    """Check SCENARIO without running it."""
+    resolved = airlab.validate(scenario, set=_overrides(sets))
+    click.echo(f"OK {scenario}: {_describe(resolved)}")
+
+
+def _scenario_description(name: str) -> str:
+    try:
+        data = tomllib.loads(airlab.resolve(name).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    return str(data.get("description", "")).strip().split("\n")[0]
+
+
+@cli.command("list")
+def list_() -> None:
+    """List congestion controls, queue disciplines, apps and built-in scenarios."""
+    console = _console()
+    comps = airlab.components()
+    t = Table(title="Components", title_justify="left", title_style="bold")
+    t.add_column("kind")
+    t.add_column("available")
+    labels = {"cc": "congestion controls", "qdisc": "queue disciplines", "app": "apps"}
+    for key, values in comps.items():
+        t.add_row(labels.get(key, key), ", ".join(values))
+    console.print(t)
+    t = Table(title="Built-in scenarios", title_justify="left", title_style="bold")
+    t.add_column("name")
+    t.add_column("description")
+    for name in airlab.list_builtin():
+        t.add_row(name, _scenario_description(name))
+    console.print(t)
+
+
+class _RichReporter(_sweep.Reporter):
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.progress = Progress(
+            SpinnerColumn(),
+            TextColumn("[bold]sweep"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
+            console=console,
+        )
+        self.task = None
+
+    def start(self, total: int, skipped: int) -> None:
+        if skipped:
+            self.console.print(f"{skipped} of {total} runs already finished: skipped")
+        self.progress.start()
+        self.task = self.progress.add_task("sweep", total=total, completed=skipped)
+
+    def done(self, run_id: str, ok: bool, message: str = "") -> None:
+        if ok:
+            self.progress.console.print(f"done {run_id} ({message})")
+        else:
+            self.progress.console.print(f"[red]failed[/] {run_id}: {message}")
+        if self.task is not None:
+            self.progress.advance(self.task)
+
+    def stop(self) -> None:
+        self.progress.stop()
+
+
+@cli.command()
+@click.argument("scenario")
+@click.option(
+    "--set",
+    "sets",
+    multiple=True,
+    metavar="KEY=V1,V2,...",
+    help="A swept key and its comma-separated values (repeatable).",
+)
+@click.option(
+    "--seeds",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Run every grid point with seeds 1..N.",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Parallel runs [default: number of CPUs].",
+)
+@click.option(
+    "--out", type=click.Path(file_okay=False), required=True, help="Sweep directory (resumable)."
+)
+def sweep(scenario: str, sets: tuple[str, ...], seeds: int, jobs: int | None, out: str) -> None:
+    """Run SCENARIO over a grid of --set values and seeds; one row per run in sweep.parquet."""
+    console = _console()
+    try:
+        grid = _sweep.parse_grid(sets)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    jobs = jobs or os.cpu_count() or 1
+    outcome = _sweep.run_sweep(
+        scenario, grid, list(range(1, seeds + 1)), out, jobs=jobs, reporter=_RichReporter(console)
+    )
+    finished = outcome.skipped + len(outcome.executed)
+    console.print(
+        f"{len(outcome.executed)} runs executed, {outcome.skipped} skipped, "
+        f"{len(outcome.failed)} failed; {finished}/{outcome.total} in {outcome.table}"
+    )
+    if outcome.interrupted:
+        click.echo(f"interrupted: {finished} finished runs kept in {out}", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    if outcome.failed:
+        for rid, msg in outcome.failed.items():
+            click.echo(f"error: run {rid}: {msg}", err=True)
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("names", nargs=-1)
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Runs per scenario; the fastest is reported.",
+)
+@click.option("--record", is_flag=True, help="Write bench/results.json and bench/RESULTS.md.")
+@click.option(
+    "--dir",
+    "bench_dir",
+    type=click.Path(file_okay=False),
+    default="bench",
+    show_default=True,
+    help="Where --record writes.",
+)
+def bench(names: tuple[str, ...], repeat: int, record: bool, bench_dir: str) -> None:
+    """Measure engine speed on named scenarios [default: the built-in speed scenarios]."""
+    from airlab import bench as _bench
+
+    console = _console()
+    names_list = list(names) or _bench.DEFAULT_SCENARIOS
+    t = Table(title=f"Benchmark (fastest of {repeat})", title_justify="left", title_style="bold")
+    for col in (
+        "scenario",
+        "sim s",
+        "events",
+        "wall s",
+        "M events/s",
+        "sim s / wall s",
+        "M packets / wall s",
+    ):
+        t.add_column(col, justify="left" if col == "scenario" else "right")
+
+    def show(r: dict[str, Any]) -> None:
+        console.print(f"{r['scenario']}: {r['events_per_s'] / 1e6:.2f} M events/s")
+        t.add_row(
+            r["scenario"],
+            fmt(r["duration_s"]),
+            fmt(r["events"]),
+            fmt(r["wall_s"]),
+            fmt(r["events_per_s"] / 1e6),
+            fmt(r["sim_s_per_wall_s"]),
+            fmt(r["packets_per_wall_s"] / 1e6),
+        )
+
+    results = _bench.run_bench(names_list, repeat, on_result=show)
+    console.print(t)
+    if record:
+        d = _bench.record(results, bench_dir)
+        console.print(f"recorded in {d / 'results.json'} and {d / 'RESULTS.md'}")
+
+
+# -- entry point -----------------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Console-script entry point: user errors exit 2 as ``error: ...``, Ctrl-C exits 130."""
+    try:
+        code = cli.main(
+            args=list(argv) if argv is not None else None, prog_name="airlab", standalone_mode=False
+        )
+    except (KeyboardInterrupt, click.Abort):
+        click.echo("interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    except airlab.ScenarioError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(EXIT_USAGE)
+    except FileNotFoundError as e:
+        click.echo(f"error: {e.args[0] if e.args else e}", err=True)
+        sys.exit(EXIT_USAGE)
+    except click.UsageError as e:
+        msg = e.format_message()
+        if e.ctx is not None:
+            msg += f"\n(see `{e.ctx.command_path} --help`)"
+        click.echo(f"error: {msg}", err=True)
+        sys.exit(EXIT_USAGE)
+    except click.ClickException as e:
+        click.echo(f"error: {e.format_message()}", err=True)
+        sys.exit(e.exit_code)
+    sys.exit(code if isinstance(code, int) else 0)

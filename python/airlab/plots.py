@@ -1,0 +1,200 @@
+"""Publication-quality PNG plots of a run's time series (matplotlib, Agg backend)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from airlab import _io
+
+if TYPE_CHECKING:
+    from airlab.results import Result
+
+DPI = 160
+MAX_LEGEND = 12  # above this many series, draw thin lines without a legend
+MAX_SERIES = 8  # queues/links: only the busiest ones are drawn
+
+STYLE = {
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "legend.fontsize": 8,
+    "axes.grid": True,
+    "grid.alpha": 0.35,
+    "grid.linestyle": ":",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "lines.linewidth": 1.4,
+}
+
+
+def _series(df: pd.DataFrame, key: str, col: str) -> list[tuple[str, pd.DataFrame]]:
+    """(name, rows) per entity that has at least one finite value of ``col``."""
+    if df.empty or col not in df.columns:
+        return []
+    out = []
+    for name, rows in df.groupby(key, sort=False):
+        if rows[col].notna().any():
+            out.append((str(name), rows))
+    return out
+
+
+def _draw(ax: Axes, series: list[tuple[str, pd.DataFrame]], col: str, scale: float = 1.0) -> None:
+    many = len(series) > MAX_LEGEND
+    for name, rows in series:
+        ax.plot(
+            rows["time_s"],
+            rows[col] * scale,
+            label=None if many else name,
+            linewidth=0.7 if many else None,
+            alpha=0.6 if many else 1.0,
+        )
+    if series and not many:
+        ax.legend(loc="best", frameon=False, ncol=2 if len(series) > 6 else 1)
+    ax.set_xlabel("time (s)")
+    ax.set_xlim(left=0)
+
+
+def _busiest(
+    series: list[tuple[str, pd.DataFrame]], col: str, how: str
+) -> list[tuple[str, pd.DataFrame]]:
+    def score(item: tuple[str, pd.DataFrame]) -> float:
+        v = item[1][col]
+        return float(v.max() if how == "max" else v.mean())
+
+    active = [s for s in series if score(s) > 0]
+    return sorted(active, key=score, reverse=True)[:MAX_SERIES]
+
+
+def _title(res: Result, what: str) -> str:
+    name = res.summary.get("scenario", "")
+    seed = res.summary.get("seed")
+    return f"{what} — {name} (seed {seed})" if name else what
+
+
+def _save(fig: Figure, path: Path) -> Path:
+    fig.tight_layout()
+    _io.write_with(path, lambda p: fig.savefig(p, dpi=DPI, format="png"))
+    plt.close(fig)
+    return path
+
+
+def plot_throughput(res: Result, path: Path) -> Path | None:
+    series = _series(res.flows, "flow", "goodput_mbps")
+    if not series:
+        return None
+    total = res.flows.groupby("time_s")["goodput_mbps"].sum(min_count=1)
+    title = _title(res, f"Goodput per flow ({len(series)} flows)")
+    if len(series) > MAX_LEGEND:
+        # many flows: per-flow lines on top, the aggregate in its own panel below
+        fig, (ax, ax_tot) = plt.subplots(
+            2, 1, figsize=(7, 5.6), sharex=True, gridspec_kw={"height_ratios": [3, 2]}
+        )
+        _draw(ax, series, "goodput_mbps")
+        ax.set_xlabel("")
+        ax_tot.plot(total.index, total.values, color="black", linewidth=1.2)
+        ax_tot.set_ylabel("total (Mbit/s)")
+        ax_tot.set_xlabel("time (s)")
+        ax_tot.set_ylim(bottom=0)
+    else:
+        fig, ax = plt.subplots(figsize=(7, 3.8))
+        _draw(ax, series, "goodput_mbps")
+        if len(series) > 1:
+            ax.plot(total.index, total.values, color="black", linestyle="--", linewidth=1.2,
+                    label="total")  # fmt: skip
+            ax.legend(loc="best", frameon=False, ncol=2 if len(series) > 6 else 1)
+    ax.set_ylabel("goodput (Mbit/s)")
+    ax.set_ylim(bottom=0)
+    ax.set_title(title)
+    return _save(fig, path)
+
+
+def plot_cwnd(res: Result, path: Path) -> Path | None:
+    series = _series(res.flows, "flow", "cwnd_pkts")
+    if not series:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    _draw(ax, series, "cwnd_pkts")
+    ax.set_ylabel("cwnd (packets)")
+    ax.set_ylim(bottom=0)
+    ax.set_title(_title(res, "Congestion window"))
+    return _save(fig, path)
+
+
+def plot_rtt(res: Result, path: Path) -> Path | None:
+    series = _series(res.flows, "flow", "srtt_ms")
+    if not series:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    _draw(ax, series, "srtt_ms")
+    ax.set_ylabel("smoothed RTT (ms)")
+    ax.set_ylim(bottom=0)
+    ax.set_title(_title(res, "Round-trip time (srtt)"))
+    return _save(fig, path)
+
+
+def plot_queues(res: Result, path: Path) -> Path | None:
+    series = _busiest(_series(res.queues, "queue", "backlog_pkts"), "backlog_pkts", "max")
+    if not series:
+        return None
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7, 5.6), sharex=True)
+    _draw(ax1, series, "backlog_pkts")
+    ax1.set_ylabel("backlog (packets)")
+    ax1.set_ylim(bottom=0)
+    ax1.set_xlabel("")
+    ax1.set_title(_title(res, "Queue backlog and sojourn time"))
+    soj = [(n, r) for n, r in series if r["sojourn_ms"].notna().any()]
+    if soj:
+        # markers too: sojourn is NaN in intervals where nothing left the queue
+        for name, rows in soj:
+            ax2.plot(rows["time_s"], rows["sojourn_ms"], marker=".", markersize=2, label=name)
+        if len(soj) <= MAX_LEGEND:
+            ax2.legend(loc="best", frameon=False)
+    ax2.set_ylabel("sojourn (ms)")
+    ax2.set_xlabel("time (s)")
+    ax2.set_ylim(bottom=0)
+    return _save(fig, path)
+
+
+def plot_links(res: Result, path: Path) -> Path | None:
+    series = _busiest(_series(res.links, "link", "utilization"), "utilization", "mean")
+    if not series:
+        return None
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    _draw(ax, series, "utilization", scale=100.0)
+    ax.set_ylabel("utilization (%)")
+    ax.set_ylim(0, 105)
+    ax.set_title(_title(res, "Link utilization"))
+    return _save(fig, path)
+
+
+PLOTS = {
+    "throughput": plot_throughput,
+    "cwnd": plot_cwnd,
+    "rtt": plot_rtt,
+    "queues": plot_queues,
+    "links": plot_links,
+}
+
+
+def plot_all(res: Result, out_dir: str | os.PathLike[str]) -> dict[str, Path]:
+    """Draw every plot that has data into ``out_dir``; return {name: png path}."""
+    d = Path(out_dir)
+    d.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    with plt.rc_context(STYLE):
+        for name, fn in PLOTS.items():
+            p = fn(res, d / f"{name}.png")
+            if p is not None:
+                written[name] = p
+    return written

@@ -1,0 +1,169 @@
+"""The result of one run: summary dict, resolved scenario, and time series as DataFrames."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from airlab import _io
+
+# Columns each table is guaranteed to have (even when empty); the engine may add more
+# (e.g. algorithm variables "cc.<var>" in the flows table).
+FLOW_COLUMNS = [
+    "time_s",
+    "flow",
+    "goodput_mbps",
+    "cwnd_pkts",
+    "ssthresh_pkts",
+    "srtt_ms",
+    "rttvar_ms",
+    "min_rtt_ms",
+    "inflight_bytes",
+    "pacing_rate_mbps",
+    "delivery_rate_mbps",
+    "retransmits",
+    "lost",
+]
+QUEUE_COLUMNS = [
+    "time_s",
+    "queue",
+    "backlog_pkts",
+    "backlog_bytes",
+    "sojourn_ms",
+    "drops",
+    "marks",
+]
+LINK_COLUMNS = ["time_s", "link", "utilization", "throughput_mbps"]
+FCT_COLUMNS = ["flow", "conn", "start_s", "end_s", "fct_s", "bytes"]
+
+TABLES: dict[str, tuple[list[str], str | None]] = {
+    "flows": (FLOW_COLUMNS, "flow"),
+    "queues": (QUEUE_COLUMNS, "queue"),
+    "links": (LINK_COLUMNS, "link"),
+    "fcts": (FCT_COLUMNS, "flow"),
+}
+
+
+def _frame(
+    columns: dict[str, list[Any]] | None, expected: list[str], key: str | None
+) -> pd.DataFrame:
+    df = pd.DataFrame(columns or {})
+    for col in expected:
+        if col not in df.columns:
+            df[col] = pd.Series(dtype="object" if col == key else "float64")
+    if key is not None and key in df.columns:
+        df[key] = df[key].astype("string")
+    # the documented columns first, in the documented order, then extras (e.g. "cc.<var>")
+    extras = sorted(c for c in df.columns if c not in expected)
+    return df[[*expected, *extras]]
+
+
+@dataclass(repr=False)
+class Result:
+    """Everything one run produced.
+
+    ``summary`` is the engine's summary (see docs/results.md), ``scenario`` the resolved
+    scenario, and ``flows``, ``queues``, ``links``, ``fcts`` are long-format DataFrames with one
+    row per (sample time, flow/queue/link) or per completed connection.
+    """
+
+    summary: dict[str, Any]
+    scenario: dict[str, Any]
+    flows: pd.DataFrame
+    queues: pd.DataFrame
+    links: pd.DataFrame
+    fcts: pd.DataFrame
+    source: str | None = None
+    _summary_text: str | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_core(cls, raw: dict[str, Any], source: str | None = None) -> Result:
+        """Build a Result from what ``_core.run`` returns."""
+        tables = {name: _frame(raw.get(name), cols, key) for name, (cols, key) in TABLES.items()}
+        return cls(
+            summary=json.loads(raw["summary"]),
+            scenario=json.loads(raw["scenario"]),
+            source=source,
+            _summary_text=raw["summary"],
+            **tables,
+        )
+
+    @classmethod
+    def load(cls, out_dir: str | os.PathLike[str]) -> Result:
+        """Read back a result directory written by :meth:`save`."""
+        d = Path(out_dir)
+        tables = {}
+        for name, (cols, key) in TABLES.items():
+            p = d / f"{name}.parquet"
+            tables[name] = pd.read_parquet(p) if p.exists() else _frame(None, cols, key)
+        return cls(
+            summary=json.loads((d / "summary.json").read_text()),
+            scenario=json.loads((d / "scenario.json").read_text()),
+            source=str(d),
+            **tables,
+        )
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return (
+            f"<Result {s.get('scenario')!r} seed={s.get('seed')}: "
+            f"{len(s.get('flows', []))} flows, {len(s.get('queues', []))} queues, "
+            f"{len(s.get('links', []))} links, {len(self.flows)} flow samples>"
+        )
+
+    # -- convenience views ---------------------------------------------------------------
+
+    @property
+    def flow_names(self) -> list[str]:
+        return [f["name"] for f in self.summary.get("flows", [])]
+
+    def flow_summary(self) -> pd.DataFrame:
+        """One row per flow with the main summary numbers."""
+        rows = []
+        for f in self.summary.get("flows", []):
+            rtt = f.get("rtt_ms") or {}
+            rows.append(
+                {
+                    "flow": f.get("name"),
+                    "cc": f.get("cc"),
+                    "app": f.get("app"),
+                    "goodput_mbps": f.get("goodput_mbps"),
+                    "rtt_p50_ms": rtt.get("p50"),
+                    "rtt_p95_ms": rtt.get("p95"),
+                    "retransmits": f.get("retransmits"),
+                }
+            )
+        return pd.DataFrame(rows)
+
+    # -- output --------------------------------------------------------------------------
+
+    def save(
+        self, out_dir: str | os.PathLike[str], plots: bool = True, report: bool = True
+    ) -> Path:
+        """Write the run's files into ``out_dir`` (created if needed); each write is atomic.
+
+        Files: summary.json, scenario.json, flows/queues/links/fcts.parquet, and unless
+        disabled plots/*.png and report.html.
+        """
+        d = Path(out_dir)
+        d.mkdir(parents=True, exist_ok=True)
+        _io.write_json(d / "summary.json", self.summary)
+        _io.write_json(d / "scenario.json", self.scenario)
+        for name in TABLES:
+            df: pd.DataFrame = getattr(self, name)
+            _io.write_with(d / f"{name}.parquet", lambda p, df=df: df.to_parquet(p, index=False))
+        images: dict[str, Path] = {}
+        if plots:
+            from airlab import plots as _plots
+
+            images = _plots.plot_all(self, d / "plots")
+        if report:
+            from airlab import report as _report
+
+            _io.write_text(d / "report.html", _report.render(self, images))
+        return d

@@ -1,0 +1,112 @@
+"""The command line as a user meets it: outputs, errors, exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from conftest import DATA, DUMBBELL, SHORT
+
+OUTPUTS = [
+    "summary.json",
+    "scenario.json",
+    "flows.parquet",
+    "queues.parquet",
+    "links.parquet",
+    "fcts.parquet",
+    "report.html",
+    "plots/throughput.png",
+    "plots/cwnd.png",
+    "plots/rtt.png",
+    "plots/queues.png",
+    "plots/links.png",
+]
+
+
+def test_run_builtin_dumbbell_writes_every_output(cli, tmp_path: Path) -> None:
+    proc = cli("run", DUMBBELL, "--set", SHORT, "--seed", "2", "--out", "out", check=True)
+    out = tmp_path / "out"
+    missing = [f for f in OUTPUTS if not (out / f).is_file() or (out / f).stat().st_size == 0]
+    assert not missing, f"missing or empty outputs: {missing}"
+    assert not list(out.rglob("*.tmp")), "temporary files left behind"
+
+    s = json.loads((out / "summary.json").read_text())
+    for key in ("scenario", "seed", "duration_s", "flows", "queues", "links", "jain_index"):
+        assert key in s, key
+    assert s["seed"] == 2
+    assert s["duration_s"] == 5
+    assert s["flows"], "no flows in summary"
+    flow = s["flows"][0]
+    for key in ("name", "src", "dst", "cc", "goodput_mbps", "rtt_ms", "jitter_ms", "retransmits"):
+        assert key in flow, key
+    assert set(flow["rtt_ms"]) >= {"min", "mean", "p50", "p95"}
+    assert flow["goodput_mbps"] > 0
+    for key in ("node", "kind", "drops", "marks", "sojourn_ms"):
+        assert key in s["queues"][0], key
+    assert {"name", "utilization"} <= set(s["links"][0])
+    assert {"events", "wall_s", "events_per_s"} <= set(s["engine"])
+
+    flows = pd.read_parquet(out / "flows.parquet")
+    assert {"time_s", "flow", "goodput_mbps", "cwnd_pkts", "srtt_ms"} <= set(flows.columns)
+    assert flows["time_s"].max() <= 5.0 + 1e-9
+    assert set(flows["flow"]) == {f["name"] for f in s["flows"]}
+    queues = pd.read_parquet(out / "queues.parquet")
+    assert {"time_s", "queue", "backlog_pkts", "drops"} <= set(queues.columns)
+    html = (out / "report.html").read_text()
+    assert s["scenario"] in html and "data:image/png;base64," in html
+
+    # the printed summary table names the flow and the engine speed
+    assert flow["name"] in proc.stdout
+    assert "events/s" in proc.stdout
+
+
+def test_validate_ok(cli) -> None:
+    proc = cli("validate", DUMBBELL, check=True)
+    assert proc.stdout.startswith("OK")
+
+
+def test_validate_bad_file_exits_2_with_key_path(cli) -> None:
+    proc = cli("validate", str(DATA / "bad-duration.toml"))
+    assert proc.returncode == 2, proc
+    assert proc.stderr.startswith("error:"), proc.stderr
+    assert "bad-duration.toml" in proc.stderr
+    assert "duration" in proc.stderr.split("bad-duration.toml", 1)[1]
+    assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_bad_override_and_missing_file_exit_2(cli) -> None:
+    proc = cli("run", DUMBBELL, "--set", "no.such.key=1", "--no-plots")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error:") and "no.such.key" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+    proc = cli("run", "does/not/exist.toml")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error:") and "does/not/exist.toml" in proc.stderr
+
+    proc = cli("run", DUMBBELL, "--set", "novalue")
+    assert proc.returncode == 2 and proc.stderr.startswith("error:")
+
+    proc = cli("run", DUMBBELL, "--seed", "abc")
+    assert proc.returncode == 2 and proc.stderr.startswith("error:")
+    assert "Traceback" not in proc.stderr
+
+
+def test_list_shows_components_and_builtins(cli) -> None:
+    out = cli("list", check=True).stdout
+    for word in ("cubic", "reno", "pfifo", "bulk", DUMBBELL):
+        assert word in out, word
+
+
+def test_bench_records_figures_with_the_machine(cli, tmp_path: Path) -> None:
+    proc = cli("bench", DUMBBELL, "--repeat", "1", "--record", "--dir", "b", check=True)
+    assert "events/s" in proc.stdout
+    rec = json.loads((tmp_path / "b" / "results.json").read_text())
+    assert len(rec) == 1
+    machine, results = rec[0]["machine"], rec[0]["results"]
+    assert machine["cores"] >= 1 and machine["cpu"] and machine["date"]
+    assert results[0]["scenario"] == DUMBBELL
+    assert results[0]["events_per_s"] > 0 and results[0]["sim_s_per_wall_s"] > 0
+    assert DUMBBELL in (tmp_path / "b" / "RESULTS.md").read_text()

@@ -1,0 +1,185 @@
+"""Sweeps: grid x seeds, one row per run, resumable, never corrupt."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from airlab import _io
+from airlab import sweep as sw
+from conftest import DUMBBELL
+
+GRID = ["--set", "duration=2s,3s"]
+
+
+def _sweep(cli, out: str = "sw", *extra: str):
+    return cli("sweep", DUMBBELL, *GRID, "--seeds", "2", "--jobs", "2", "--out", out, *extra)
+
+
+def test_grid_times_seeds_gives_one_row_per_run(cli, tmp_path: Path) -> None:
+    proc = _sweep(cli)
+    assert proc.returncode == 0, proc.stderr
+    df = pd.read_parquet(tmp_path / "sw" / "sweep.parquet")
+    assert len(df) == 4
+    assert sorted(zip(df["duration"], df["seed"], strict=True)) == [
+        ("2s", 1),
+        ("2s", 2),
+        ("3s", 1),
+        ("3s", 2),
+    ]
+    assert df["run_id"].is_unique
+    assert "jain_index" in df.columns
+    assert any(c.startswith("flow.") and c.endswith(".goodput_mbps") for c in df.columns)
+    assert any(c.startswith("flow.") and c.endswith(".rtt_ms.p95") for c in df.columns)
+    assert any(c.startswith("queue.") and c.endswith(".drops") for c in df.columns)
+    assert any(c.startswith("link.") and c.endswith(".utilization") for c in df.columns)
+    assert sorted(df["duration_s"]) == [2, 2, 3, 3]
+    runs = sorted((tmp_path / "sw" / "runs").glob("*.json"))
+    assert [p.stem for p in runs] == sorted(df["run_id"])
+    rec = json.loads(runs[0].read_text())
+    assert {"run_id", "params", "seed", "summary"} <= set(rec)
+
+
+def test_resume_runs_only_missing_and_ignores_partial_files(cli, tmp_path: Path) -> None:
+    assert _sweep(cli).returncode == 0
+    runs = tmp_path / "sw" / "runs"
+    files = sorted(runs.glob("*.json"))
+    assert len(files) == 4
+    victim, truncated = files[1], files[2]
+    victim.unlink()
+    # a crash of a non-atomic writer: a truncated record; and an unfinished temp file
+    truncated.write_text(truncated.read_text()[:40])
+    (runs / f".{files[0].name}.x1y2.tmp").write_text('{"run_id": "garb')
+    before = {p.name: p.stat().st_mtime_ns for p in files if p not in (victim, truncated)}
+    time.sleep(0.05)
+
+    proc = _sweep(cli)
+    assert proc.returncode == 0, proc.stderr
+    done = sorted(line.split()[1] for line in proc.stdout.splitlines() if line.startswith("done "))
+    assert done == sorted([victim.stem, truncated.stem])
+    assert "2 skipped" in proc.stdout
+    after = {p.name: p.stat().st_mtime_ns for p in runs.glob("*.json") if p.name in before}
+    assert after == before, "finished runs were redone"
+    df = pd.read_parquet(tmp_path / "sw" / "sweep.parquet")
+    assert len(df) == 4 and df["run_id"].is_unique
+
+    # nothing left to do: a third invocation runs nothing
+    proc = _sweep(cli)
+    assert "0 runs executed" in proc.stdout and "4 skipped" in proc.stdout
+
+
+def test_bad_set_fails_fast_before_running(cli, tmp_path: Path) -> None:
+    proc = cli("sweep", DUMBBELL, "--set", "duration=2s,never", "--seeds", "2", "--out", "bad")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("error:") and "duration" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not list((tmp_path / "bad").glob("runs/*.json"))
+
+
+def test_ctrl_c_keeps_finished_runs(tmp_path: Path) -> None:
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    args = [
+        sys.executable,
+        "-m",
+        "airlab",
+        "sweep",
+        DUMBBELL,
+        "--set",
+        "duration=20s",
+        "--seeds",
+        "200",
+        "--jobs",
+        "2",
+        "--out",
+        "sw",
+    ]
+    proc = subprocess.Popen(
+        args, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith("done "):
+            break
+    else:
+        pytest.fail(f"sweep produced no finished run: {proc.stderr.read() if proc.stderr else ''}")
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    finished = [p for p in (tmp_path / "sw" / "runs").glob("*.json")]
+    assert 1 <= len(finished) < 200
+    df = pd.read_parquet(tmp_path / "sw" / "sweep.parquet")
+    assert sorted(df["run_id"]) == sorted(p.stem for p in finished)
+
+
+def test_run_id_is_stable_and_distinct() -> None:
+    a = sw.run_id((("x.limit", "20"), ("duration", "5s")), 1)
+    assert a == sw.run_id((("x.limit", "20"), ("duration", "5s")), 1)
+    assert a == sw.run_id((("duration", "5s"), ("x.limit", "20")), 1)  # order-independent
+    assert a != sw.run_id((("x.limit", "20"), ("duration", "5s")), 2)
+    assert a != sw.run_id((("x.limit", "21"), ("duration", "5s")), 1)
+    assert "/" not in sw.run_id((("rate", "1/2"),), 1)
+
+
+def test_grid_parsing_and_expansion() -> None:
+    grid = sw.parse_grid(["a=1,2,3", "b=x"])
+    assert grid == [("a", ["1", "2", "3"]), ("b", ["x"])]
+    specs = sw.expand(grid, [1, 2])
+    assert len(specs) == 6
+    assert len({s.run_id for s in specs}) == 6
+    q = 'q={ kind = "bfifo", limit = "30KB" },{ kind = "pfifo" }'
+    assert sw.parse_grid([q])[0][1] == ['{ kind = "bfifo", limit = "30KB" }', '{ kind = "pfifo" }']
+    assert sw.parse_grid(['n="a,b",c'])[0][1] == ['"a,b"', "c"]
+    for bad in (["a"], ["=1"], ["a=1,,2"], ["a=1", "a=2"]):
+        with pytest.raises(ValueError):
+            sw.parse_grid(bad)
+
+
+def test_flatten_summary() -> None:
+    summary = {
+        "scenario": "x",
+        "seed": 1,
+        "duration_s": 5.0,
+        "jain_index": 0.99,
+        "flows": [
+            {
+                "name": "f",
+                "cc": "cubic",
+                "goodput_mbps": 9.5,
+                "rtt_ms": {"p95": 30.0},
+                "fct_s": None,
+            }
+        ],
+        "queues": [{"name": "q", "node": "r1", "drops": 3, "sojourn_ms": {"mean": 1.0}}],
+        "links": [{"name": "l", "utilization": 0.98}],
+        "engine": {"events": 10},
+    }
+    flat = sw.flatten_summary(summary)
+    assert flat == {
+        "duration_s": 5.0,
+        "jain_index": 0.99,
+        "flow.f.goodput_mbps": 9.5,
+        "flow.f.rtt_ms.p95": 30.0,
+        "queue.q.drops": 3,
+        "queue.q.sojourn_ms.mean": 1.0,
+        "link.l.utilization": 0.98,
+        "engine.events": 10,
+    }
+
+
+def test_atomic_write_leaves_old_file_on_failure(tmp_path: Path) -> None:
+    dest = tmp_path / "x.json"
+    _io.write_json(dest, {"v": 1})
+    with pytest.raises(RuntimeError), _io.atomic_path(dest) as tmp:
+        tmp.write_text("half")
+        raise RuntimeError("crash")
+    assert json.loads(dest.read_text()) == {"v": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
