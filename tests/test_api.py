@@ -95,3 +95,20 @@ def test_override_values_are_formatted_for_the_engine() -> None:
         DUMBBELL, set={"link.bottleneck.qdisc": {"kind": "bfifo", "limit": "30KB"}}
     )
     assert "bfifo" in json.dumps(res)
+
+
+def test_progress_reports_fractions_and_can_stop_a_run() -> None:
+    seen: list[float] = []
+    airlab.run(DUMBBELL, seed=1, set=SHORT, progress=seen.append)
+    assert seen == sorted(seen) and seen[-1] == 1.0
+    assert len(seen) == 5  # one call per simulated second of a 5 s run
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_40_percent(done: float) -> None:
+        if done >= 0.4:
+            raise Stop
+
+    with pytest.raises(Stop):
+        airlab.run(DUMBBELL, seed=1, set=SHORT, progress=stop_at_40_percent)

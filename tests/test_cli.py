@@ -110,3 +110,27 @@ def test_bench_records_figures_with_the_machine(cli, tmp_path: Path) -> None:
     assert results[0]["scenario"] == DUMBBELL
     assert results[0]["events_per_s"] > 0 and results[0]["sim_s_per_wall_s"] > 0
     assert DUMBBELL in (tmp_path / "b" / "RESULTS.md").read_text()
+
+
+def test_ctrl_c_stops_a_long_run_promptly_without_output(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    # About a minute of wall time if left alone.
+    args = [sys.executable, "-m", "airlab", "run", "basics/gigabit-50flows"]
+    args += ["--set", "duration=1000s", "--out", "long"]
+    proc = subprocess.Popen(
+        args, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    time.sleep(3)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 5, "the engine must notice Ctrl-C within a simulated second"
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert not (tmp_path / "long").exists()

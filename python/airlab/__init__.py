@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -78,15 +78,19 @@ def run(
     scenario: str | Path,
     seed: int | None = None,
     set: Overrides = None,
+    progress: Callable[[float], object] | None = None,
 ) -> Result:
     """Run a scenario (a TOML path or a built-in name like ``basics/dumbbell-cubic``).
 
     ``seed`` overrides the scenario's seed; ``set`` overrides keys, e.g.
-    ``{"duration": "5s", "link.bottleneck.qdisc.limit": 20}``. Raises ``ScenarioError`` for an
-    invalid scenario and ``FileNotFoundError`` if the scenario cannot be found.
+    ``{"duration": "5s", "link.bottleneck.qdisc.limit": 20}``. ``progress``, if given, is
+    called with the fraction of simulated time done, about every simulated second; an
+    exception it raises stops the run. Ctrl-C interrupts a run promptly. Raises
+    ``ScenarioError`` for an invalid scenario and ``FileNotFoundError`` if the scenario cannot
+    be found.
     """
     text, file = _load(scenario)
-    raw = _core.run(text, file, overrides_list(set), seed)
+    raw = _core.run(text, file, overrides_list(set), seed, progress)
     return Result.from_core(raw, source=file)
 
 

@@ -147,7 +147,21 @@ def run(
 ) -> None:
     """Run SCENARIO (a TOML file or a built-in name) and write its results."""
     console = _console()
-    res = airlab.run(scenario, seed=seed, set=_overrides(sets))
+    with Progress(
+        SpinnerColumn(),
+        TextColumn(f"simulating {Path(str(scenario)).stem}"),
+        BarColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("run", total=1.0)
+        res = airlab.run(
+            scenario,
+            seed=seed,
+            set=_overrides(sets),
+            progress=lambda done: bar.update(task, completed=done),
+        )
     out_dir = Path(out) if out else Path("results") / Path(str(scenario)).stem
     print_summary(console, res.summary)
     res.save(out_dir, plots=not no_plots, report=True)

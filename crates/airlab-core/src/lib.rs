@@ -11,4 +11,4 @@ pub mod sim;
 pub mod tcp;
 pub mod world;
 
-pub use run::{run, RunOutput};
+pub use run::{run, run_with_progress, RunOutput};

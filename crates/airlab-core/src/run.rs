@@ -3,7 +3,7 @@
 use crate::metrics::series::Table;
 use crate::metrics::summary::summarize;
 use crate::scenario::{build::build, Resolved};
-use crate::sim::secs;
+use crate::sim::{secs, Time, SEC};
 use serde_json::{json, Value};
 use std::time::Instant;
 
@@ -32,10 +32,32 @@ impl RunOutput {
 
 /// Run `resolved` with `seed` (the scenario's own seed if `None`).
 pub fn run(resolved: &Resolved, seed: Option<u64>) -> RunOutput {
+    run_with_progress(resolved, seed, |_| true).expect("a run that is never cancelled completes")
+}
+
+/// Simulated time between two calls of the progress callback.
+const PROGRESS_STEP: Time = SEC;
+
+/// Run with a callback that sees the fraction of simulated time done, at least every
+/// simulated second; when it returns false the run stops and `None` is returned.
+pub fn run_with_progress(
+    resolved: &Resolved,
+    seed: Option<u64>,
+    mut progress: impl FnMut(f64) -> bool,
+) -> Option<RunOutput> {
     let seed = seed.unwrap_or(resolved.scenario.seed);
     let mut world = build(resolved, seed);
     let wall = Instant::now();
-    world.run();
+    world.start();
+    let mut t = 0;
+    while t < world.duration {
+        t = (t + PROGRESS_STEP).min(world.duration);
+        world.advance(t);
+        if !progress(t as f64 / world.duration as f64) {
+            return None;
+        }
+    }
+    world.finish();
     let wall_s = wall.elapsed().as_secs_f64().max(1e-9);
     let events = world.events.processed();
     let mut summary = summarize(&world, &resolved.scenario.name, seed);
@@ -59,11 +81,11 @@ pub fn run(resolved: &Resolved, seed: Option<u64>) -> RunOutput {
         }
     }
     fcts.finish();
-    RunOutput {
+    Some(RunOutput {
         summary,
         flows: std::mem::take(&mut world.flow_series),
         queues: std::mem::take(&mut world.queue_series),
         links: std::mem::take(&mut world.link_series),
         fcts,
-    }
+    })
 }

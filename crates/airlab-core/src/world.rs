@@ -104,8 +104,8 @@ impl World {
         self.events.now()
     }
 
-    /// Run to the end of the scenario.
-    pub fn run(&mut self) {
+    /// Schedule the apps and the first sample; call once before [`World::advance`].
+    pub fn start(&mut self) {
         self.last_busy = vec![0; self.ifaces.len()];
         self.last_tx_bytes = vec![0; self.ifaces.len()];
         self.last_delivered = vec![0; self.flows.len()];
@@ -116,13 +116,24 @@ impl World {
             self.events.schedule(at, Event::AppWake(i as u32));
         }
         self.events.schedule(self.interval, Event::Sample);
+    }
+
+    /// Process every event up to `until` (capped at the scenario duration). Running in
+    /// chunks lets a caller show progress or stop early; the result does not depend on how
+    /// the run is chunked.
+    pub fn advance(&mut self, until: Time) {
+        let until = until.min(self.duration);
         while let Some(t) = self.events.peek_time() {
-            if t > self.duration {
+            if t > until {
                 break;
             }
             let (_, ev) = self.events.pop().expect("peeked");
             self.dispatch(ev);
         }
+    }
+
+    /// Close the time series once the run is over.
+    pub fn finish(&mut self) {
         self.flow_series.finish();
         self.queue_series.finish();
         self.link_series.finish();

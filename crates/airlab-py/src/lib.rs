@@ -27,17 +27,37 @@ fn table<'py>(py: Python<'py>, t: &Table, time_name: &str, entity_name: &str) ->
 
 /// Load, check and run a scenario. Returns the summary and resolved scenario as JSON text
 /// and the time series as dicts of columns.
+///
+/// The engine runs without the GIL and comes back every simulated second to let Python
+/// handle signals (Ctrl-C raises KeyboardInterrupt promptly) and to call `progress(fraction)`
+/// if given; an exception from `progress` stops the run and is raised.
 #[pyfunction]
-#[pyo3(signature = (text, file, overrides, seed=None))]
+#[pyo3(signature = (text, file, overrides, seed=None, progress=None))]
 fn run<'py>(
     py: Python<'py>,
     text: &str,
     file: &str,
     overrides: Vec<(String, String)>,
     seed: Option<u64>,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let resolved = scenario::load_str(text, file, &overrides).map_err(scenario_error)?;
-    let out = py.detach(|| airlab_core::run(&resolved, seed));
+    let mut failure: Option<PyErr> = None;
+    let out = py.detach(|| {
+        airlab_core::run_with_progress(&resolved, seed, |fraction| {
+            let step = Python::attach(|py| -> PyResult<()> {
+                py.check_signals()?;
+                if let Some(callback) = &progress {
+                    callback.call1(py, (fraction,))?;
+                }
+                Ok(())
+            });
+            step.map_err(|e| failure = Some(e)).is_ok()
+        })
+    });
+    let Some(out) = out else {
+        return Err(failure.unwrap_or_else(|| PyValueError::new_err("the run was stopped")));
+    };
     let d = PyDict::new(py);
     d.set_item("summary", out.summary.to_string())?;
     d.set_item("scenario", serde_json::to_string(&resolved).map_err(|e| PyValueError::new_err(e.to_string()))?)?;
