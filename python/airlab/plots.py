@@ -119,28 +119,25 @@ def plot_throughput(res: Result, path: Path) -> Path | None:
     return _save(fig, path)
 
 
-def plot_cwnd(res: Result, path: Path) -> Path | None:
-    series = _series(res.flows, "flow", "cwnd_pkts")
+def _plot_flow_metric(res: Result, path: Path, column: str, ylabel: str, title: str) -> Path | None:
+    """One line per flow of a per-flow time-series column."""
+    series = _series(res.flows, "flow", column)
     if not series:
         return None
     fig, ax = plt.subplots(figsize=(7, 3.8))
-    _draw(ax, series, "cwnd_pkts")
-    ax.set_ylabel("cwnd (packets)")
+    _draw(ax, series, column)
+    ax.set_ylabel(ylabel)
     ax.set_ylim(bottom=0)
-    ax.set_title(_title(res, "Congestion window"))
+    ax.set_title(_title(res, title))
     return _save(fig, path)
+
+
+def plot_cwnd(res: Result, path: Path) -> Path | None:
+    return _plot_flow_metric(res, path, "cwnd_pkts", "cwnd (packets)", "Congestion window")
 
 
 def plot_rtt(res: Result, path: Path) -> Path | None:
-    series = _series(res.flows, "flow", "srtt_ms")
-    if not series:
-        return None
-    fig, ax = plt.subplots(figsize=(7, 3.8))
-    _draw(ax, series, "srtt_ms")
-    ax.set_ylabel("smoothed RTT (ms)")
-    ax.set_ylim(bottom=0)
-    ax.set_title(_title(res, "Round-trip time (srtt)"))
-    return _save(fig, path)
+    return _plot_flow_metric(res, path, "srtt_ms", "smoothed RTT (ms)", "Round-trip time (srtt)")
 
 
 def plot_queues(res: Result, path: Path) -> Path | None:

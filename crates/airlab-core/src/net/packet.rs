@@ -93,6 +93,19 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// A TCP packet of connection `conn` from `src` to `dst`.
+    pub fn tcp_packet(
+        flow: FlowId,
+        conn: ConnId,
+        src: NodeId,
+        dst: NodeId,
+        size: u32,
+        ecn: Ecn,
+        seg: TcpSegment,
+    ) -> Self {
+        Packet { flow, conn, src, dst, size, ecn, enqueued_at: 0, payload: Payload::Tcp(seg) }
+    }
+
     pub fn tcp(&self) -> Option<&TcpSegment> {
         match &self.payload {
             Payload::Tcp(seg) => Some(seg),

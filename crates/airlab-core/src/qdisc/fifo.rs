@@ -5,18 +5,45 @@ use crate::net::Packet;
 use crate::sim::Time;
 use std::collections::VecDeque;
 
-/// A FIFO that tail-drops when admitting a packet would exceed a packet or byte limit.
-struct Fifo {
+/// What bounds a tail-drop FIFO.
+#[derive(Clone, Copy, Debug)]
+enum Limit {
+    Packets(u32),
+    Bytes(u64),
+}
+
+/// A FIFO that tail-drops an arriving packet that would exceed its limit.
+pub struct Fifo {
     queue: VecDeque<Packet>,
     bytes: u64,
+    limit: Limit,
 }
 
 impl Fifo {
-    fn new() -> Self {
-        Fifo { queue: VecDeque::new(), bytes: 0 }
+    /// Linux `pfifo`: at most `limit` packets.
+    pub fn pfifo(limit: u32) -> Self {
+        Fifo { queue: VecDeque::new(), bytes: 0, limit: Limit::Packets(limit) }
     }
 
-    fn admit(&mut self, mut pkt: Packet, now: Time, fits: bool, out: &mut Verdicts) {
+    /// Linux `bfifo`: at most `limit` bytes of packets.
+    pub fn bfifo(limit: u64) -> Self {
+        Fifo { queue: VecDeque::new(), bytes: 0, limit: Limit::Bytes(limit) }
+    }
+}
+
+impl Qdisc for Fifo {
+    fn kind(&self) -> &'static str {
+        match self.limit {
+            Limit::Packets(_) => "pfifo",
+            Limit::Bytes(_) => "bfifo",
+        }
+    }
+
+    fn enqueue(&mut self, mut pkt: Packet, now: Time, out: &mut Verdicts) {
+        let fits = match self.limit {
+            Limit::Packets(n) => self.queue.len() < n as usize,
+            Limit::Bytes(n) => self.bytes + pkt.size as u64 <= n,
+        };
         if fits {
             pkt.enqueued_at = now;
             self.bytes += pkt.size as u64;
@@ -26,72 +53,18 @@ impl Fifo {
         }
     }
 
-    fn pop(&mut self) -> Option<Packet> {
+    fn dequeue(&mut self, _now: Time, _out: &mut Verdicts) -> Option<Packet> {
         let pkt = self.queue.pop_front()?;
         self.bytes -= pkt.size as u64;
         Some(pkt)
     }
-}
 
-/// Linux `pfifo`: at most `limit` packets.
-pub struct Pfifo {
-    fifo: Fifo,
-    limit: u32,
-}
-
-impl Pfifo {
-    pub fn new(limit: u32) -> Self {
-        Pfifo { fifo: Fifo::new(), limit }
-    }
-}
-
-impl Qdisc for Pfifo {
-    fn kind(&self) -> &'static str {
-        "pfifo"
-    }
-    fn enqueue(&mut self, pkt: Packet, now: Time, out: &mut Verdicts) {
-        let fits = self.fifo.queue.len() < self.limit as usize;
-        self.fifo.admit(pkt, now, fits, out);
-    }
-    fn dequeue(&mut self, _now: Time, _out: &mut Verdicts) -> Option<Packet> {
-        self.fifo.pop()
-    }
     fn len(&self) -> usize {
-        self.fifo.queue.len()
+        self.queue.len()
     }
+
     fn bytes(&self) -> u64 {
-        self.fifo.bytes
-    }
-}
-
-/// Linux `bfifo`: at most `limit` bytes of packets.
-pub struct Bfifo {
-    fifo: Fifo,
-    limit: u64,
-}
-
-impl Bfifo {
-    pub fn new(limit: u64) -> Self {
-        Bfifo { fifo: Fifo::new(), limit }
-    }
-}
-
-impl Qdisc for Bfifo {
-    fn kind(&self) -> &'static str {
-        "bfifo"
-    }
-    fn enqueue(&mut self, pkt: Packet, now: Time, out: &mut Verdicts) {
-        let fits = self.fifo.bytes + pkt.size as u64 <= self.limit;
-        self.fifo.admit(pkt, now, fits, out);
-    }
-    fn dequeue(&mut self, _now: Time, _out: &mut Verdicts) -> Option<Packet> {
-        self.fifo.pop()
-    }
-    fn len(&self) -> usize {
-        self.fifo.queue.len()
-    }
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes
+        self.bytes
     }
 }
 
@@ -115,7 +88,7 @@ mod tests {
 
     #[test]
     fn pfifo_tail_drops_beyond_limit_and_keeps_order() {
-        let mut q = Pfifo::new(3);
+        let mut q = Fifo::pfifo(3);
         let mut v = Verdicts::default();
         for i in 0..5 {
             q.enqueue(pkt(100 + i), 10, &mut v);
@@ -129,7 +102,7 @@ mod tests {
 
     #[test]
     fn bfifo_counts_bytes() {
-        let mut q = Bfifo::new(3000);
+        let mut q = Fifo::bfifo(3000);
         let mut v = Verdicts::default();
         q.enqueue(pkt(1500), 0, &mut v);
         q.enqueue(pkt(1500), 0, &mut v);

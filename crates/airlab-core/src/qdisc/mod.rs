@@ -6,7 +6,7 @@
 
 mod fifo;
 
-pub use fifo::{Bfifo, Pfifo};
+pub use fifo::Fifo;
 
 use crate::net::Packet;
 use crate::scenario::model::QdiscSpec;
@@ -54,7 +54,7 @@ pub const NAMES: &[&str] = &["pfifo", "bfifo"];
 /// Build the qdisc described by `spec`.
 pub fn create(spec: &QdiscSpec) -> Box<dyn Qdisc> {
     match spec {
-        QdiscSpec::Pfifo { limit } => Box::new(Pfifo::new(*limit)),
-        QdiscSpec::Bfifo { limit } => Box::new(Bfifo::new(limit.0)),
+        QdiscSpec::Pfifo { limit } => Box::new(Fifo::pfifo(*limit)),
+        QdiscSpec::Bfifo { limit } => Box::new(Fifo::bfifo(limit.0)),
     }
 }

@@ -9,7 +9,7 @@
 
 use super::{Ctx, Timer, TimerKind};
 use crate::net::packet::{flags, SYN_SIZE, TCP_HEADER};
-use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, Payload, SackBlocks, TcpSegment};
+use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, SackBlocks, TcpSegment};
 use crate::sim::{Time, MS};
 
 /// Linux `TCP_MAX_QUICKACKS`.
@@ -169,15 +169,6 @@ impl TcpReceiver {
     }
 
     fn packet(&self, size: u32, seg: TcpSegment) -> Packet {
-        Packet {
-            flow: self.flow,
-            conn: self.conn,
-            src: self.node,
-            dst: self.peer,
-            size,
-            ecn: Ecn::NotEct,
-            enqueued_at: 0,
-            payload: Payload::Tcp(seg),
-        }
+        Packet::tcp_packet(self.flow, self.conn, self.node, self.peer, size, Ecn::NotEct, seg)
     }
 }

@@ -15,7 +15,7 @@ use super::scoreboard::{Delivered, Scoreboard, Segment};
 use super::{Ctx, Timer, TimerKind};
 use crate::metrics::Completion;
 use crate::net::packet::{flags, SYN_SIZE, TCP_HEADER};
-use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, Payload, TcpSegment};
+use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, TcpSegment};
 use crate::scenario::model::TcpOptions;
 use crate::sim::{Time, SEC};
 
@@ -152,16 +152,7 @@ impl TcpSender {
     }
 
     fn packet(&self, size: u32, ecn: Ecn, seg: TcpSegment) -> Packet {
-        Packet {
-            flow: self.flow,
-            conn: self.conn,
-            src: self.node,
-            dst: self.peer,
-            size,
-            ecn,
-            enqueued_at: 0,
-            payload: Payload::Tcp(seg),
-        }
+        Packet::tcp_packet(self.flow, self.conn, self.node, self.peer, size, ecn, seg)
     }
 
     /// A segment (SYN-ACK or ACK) from the receiver.
