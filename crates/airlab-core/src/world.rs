@@ -7,8 +7,8 @@ use crate::metrics::FlowStats;
 use crate::net::iface::Next;
 use crate::net::{ConnId, Iface, IfaceId, NodeId, Packet, Payload};
 use crate::scenario::model::TcpOptions;
-use crate::sim::{secs, EventQueue, Time};
-use crate::tcp::cc::CcParams;
+use crate::sim::{secs, EventQueue, Rng, Time};
+use crate::tcp::cc::{CcEnv, CcParams, Shared};
 use crate::tcp::{cc, Ctx, TcpReceiver, TcpSender, TimerKind};
 
 #[derive(Clone, Copy, Debug)]
@@ -53,6 +53,10 @@ pub struct World {
     /// Connections opened by each app, in order.
     pub app_conns: Vec<Vec<ConnId>>,
     pub flows: Vec<FlowStats>,
+    /// The run seed, for per-connection random streams.
+    pub seed: u64,
+    /// State congestion controls share across connections.
+    pub cc_shared: Shared,
     pub duration: Time,
     pub interval: Time,
     pub warmup: Time,
@@ -72,7 +76,7 @@ pub struct World {
 }
 
 impl World {
-    pub fn new(duration: Time, interval: Time, warmup: Time) -> Self {
+    pub fn new(seed: u64, duration: Time, interval: Time, warmup: Time) -> Self {
         World {
             events: EventQueue::new(),
             nodes: Vec::new(),
@@ -82,6 +86,8 @@ impl World {
             profiles: Vec::new(),
             app_conns: Vec::new(),
             flows: Vec::new(),
+            seed,
+            cc_shared: Shared::default(),
             duration,
             interval,
             warmup,
@@ -278,8 +284,13 @@ impl World {
     fn open_conn(&mut self, a: usize, bytes: u64) {
         let app = &self.apps[a];
         let profile = self.profiles[a].as_ref().expect("TCP app without a TCP profile");
-        let cc = cc::create(&profile.cc, &profile.cc_params).expect("congestion control checked at build time");
         let c = self.conns.len() as ConnId;
+        let name = &self.flows[app.flow as usize].name;
+        let k = self.app_conns[a].len();
+        let mut env =
+            CcEnv { rng: Rng::stream(self.seed, &format!("cc:{name}:{k}")), shared: &mut self.cc_shared, conn: c };
+        let cc =
+            cc::create(&profile.cc, &profile.cc_params, &mut env).expect("congestion control checked at build time");
         let sender = TcpSender::new(c, app.flow, app.src, app.dst, profile.opts.clone(), cc);
         let receiver = TcpReceiver::new(c, app.flow, app.dst, app.src, profile.opts.delayed_ack, profile.opts.rwnd.0);
         let mut sender = sender;

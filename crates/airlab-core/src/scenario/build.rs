@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 pub fn build(r: &Resolved, seed: u64) -> World {
     let s = &r.scenario;
-    let mut world = World::new(s.duration.0, s.metrics.interval.0, s.metrics.warmup.0);
+    let mut world = World::new(seed, s.duration.0, s.metrics.interval.0, s.metrics.warmup.0);
     let mut ids: HashMap<&str, NodeId> = HashMap::new();
     for (name, is_host) in s.hosts.iter().map(|h| (h, true)).chain(s.routers.iter().map(|r| (r, false))) {
         ids.insert(name.as_str(), world.nodes.len() as NodeId);

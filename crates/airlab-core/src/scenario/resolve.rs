@@ -364,9 +364,9 @@ fn check_cc(key: &str, flow: &Flow) -> Result<(), KeyError> {
             format!("a {kind} flow does not use TCP, so it takes no congestion control parameters"),
         )),
         // The algorithm itself knows its parameters: build it once to check them.
-        (Some(cc), true) => crate::tcp::cc::create(cc, &flow.cc_params)
-            .map(|_| ())
-            .map_err(|e| KeyError::new(format!("{key}.cc_params"), e)),
+        (Some(cc), true) => {
+            crate::tcp::cc::check(cc, &flow.cc_params).map_err(|e| KeyError::new(format!("{key}.cc_params"), e))
+        }
         _ => Ok(()),
     }
 }

@@ -24,6 +24,8 @@ pub struct RateSample {
     pub tx_in_flight: u32,
     /// Segments marked lost between the newest delivered segment's send and now.
     pub lost: u64,
+    /// Segments delivered by ECN-echoing ACKs over the same interval.
+    pub delivered_ce: u64,
     /// RTT of the newest delivered segment (0 if none was delivered).
     pub rtt: Time,
 }
@@ -38,6 +40,7 @@ impl RateSample {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TxSnapshot {
     pub delivered: u64,
+    pub delivered_ce: u64,
     pub delivered_time: Time,
     pub first_sent_time: Time,
     pub lost: u64,
@@ -49,6 +52,8 @@ pub struct TxSnapshot {
 #[derive(Clone, Debug, Default)]
 pub struct RateSampler {
     pub delivered: u64,
+    /// Segments delivered by ACKs carrying an ECN echo.
+    pub delivered_ce: u64,
     pub delivered_time: Time,
     first_sent_time: Time,
     /// Total segments marked lost.
@@ -77,6 +82,7 @@ impl RateSampler {
         }
         TxSnapshot {
             delivered: self.delivered,
+            delivered_ce: self.delivered_ce,
             delivered_time: self.delivered_time,
             first_sent_time: self.first_sent_time,
             lost: self.lost,
@@ -85,9 +91,11 @@ impl RateSampler {
         }
     }
 
-    /// A segment sent at `sent_at` with snapshot `snap` was delivered (ACKed or SACKed) now.
-    pub fn on_delivered(&mut self, now: Time, sent_at: Time, snap: &TxSnapshot) {
+    /// A segment sent at `sent_at` with snapshot `snap` was delivered (ACKed or SACKed) now,
+    /// by an ACK with (`ce`) or without an ECN echo.
+    pub fn on_delivered(&mut self, now: Time, sent_at: Time, snap: &TxSnapshot, ce: bool) {
         self.delivered += 1;
+        self.delivered_ce += ce as u64;
         self.delivered_time = now;
         let newer = self.pending.is_none_or(|p| snap.delivered >= p.snap.delivered);
         if newer {
@@ -130,6 +138,7 @@ impl RateSampler {
             prior_delivered: p.snap.delivered,
             tx_in_flight: p.snap.tx_in_flight,
             lost: self.lost - p.snap.lost,
+            delivered_ce: self.delivered_ce - p.snap.delivered_ce,
             rtt: p.rtt,
         };
         if interval > 0 && interval >= min_rtt {
@@ -156,7 +165,7 @@ mod tests {
             snaps.push((i * MS, r.on_send(i * MS, out, out + 1)));
             if i >= 20 {
                 let (sent_at, snap) = snaps.remove(0);
-                r.on_delivered(i * MS, sent_at, &snap);
+                r.on_delivered(i * MS, sent_at, &snap, false);
                 let rs = r.generate(20 * MS, mss);
                 if i >= 60 {
                     let rate = rs.delivery_rate;
@@ -172,7 +181,7 @@ mod tests {
         let mut r = RateSampler::default();
         let snaps: Vec<_> = (0..10u64).map(|i| (i * MS, r.on_send(i * MS, i as u32, i as u32 + 1))).collect();
         for (sent_at, snap) in &snaps {
-            r.on_delivered(30 * MS, *sent_at, snap);
+            r.on_delivered(30 * MS, *sent_at, snap, false);
         }
         let rs = r.generate(MS, 1000);
         // delivered 10 over max(send 9 ms, ack 30 ms) = 30 ms.
@@ -188,16 +197,16 @@ mod tests {
         let s0 = r.on_send(0, 0, 1);
         let s1 = r.on_send(0, 1, 2);
         assert!(s0.app_limited && s1.app_limited);
-        r.on_delivered(10 * MS, 0, &s0);
+        r.on_delivered(10 * MS, 0, &s0, false);
         assert!(r.generate(0, 1000).is_app_limited);
-        r.on_delivered(11 * MS, 0, &s1);
+        r.on_delivered(11 * MS, 0, &s1, false);
         r.generate(0, 1000);
         // Sent before the app-limited flight was fully delivered: still marked.
         let s2 = r.on_send(12 * MS, 0, 1);
-        r.on_delivered(20 * MS, 12 * MS, &s2);
+        r.on_delivered(20 * MS, 12 * MS, &s2, false);
         assert!(r.generate(0, 1000).is_app_limited);
         let s3 = r.on_send(21 * MS, 0, 1);
-        r.on_delivered(30 * MS, 21 * MS, &s3);
+        r.on_delivered(30 * MS, 21 * MS, &s3, false);
         assert!(!r.generate(0, 1000).is_app_limited);
     }
 }

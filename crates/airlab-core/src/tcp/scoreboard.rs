@@ -162,8 +162,9 @@ impl Scoreboard {
     }
 
     /// RFC 6675 IsLost: a segment is lost once DupThresh segments above it are SACKed.
-    /// Returns the number of segments newly marked lost.
-    pub fn mark_lost(&mut self) -> u32 {
+    /// Returns the number of segments newly marked lost and appends their send snapshots to
+    /// `lost`.
+    pub fn mark_lost(&mut self, lost: &mut Vec<TxSnapshot>) -> u32 {
         if self.sacked_out < DUP_THRESH {
             return 0;
         }
@@ -180,6 +181,7 @@ impl Scoreboard {
             if !seg.lost {
                 seg.lost = true;
                 newly += 1;
+                lost.push(seg.snap);
             }
         }
         self.lost_out += newly;
@@ -188,13 +190,14 @@ impl Scoreboard {
 
     /// Retransmission timeout: every segment not SACKed is lost and no retransmission is in
     /// flight any more (Linux `tcp_enter_loss`). Returns the number newly marked lost.
-    pub fn mark_all_lost(&mut self) -> u32 {
+    pub fn mark_all_lost(&mut self, lost: &mut Vec<TxSnapshot>) -> u32 {
         let mut newly = 0;
         for seg in self.segs.iter_mut() {
             seg.retrans_in_flight = false;
             if !seg.sacked && !seg.lost {
                 seg.lost = true;
                 newly += 1;
+                lost.push(seg.snap);
             }
         }
         self.retrans_out = 0;
@@ -240,10 +243,12 @@ mod tests {
         let mut out = Vec::new();
         sb.sack([(100, 300)].into_iter(), &mut out);
         assert_eq!(out.len(), 2);
-        assert_eq!(sb.mark_lost(), 0, "two SACKed segments are not enough");
+        assert_eq!(sb.mark_lost(&mut Vec::new()), 0, "two SACKed segments are not enough");
         sb.sack([(100, 400)].into_iter(), &mut out);
         assert_eq!(out.len(), 3, "the SACK cache avoids re-reporting");
-        assert_eq!(sb.mark_lost(), 1);
+        let mut lost = Vec::new();
+        assert_eq!(sb.mark_lost(&mut lost), 1);
+        assert_eq!(lost.len(), 1);
         assert_eq!(sb.lost_out, 1);
         assert_eq!(sb.next_retransmission(), Some(0));
         // 10 out, 3 sacked, 1 lost: 6 in flight.
@@ -267,7 +272,7 @@ mod tests {
         let mut sb = board(4);
         let mut out = Vec::new();
         sb.sack([(300, 400)].into_iter(), &mut out);
-        assert_eq!(sb.mark_all_lost(), 3);
+        assert_eq!(sb.mark_all_lost(&mut Vec::new()), 3);
         assert_eq!(sb.in_flight(), 0);
     }
 }

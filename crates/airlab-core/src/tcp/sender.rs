@@ -9,7 +9,7 @@
 //! FIN exchange (a connection is complete when its last byte is ACKed).
 
 use super::cc::{AckSample, CaState, CcState, CongestionControl};
-use super::rate::RateSampler;
+use super::rate::{RateSampler, TxSnapshot};
 use super::rto::RttEstimator;
 use super::scoreboard::{Delivered, Scoreboard, Segment};
 use super::{Ctx, Timer, TimerKind};
@@ -65,6 +65,7 @@ pub struct TcpSender {
     pace_next: Time,
     last_send: Time,
     delivered_buf: Vec<Delivered>,
+    lost_buf: Vec<TxSnapshot>,
 }
 
 impl TcpSender {
@@ -107,6 +108,7 @@ impl TcpSender {
             pace_next: 0,
             last_send: 0,
             delivered_buf: Vec::new(),
+            lost_buf: Vec::new(),
         }
     }
 
@@ -211,8 +213,9 @@ impl TcpSender {
         // seq_rtt); the newest gives the congestion control's sample (Linux ca_rtt).
         let mut seq_rtt = None;
         let mut ca_rtt = None;
+        let ece = seg.has(flags::ECE);
         for d in &delivered {
-            self.rate.on_delivered(now, d.sent_at, &d.snap);
+            self.rate.on_delivered(now, d.sent_at, &d.snap, ece);
             if !d.ever_retransmitted {
                 let rtt = now - d.sent_at;
                 seq_rtt = Some(seq_rtt.map_or(rtt, |r: Time| r.max(rtt)));
@@ -225,14 +228,14 @@ impl TcpSender {
             self.rtt.reset_backoff();
         }
 
-        let newly_lost = self.sb.mark_lost();
-        if newly_lost > 0 {
-            self.rate.on_lost(newly_lost as u64);
-            ctx.flow.lost += newly_lost as u64;
-        }
+        let mut lost = std::mem::take(&mut self.lost_buf);
+        let newly_lost = self.sb.mark_lost(&mut lost);
+        self.record_losses(&mut lost, ctx);
+        self.lost_buf = lost;
         let rs = self.rate.generate(self.rtt.min_rtt, self.opts.mss);
         let acked = (self.rate.delivered - prior_delivered) as u32;
         self.st.delivered = self.rate.delivered;
+        self.st.delivered_ce = self.rate.delivered_ce;
         self.st.packets_in_flight = self.sb.in_flight();
 
         self.update_state(seg, prior_una);
@@ -260,6 +263,16 @@ impl TcpSender {
             return;
         }
         self.try_send(ctx);
+    }
+
+    /// Count newly lost segments and show each to the congestion control.
+    fn record_losses(&mut self, lost: &mut Vec<TxSnapshot>, ctx: &mut Ctx) {
+        self.rate.on_lost(lost.len() as u64);
+        self.st.lost = self.rate.lost;
+        ctx.flow.lost += lost.len() as u64;
+        for snap in lost.drain(..) {
+            self.cc.on_lost(&mut self.st, &snap);
+        }
     }
 
     /// Congestion-state transitions driven by an ACK (Linux `tcp_fastretrans_alert`, simplified).
@@ -378,9 +391,10 @@ impl TcpSender {
         if matches!(self.st.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
             self.st.ssthresh = self.cc.ssthresh(&self.st);
         }
-        let newly_lost = self.sb.mark_all_lost();
-        self.rate.on_lost(newly_lost as u64);
-        ctx.flow.lost += newly_lost as u64;
+        let mut lost = std::mem::take(&mut self.lost_buf);
+        self.sb.mark_all_lost(&mut lost);
+        self.record_losses(&mut lost, ctx);
+        self.lost_buf = lost;
         self.st.cwnd = 1;
         self.st.cwnd_cnt = 0;
         self.recovery_point = self.snd_nxt;

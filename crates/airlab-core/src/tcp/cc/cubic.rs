@@ -485,9 +485,12 @@ mod tests {
 
     #[test]
     fn create_checks_parameters() {
-        let err = super::super::create("cubic", &params(serde_json::json!({"bta": 0.5}))).err().unwrap();
+        let err = super::super::check("cubic", &params(serde_json::json!({"bta": 0.5}))).err().unwrap();
         assert!(err.contains("`bta`") && err.contains("beta"), "{err}");
-        let mut cc = super::super::create("cubic", &params(serde_json::json!({"beta": 0.5}))).unwrap();
+        let mut cc = super::super::CcEnv::scratch(|env| {
+            super::super::create("cubic", &params(serde_json::json!({"beta": 0.5})), env)
+        })
+        .unwrap();
         assert_eq!(cc.name(), "cubic");
         assert_eq!(cc.ssthresh(&CcState::new(1448, 100)), 50);
         let ok = params(serde_json::json!({"c": 1, "fast_convergence": false, "tcp_friendliness": false,
@@ -501,7 +504,7 @@ mod tests {
         ] {
             assert!(Cubic::from_params(&params(bad.clone())).is_err(), "{bad}");
         }
-        assert!(super::super::create("reno", &CcParams::new()).is_ok());
+        assert!(super::super::check("reno", &CcParams::new()).is_ok());
     }
 
     /// Slow start from 10 segments where the RTT rises from 200 ms to 230 ms once cwnd

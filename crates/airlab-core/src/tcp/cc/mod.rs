@@ -9,10 +9,14 @@
 
 pub mod cubic;
 pub mod hystart;
+pub mod minmax;
 pub mod reno;
 
-use crate::sim::Time;
-use crate::tcp::rate::RateSample;
+use crate::sim::{Rng, Time};
+use crate::tcp::rate::{RateSample, TxSnapshot};
+use std::any::Any;
+use std::collections::HashMap;
+use std::rc::Rc;
 
 /// Linux's congestion-avoidance states (`tcp_ca_state`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -54,6 +58,10 @@ pub struct CcState {
     pub ca_state: CaState,
     /// Total segments delivered (cumulatively ACKed or SACKed) so far.
     pub delivered: u64,
+    /// Segments delivered by ACKs that carried an ECN echo.
+    pub delivered_ce: u64,
+    /// Total segments marked lost so far.
+    pub lost: u64,
     /// Pacing rate in bytes per second; meaningful when pacing is on.
     pub pacing_rate: u64,
 }
@@ -73,6 +81,8 @@ impl CcState {
             is_cwnd_limited: true,
             ca_state: CaState::Open,
             delivered: 0,
+            delivered_ce: 0,
+            lost: 0,
             pacing_rate: 0,
         }
     }
@@ -141,6 +151,11 @@ pub trait CongestionControl {
     /// Slow-start threshold to use after a loss or ECN episode begins (Linux `ssthresh()`).
     fn ssthresh(&mut self, s: &CcState) -> u32;
 
+    /// A segment was just marked lost; `seg` is the delivery-rate snapshot taken when it was
+    /// last sent (BBRv2/v3 use it to find the inflight level at which loss began; Linux
+    /// `skb_marked_lost`).
+    fn on_lost(&mut self, _s: &mut CcState, _seg: &TxSnapshot) {}
+
     /// The socket moved to a new congestion-avoidance state.
     fn on_state(&mut self, _s: &mut CcState, _new: CaState) {}
 
@@ -167,14 +182,53 @@ pub type CcParams = std::collections::BTreeMap<String, serde_json::Value>;
 /// Every registered algorithm name, for listings and error messages.
 pub const NAMES: &[&str] = &["reno", "cubic"];
 
-/// Build the congestion control called `name`. Unknown names and parameters are reported as
-/// errors naming what was expected.
-pub fn create(name: &str, params: &CcParams) -> Result<Box<dyn CongestionControl>, String> {
+/// State that connections may share, keyed by a name the scenario gives (e.g. the
+/// bottleneck-level registry FaiRTT assumes). Each entry is created by the first connection
+/// that asks for it.
+#[derive(Default)]
+pub struct Shared(HashMap<String, Rc<dyn Any>>);
+
+impl Shared {
+    /// The entry called `key`, created with `make` if absent. A key already holding another
+    /// type is an error naming it.
+    pub fn get_or_insert<T: 'static>(&mut self, key: &str, make: impl FnOnce() -> T) -> Result<Rc<T>, String> {
+        let entry = self.0.entry(key.to_string()).or_insert_with(|| Rc::new(make()) as Rc<dyn Any>);
+        entry.clone().downcast::<T>().map_err(|_| format!("shared state `{key}` is used by two kinds of algorithm"))
+    }
+}
+
+/// What a congestion control gets when it is created for a connection.
+pub struct CcEnv<'a> {
+    /// This connection's own random stream.
+    pub rng: Rng,
+    /// State shared across connections.
+    pub shared: &'a mut Shared,
+    /// The connection's index, to tell connections apart in shared state.
+    pub conn: u32,
+}
+
+impl CcEnv<'_> {
+    /// Run `f` with a throwaway environment: for checking parameters before a run.
+    pub fn scratch<R>(f: impl FnOnce(&mut CcEnv) -> R) -> R {
+        let mut shared = Shared::default();
+        f(&mut CcEnv { rng: Rng::stream(0, "scratch"), shared: &mut shared, conn: 0 })
+    }
+}
+
+/// Build the congestion control called `name` for one connection. Unknown names and
+/// parameters are reported as errors naming what was expected.
+pub fn create(name: &str, params: &CcParams, env: &mut CcEnv) -> Result<Box<dyn CongestionControl>, String> {
+    let _ = &env;
     match name {
         "reno" => reno::Reno::from_params(params).map(|c| Box::new(c) as _),
         "cubic" => cubic::Cubic::from_params(params).map(|c| Box::new(c) as _),
         _ => Err(format!("unknown congestion control `{name}`, expected one of: {}", NAMES.join(", "))),
     }
+}
+
+/// Check `params` for algorithm `name` without a connection.
+pub fn check(name: &str, params: &CcParams) -> Result<(), String> {
+    CcEnv::scratch(|env| create(name, params, env).map(|_| ()))
 }
 
 /// Check that `params` holds only keys from `known`; used by each algorithm's `from_params`.
