@@ -23,6 +23,7 @@ from rich.progress import (
 from rich.table import Table
 
 import airlab
+from airlab import _io
 from airlab import sweep as _sweep
 from airlab.report import fmt, get
 
@@ -230,14 +231,24 @@ def list_() -> None:
     for name in airlab.list_builtin():
         t.add_row(name, _scenario_description(name))
     console.print(t)
+    from airlab.reproduce import PAPERS
+
+    t = Table(title="Paper reproductions (airlab reproduce NAME)", title_justify="left",
+              title_style="bold")  # fmt: skip
+    t.add_column("name")
+    t.add_column("paper")
+    for name, mod in PAPERS.items():
+        t.add_row(name, mod.TITLE)
+    console.print(t)
 
 
 class _RichReporter(_sweep.Reporter):
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, label: str = "sweep", each: bool = True) -> None:
         self.console = console
+        self.each = each
         self.progress = Progress(
             SpinnerColumn(),
-            TextColumn("[bold]sweep"),
+            TextColumn(f"[bold]{label}"),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
@@ -255,7 +266,8 @@ class _RichReporter(_sweep.Reporter):
 
     def done(self, run_id: str, ok: bool, message: str = "") -> None:
         if ok:
-            self.progress.console.print(f"done {run_id} ({message})")
+            if self.each:
+                self.progress.console.print(f"done {run_id} ({message})")
         else:
             self.progress.console.print(f"[red]failed[/] {run_id}: {message}")
         if self.task is not None:
@@ -369,6 +381,56 @@ def bench(names: tuple[str, ...], repeat: int, record: bool, bench_dir: str) -> 
     if record:
         d = _bench.record(results, bench_dir)
         console.print(f"recorded in {d / 'results.json'} and {d / 'RESULTS.md'}")
+
+
+@cli.command()
+@click.argument("paper")
+@click.option("--quick", is_flag=True, help="Fewer seeds, shorter runs, fewer sweep points.")
+@click.option("--jobs", type=int, default=os.cpu_count() or 1, show_default=True,
+              help="Worker processes.")  # fmt: skip
+@click.option(
+    "--out", type=click.Path(file_okay=False), default=None,
+    help="Output directory [default: results/reproduce-<paper>].",
+)  # fmt: skip
+def reproduce(paper: str, quick: bool, jobs: int, out: str | None) -> None:
+    """Run every experiment of a seed PAPER (e.g. fairtt), draw its figures, compare numbers.
+
+    Writes DIR/report.html, DIR/targets.json (paper vs airlab per number), DIR/figures/ and
+    DIR/runs/ (one file per finished run: rerunning resumes).
+    """
+    from airlab import reproduce as _repro
+    from airlab.reproduce import runner
+
+    try:
+        mod = _repro.paper(paper)
+    except KeyError as e:
+        raise CliError(str(e.args[0])) from None
+    console = _console()
+    out_dir = (
+        Path(out) if out else Path("results") / f"reproduce-{paper}{'-quick' if quick else ''}"
+    )
+    todo = mod.jobs(quick)
+    console.print(f"[bold]{mod.TITLE}[/]: {len(todo)} runs on {jobs} processes -> {out_dir}")
+    outcome = runner.run_jobs(
+        todo, out_dir, jobs, _RichReporter(console, "reproduce", each=False), mod.SERIES_LINKS
+    )
+    if outcome.failed:
+        for job_id, msg in outcome.failed.items():
+            console.print(f"[red]failed[/] {job_id}: {msg}")
+        raise CliError(f"{len(outcome.failed)} runs failed; rerun to retry them")
+    analysis = mod.analyze(outcome.records, out_dir, quick)
+    _io.write_text(out_dir / "report.html", mod.report(analysis, out_dir, quick))
+    t = Table(title="Paper vs airlab", title_justify="left", title_style="bold")
+    for col in ("reading", "experiment", "metric", "paper", "airlab", "status"):
+        t.add_column(col)
+    for s in analysis["sections"]:
+        for tg in s["targets"]:
+            status = tg.status if tg.status != "direction-only" else f"direction: {tg.note}"
+            t.add_row(tg.variant, tg.experiment, tg.metric, fmt(tg.paper), fmt(tg.airlab), status)
+    console.print(t)
+    console.print(
+        f"report: [bold]{out_dir / 'report.html'}[/], targets: {out_dir / 'targets.json'}"
+    )
 
 
 # -- entry point -----------------------------------------------------------------------------------

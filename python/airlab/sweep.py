@@ -24,13 +24,14 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 
 from airlab import _io
 
 Params = tuple[tuple[str, str], ...]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -234,7 +235,7 @@ def execute_run(scenario: str, spec: RunSpec, runs_dir: str, digest: str) -> dic
     return record
 
 
-def _worker_init() -> None:
+def worker_init() -> None:
     # Ctrl-C goes to the whole process group; only the parent handles it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
@@ -332,7 +333,14 @@ def run_sweep(
                     on_done(spec, rec)
                 maybe_table()
         else:
-            _run_pool(path, todo, runs_dir, digest, jobs, on_done, on_fail, maybe_table)
+            run_pool(
+                todo,
+                lambda pool, spec: pool.submit(execute_run, str(path), spec, str(runs_dir), digest),
+                jobs,
+                on_done,
+                on_fail,
+                maybe_table,
+            )
     except KeyboardInterrupt:
         outcome.interrupted = True
     finally:
@@ -341,44 +349,46 @@ def run_sweep(
     return outcome
 
 
-def _run_pool(
-    path: Path,
-    todo: list[RunSpec],
-    runs_dir: Path,
-    digest: str,
+def run_pool(
+    todo: Sequence[T],
+    submit: Callable[[ProcessPoolExecutor, T], Future[dict[str, Any]]],
     jobs: int,
-    on_done: Callable[[RunSpec, dict[str, Any]], None],
-    on_fail: Callable[[RunSpec, BaseException], None],
+    on_done: Callable[[T, dict[str, Any]], None],
+    on_fail: Callable[[T, BaseException], None],
     tick: Callable[[], None],
 ) -> None:
+    """Run ``todo`` on a pool of ``jobs`` worker processes; ``submit(pool, item)`` starts one.
+
+    Ctrl-C terminates the workers at once; a worker that dies fails only the items in flight.
+    """
+
     def new_pool() -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init)
+        return ProcessPoolExecutor(max_workers=jobs, initializer=worker_init)
 
     pool = new_pool()
-    pending: dict[Future[dict[str, Any]], RunSpec] = {}
+    pending: dict[Future[dict[str, Any]], T] = {}
     queue = list(reversed(todo))
     try:
         while queue or pending:
             # keep a bounded number of submissions in flight so Ctrl-C has little to cancel
             while queue and len(pending) < 2 * jobs:
-                spec = queue.pop()
-                fut = pool.submit(execute_run, str(path), spec, str(runs_dir), digest)
-                pending[fut] = spec
+                item = queue.pop()
+                pending[submit(pool, item)] = item
             done, _ = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
             broken = False
             for fut in done:
-                spec = pending.pop(fut)
+                item = pending.pop(fut)
                 err = fut.exception()
                 if err is None:
-                    on_done(spec, fut.result())
+                    on_done(item, fut.result())
                 else:
                     broken |= isinstance(err, BrokenProcessPool)
-                    on_fail(spec, err)
+                    on_fail(item, err)
             if broken:
                 # a worker died (crash, out of memory): the runs in flight are lost; they are
                 # reported as failed (a rerun of the sweep redoes them) and the pool restarted
-                for spec in pending.values():
-                    on_fail(spec, BrokenProcessPool("worker process died"))
+                for item in pending.values():
+                    on_fail(item, BrokenProcessPool("worker process died"))
                 pending.clear()
                 pool.shutdown(wait=False, cancel_futures=True)
                 pool = new_pool()

@@ -1,0 +1,362 @@
+"""Paper 003: FaiRTT vs BBRv2 on a 10 Mbit/s dumbbell (Figs. 3a-c, 4a-c, 5).
+
+Two long-lived flows share a Drop-Tail bottleneck: an "elephant" (long RTT) and a "mice" flow
+(short RTT). We sweep the buffer (0.5-100 BDP) and the elephant's RTT (5-30 ms) and record
+per-flow throughput, their ratio (elephant / mice), Jain's index per 1 s bin and the bottleneck
+utilization, over 5 seeds with 95 % confidence intervals.
+
+The paper's RTTs cannot exist over its 10 ms bottleneck, so both readings of the topology run
+(``scenarios/fairtt/variant-{a,b}.toml``); the report says which one the BBRv2 baseline matches.
+Seeds differ in a 1e-5 bottleneck packet error rate and U(0, 100 ms) start offsets.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from airlab.reproduce import figures
+from airlab.reproduce.runner import (
+    Job,
+    Target,
+    direction,
+    jain,
+    mean_ci,
+    point,
+    write_targets,
+)
+
+TITLE = "FaiRTT: RTT fairness of BBRv2 (paper 003)"
+CCS = ("bbr2", "fairtt")
+LABEL = {"bbr2": "BBRv2", "fairtt": "FaiRTT"}
+BOTTLENECK = "bottleneck:r1->r2"
+CAPACITY_MBPS = 10.0
+MAIN_BUFFER_BDP = 10.0
+MAIN_RTT_MS = 15.0
+MICE_RTT_MS = 5.0
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One reading of the paper's topology."""
+
+    name: str
+    scenario: str
+    description: str
+    #: One-way elephant access delay (ms) for a stated elephant RTT (ms).
+    access_ms: Callable[[float], float]
+    #: BDP of the main elephant path in 1 kB packets, for buffer sizing.
+    bdp_packets: float
+
+
+VARIANTS = (
+    Variant(
+        "A",
+        "fairtt/variant-a",
+        "stated RTTs are one-way access delays; 10 ms bottleneck (base RTT 50 vs 30 ms)",
+        lambda rtt: rtt,
+        CAPACITY_MBPS * 1e6 * 0.050 / 8 / 1000,
+    ),
+    Variant(
+        "B",
+        "fairtt/variant-b",
+        "stated RTTs are total base RTTs; 1 ms bottleneck (base RTT 15 vs 5 ms)",
+        lambda rtt: rtt / 2 - 1,
+        CAPACITY_MBPS * 1e6 * 0.015 / 8 / 1000,
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Plan:
+    seeds: tuple[int, ...]
+    duration_s: int
+    buffers_bdp: tuple[float, ...]
+    rtts_ms: tuple[float, ...]
+
+
+FULL = Plan((1, 2, 3, 4, 5), 120, (0.5, 1, 2, 5, 10, 20, 50, 100), (5, 10, 15, 20, 25, 30))
+QUICK = Plan((1, 2), 30, (0.5, 2, 10, 100), (5, 15, 30))
+
+
+def plan(quick: bool) -> Plan:
+    return QUICK if quick else FULL
+
+
+def _job(v: Variant, cc: str, buffer_bdp: float, rtt_ms: float, seed: int, duration_s: int) -> Job:
+    limit = max(1, round(buffer_bdp * v.bdp_packets))
+    jitter = np.random.default_rng(seed).uniform(0.0, 100.0, size=2)  # ms, elephant and mice
+    params = (
+        ("duration", f"{duration_s}s"),
+        ("flow.elephant.cc", cc),
+        ("flow.mice.cc", cc),
+        ("bottleneck.qdisc.limit", str(limit)),
+        ("link.elephant-access.delay", f"{v.access_ms(rtt_ms):g}ms"),
+        ("flow.elephant.start", f"{jitter[0]:.3f}ms"),
+        ("flow.mice.start", f"{jitter[1]:.3f}ms"),
+    )
+    tags = (("variant", v.name), ("cc", cc), ("buffer_bdp", buffer_bdp), ("rtt_ms", rtt_ms))
+    return Job(v.scenario, params, seed, tags)
+
+
+def jobs(quick: bool = False) -> list[Job]:
+    """Every run of the reproduction: queue sweep and RTT sweep (the main setting is in both)."""
+    p = plan(quick)
+    out = []
+    for v in VARIANTS:
+        for cc in CCS:
+            for seed in p.seeds:
+                for b in p.buffers_bdp:
+                    out.append(_job(v, cc, b, MAIN_RTT_MS, seed, p.duration_s))
+                for r in p.rtts_ms:
+                    out.append(_job(v, cc, MAIN_BUFFER_BDP, r, seed, p.duration_s))
+    return out
+
+
+SERIES_LINKS = (BOTTLENECK,)
+
+
+# -- per-run metrics ---------------------------------------------------------------------------
+
+
+def run_metrics(rec: Mapping[str, Any]) -> dict[str, Any]:
+    """Throughput, ratio, Jain (per 1 s bin: mean and min) and utilization of one run."""
+    e = np.asarray(rec["goodput_mbps"]["elephant"], dtype=float)
+    m = np.asarray(rec["goodput_mbps"]["mice"], dtype=float)
+    per_bin = np.array([jain([a, b]) for a, b in zip(e, m, strict=True)])
+    util = np.asarray(rec["utilization"][BOTTLENECK], dtype=float)
+    thr_e, thr_m = float(e.mean()), float(m.mean())
+    return {
+        **rec["tags"],
+        "seed": rec["seed"],
+        "thr_elephant": thr_e,
+        "thr_mice": thr_m,
+        "ratio": thr_e / thr_m if thr_m > 0 else math.inf,
+        "jain_mean": float(per_bin.mean()),
+        "jain_min": float(per_bin.min()),
+        "utilization_pct": 100.0 * float(util.mean()),
+        "total_mbps": thr_e + thr_m,
+    }
+
+
+def table(records: Mapping[str, dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame([run_metrics(r) for r in records.values()])
+
+
+def aggregate(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """Mean and 95 % CI half-width of every metric over seeds."""
+    metrics = ["thr_elephant", "thr_mice", "ratio", "jain_mean", "jain_min", "utilization_pct",
+               "total_mbps"]  # fmt: skip
+    rows = []
+    for key, g in df.groupby(list(by), sort=True):
+        row = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
+        row["seeds"] = len(g)
+        for mname in metrics:
+            row[mname], row[f"{mname}_ci"] = mean_ci(g[mname].tolist())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# -- paper numbers -----------------------------------------------------------------------------
+
+
+def _at(agg: pd.DataFrame, **where: Any) -> pd.Series:
+    sel = agg
+    for k, v in where.items():
+        sel = sel[sel[k] == v]
+    if len(sel) != 1:
+        raise LookupError(f"expected one row for {where}, found {len(sel)}")
+    return sel.iloc[0]
+
+
+def targets(queue: pd.DataFrame, rtt: pd.DataFrame, variant: str, p: Plan) -> list[Target]:
+    """Every number of paper 003 (reproduction-targets.md, P3.5) beside ours, for one variant."""
+    t: list[Target] = []
+    base, new = CCS
+    b = _at(queue, cc=base, buffer_bdp=MAIN_BUFFER_BDP)
+    f = _at(queue, cc=new, buffer_bdp=MAIN_BUFFER_BDP)
+    t += [
+        point("E3-1 (Fig. 3a)", "throughput ratio, BBRv2", 1.44, b.ratio, variant),
+        point("E3-1 (Fig. 3a)", "throughput ratio, FaiRTT", 1.05, f.ratio, variant),
+        point(
+            "E3-1 (Fig. 3a)",
+            "total throughput change FaiRTT vs BBRv2 (%)",
+            1.0,
+            100 * (f.total_mbps / b.total_mbps - 1),
+            variant,
+            absolute=2.0,
+        ),  # fmt: skip
+        direction(
+            "E3-1 (Fig. 3a)",
+            "FaiRTT lowers the throughput ratio",
+            f.ratio < b.ratio,
+            f.ratio - b.ratio,
+            variant,
+        ),  # fmt: skip
+        point("E3-4 (Fig. 4a)", "Jain min over time, BBRv2", 0.88, b.jain_min, variant, 0.05),
+        point("E3-4 (Fig. 4a)", "Jain mean over time, BBRv2", 0.95, b.jain_mean, variant, 0.05),
+        point("E3-4 (Fig. 4a)", "Jain min over time, FaiRTT", 0.91, f.jain_min, variant, 0.05),
+        point("E3-4 (Fig. 4a)", "Jain mean over time, FaiRTT", 0.99, f.jain_mean, variant, 0.05),
+        direction(
+            "E3-4 (Fig. 4a)",
+            "FaiRTT raises the mean Jain index",
+            f.jain_mean > b.jain_mean,
+            f.jain_mean - b.jain_mean,
+            variant,
+        ),  # fmt: skip
+        point("E3-7 (Fig. 5)", "utilization %, BBRv2", 97.21, b.utilization_pct, variant, 2.0),
+        point("E3-7 (Fig. 5)", "utilization %, FaiRTT", 98.78, f.utilization_pct, variant, 2.0),
+        direction(
+            "E3-7 (Fig. 5)",
+            "FaiRTT does not lower utilization by more than 1 point",
+            f.utilization_pct >= b.utilization_pct - 1.0,
+            f.utilization_pct - b.utilization_pct,
+            variant,
+        ),  # fmt: skip
+    ]
+    for c, paper_ratio, paper_jain in ((base, 1.46, 0.95), (new, 1.04, 0.99)):
+        rows = queue[queue.cc == c]
+        t.append(point("E3-2 (Fig. 3b)", f"mean ratio over buffers, {LABEL[c]}", paper_ratio,
+                       float(rows.ratio.mean()), variant))  # fmt: skip
+        t.append(point("E3-5 (Fig. 4c)", f"mean Jain over buffers, {LABEL[c]}", paper_jain,
+                       float(rows.jain_mean.mean()), variant, 0.05))  # fmt: skip
+    if 2 in p.buffers_bdp:
+        for c, paper_jain in ((base, 0.95), (new, 0.99)):
+            t.append(point("E3-5 (Fig. 4c)", f"Jain at 2 BDP, {LABEL[c]}", paper_jain,
+                           _at(queue, cc=c, buffer_bdp=2).jain_mean, variant, 0.05))  # fmt: skip
+        fq = queue[queue.cc == new]
+        best = float(fq.loc[fq.jain_mean.idxmax(), "buffer_bdp"])
+        t.append(direction("E3-5 (Fig. 4c)", "FaiRTT's Jain index peaks at 2 BDP", best == 2,
+                           best, variant))  # fmt: skip
+    big, ref = max(p.buffers_bdp), MAIN_BUFFER_BDP
+    bq = queue[queue.cc == base].set_index("buffer_bdp")
+    t.append(direction("E3-2 (Fig. 3b)", "BBRv2 fairness drops for buffers above 10 BDP",
+                       bq.ratio[big] > bq.ratio[ref], bq.ratio[big] - bq.ratio[ref], variant))  # fmt: skip
+    for c, lo, hi, avg, j530, javg in (
+        (base, 1.32, 1.82, 1.44, 0.93, 0.94),
+        (new, 1.02, 1.18, 1.11, 0.99, 0.98),
+    ):
+        rows = rtt[rtt.cc == c].set_index("rtt_ms")
+        t += [
+            point(
+                "E3-3 (Fig. 3c)",
+                f"min ratio over RTTs, {LABEL[c]}",
+                lo,
+                float(rows.ratio.min()),
+                variant,
+            ),  # fmt: skip
+            point(
+                "E3-3 (Fig. 3c)",
+                f"max ratio over RTTs, {LABEL[c]}",
+                hi,
+                float(rows.ratio.max()),
+                variant,
+            ),  # fmt: skip
+            point(
+                "E3-3 (Fig. 3c)",
+                f"mean ratio over RTTs, {LABEL[c]}",
+                avg,
+                float(rows.ratio.mean()),
+                variant,
+            ),  # fmt: skip
+            point(
+                "E3-6 (Fig. 4b)",
+                f"Jain 5 vs 30 ms, {LABEL[c]}",
+                j530,
+                float(rows.jain_mean[max(p.rtts_ms)]),
+                variant,
+                0.05,
+            ),  # fmt: skip
+            point(
+                "E3-6 (Fig. 4b)",
+                f"mean Jain over RTTs, {LABEL[c]}",
+                javg,
+                float(rows.jain_mean.mean()),
+                variant,
+                0.05,
+            ),  # fmt: skip
+        ]
+    br = rtt[rtt.cc == base].set_index("rtt_ms")
+    far, near = max(p.rtts_ms), min(x for x in p.rtts_ms if x > MICE_RTT_MS)
+    t.append(direction("E3-3 (Fig. 3c)", "BBRv2 fairness worsens as the RTT gap grows",
+                       br.ratio[far] > br.ratio[near], br.ratio[far] - br.ratio[near], variant))  # fmt: skip
+    return t
+
+
+# -- the whole analysis ------------------------------------------------------------------------
+
+
+def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -> dict[str, Any]:
+    """Tables, figures and targets from finished runs; returns what the report shows."""
+    p = plan(quick)
+    df = table(records)
+    df.to_parquet(out_dir / "runs.parquet", index=False)
+    all_targets: list[Target] = []
+    sections = []
+    for v in VARIANTS:
+        d = df[df.variant == v.name]
+        queue = aggregate(d[d.rtt_ms == MAIN_RTT_MS], ["cc", "buffer_bdp"])
+        rtt = aggregate(d[d.buffer_bdp == MAIN_BUFFER_BDP], ["cc", "rtt_ms"])
+        tg = targets(queue, rtt, v.name, p)
+        all_targets += tg
+        main = [r for r in records.values() if r["tags"]["variant"] == v.name
+                and r["tags"]["buffer_bdp"] == MAIN_BUFFER_BDP
+                and r["tags"]["rtt_ms"] == MAIN_RTT_MS]  # fmt: skip
+        figs = figures.fairtt_figures(main, queue, rtt, out_dir / "figures", v.name, LABEL)
+        sections.append({"variant": v, "queue": queue, "rtt": rtt, "targets": tg, "figures": figs})
+    write_targets(out_dir, all_targets)
+    # Which reading makes the BBRv2 baseline look like the paper's (ratio 1.44 at the main point)?
+    gaps = {
+        s["variant"].name: abs(_at(s["queue"], cc=CCS[0], buffer_bdp=MAIN_BUFFER_BDP).ratio - 1.44)
+        for s in sections
+    }
+    return {"sections": sections, "closest_variant": min(gaps, key=gaps.get), "gaps": gaps}
+
+
+def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
+    """The HTML report: which reading matches, then per reading the targets, tables, figures."""
+    from airlab.reproduce import report as r
+
+    p = plan(quick)
+    gaps = ", ".join(f"reading {k}: |ratio − 1.44| = {v:.2f}" for k, v in analysis["gaps"].items())
+    intro = (
+        f"<p>{len(p.seeds)} seeds, {p.duration_s} s per run, buffers {list(p.buffers_bdp)} BDP, "
+        f"elephant RTTs {list(p.rtts_ms)} ms (mice {MICE_RTT_MS:g} ms). Means over seeds with "
+        "95 % confidence intervals; Jain's index is computed per 1 s bin and averaged. "
+        "Utilization is the bottleneck's busy fraction (IP bytes).</p>"
+        f"<p><b>The BBRv2 baseline matches the paper's throughput ratio best under reading "
+        f"{analysis['closest_variant']}</b> ({gaps}).</p>"
+        "<p>FaiRTT's equations were lost from the paper's text; airlab implements the "
+        "reconstruction documented in <code>docs/models/fairtt.md</code>.</p>"
+    )
+    sections = []
+    cols_q = [("cc", "algorithm"), ("buffer_bdp", "buffer (BDP)"), ("thr_elephant", "elephant Mbit/s"),
+              ("thr_mice", "mice Mbit/s"), ("ratio", "ratio"), ("jain_mean", "Jain"),
+              ("utilization_pct", "utilization %")]  # fmt: skip
+    cols_r = [("rtt_ms" if c == "buffer_bdp" else c, "elephant RTT (ms)" if c == "buffer_bdp" else h)
+              for c, h in cols_q]  # fmt: skip
+    for s in analysis["sections"]:
+        v = s["variant"]
+        content = (
+            f"<p>{html_escape(v.description)} (<code>scenarios/{v.scenario}.toml</code>)</p>"
+            + r.targets_table(s["targets"])
+            + "<h3>Buffer sweep (elephant RTT 15 ms)</h3>"
+            + r.frame_table(s["queue"], cols_q)
+            + "<h3>RTT sweep (buffer 10 BDP)</h3>"
+            + r.frame_table(s["rtt"], cols_r)
+            + r.images(s["figures"], out_dir)
+        )
+        sections.append((f"Topology reading {v.name}", content))
+    return r.page(TITLE, intro, sections)
+
+
+def html_escape(text: str) -> str:
+    import html
+
+    return html.escape(text)

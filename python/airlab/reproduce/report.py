@@ -1,0 +1,80 @@
+"""The HTML report of a paper reproduction: our numbers beside the paper's, and the figures."""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from airlab.reproduce.runner import Target
+
+STATUS_COLOR = {"within": "#1a7f37", "outside": "#cf222e", "direction-only": "#6e7781"}
+
+
+def _num(v: Any) -> str:
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "–"
+        return f"{v:.3g}" if abs(v) < 100 else f"{v:.1f}"
+    return html.escape(str(v))
+
+
+def targets_table(targets: Sequence[Target]) -> str:
+    rows = []
+    for t in targets:
+        color = STATUS_COLOR.get(t.status, "black")
+        if t.status == "direction-only":
+            color = "#1a7f37" if t.note == "holds" else "#cf222e"
+        rows.append(
+            "<tr>"
+            f"<td>{html.escape(t.experiment)}</td><td>{html.escape(t.metric)}</td>"
+            f"<td>{_num(t.paper)}</td><td>{_num(t.airlab)}</td><td>{html.escape(t.tolerance)}</td>"
+            f"<td style='color:{color}'>{html.escape(t.status)}"
+            f"{' – ' + html.escape(t.note) if t.note else ''}</td></tr>"
+        )
+    head = "<tr><th>experiment</th><th>metric</th><th>paper</th><th>airlab</th><th>tolerance</th>"
+    return f"<table>{head}<th>status</th></tr>{''.join(rows)}</table>"
+
+
+def frame_table(df: pd.DataFrame, columns: Sequence[tuple[str, str]]) -> str:
+    head = "".join(f"<th>{html.escape(label)}</th>" for _, label in columns)
+    body = []
+    for _, row in df.iterrows():
+        cells = []
+        for col, _ in columns:
+            v = row[col]
+            ci = row.get(f"{col}_ci")
+            text = _num(v)
+            if ci is not None and isinstance(ci, float) and not math.isnan(ci):
+                text += f" ± {_num(ci)}"
+            cells.append(f"<td>{text}</td>")
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+
+
+CSS = """
+body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; color: #1f2328; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.9em; }
+th, td { border: 1px solid #d0d7de; padding: 0.3em 0.6em; text-align: right; }
+th { background: #f6f8fa; } td:first-child, td:nth-child(2) { text-align: left; }
+img { max-width: 100%; margin: 0.5em 0; }
+"""
+
+
+def page(title: str, intro: str, sections: Sequence[tuple[str, str]]) -> str:
+    body = "".join(f"<h2>{html.escape(h)}</h2>{content}" for h, content in sections)
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>{intro}{body}</body></html>"
+    )
+
+
+def images(figs: Mapping[str, Path], base: Path) -> str:
+    return "".join(
+        f"<img src='{html.escape(str(p.relative_to(base)))}' alt='{html.escape(k)}'>"
+        for k, p in sorted(figs.items())
+    )

@@ -1,0 +1,239 @@
+"""Running a reproduction's jobs: one scenario run per job, on a process pool, resumable.
+
+A job is a built-in scenario, a tuple of ``--set`` overrides and a seed. Each finished job is
+written atomically to ``DIR/runs/<job_id>.json`` with what the analysis needs (the summary and the
+per-flow and bottleneck time series); a rerun skips jobs whose file exists for the same scenario
+text, so an interrupted reproduction resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from airlab import _io
+from airlab import sweep as _sweep
+
+Params = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Job:
+    scenario: str
+    params: Params
+    seed: int
+    #: Labels for the analysis (experiment coordinates); not sent to the engine.
+    tags: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def id(self) -> str:
+        key = json.dumps([self.scenario, sorted(self.params), self.seed])
+        return (
+            f"{Path(self.scenario).name}-s{self.seed}-{hashlib.sha1(key.encode()).hexdigest()[:12]}"
+        )
+
+
+@dataclass
+class Outcome:
+    records: dict[str, dict[str, Any]] = field(default_factory=dict)
+    executed: int = 0
+    skipped: int = 0
+    failed: dict[str, str] = field(default_factory=dict)
+
+
+def _digest(scenario: str) -> str:
+    import airlab
+
+    return hashlib.sha256(airlab.resolve(scenario).read_bytes()).hexdigest()
+
+
+def execute(job: Job, runs_dir: str, digest: str, series_links: Sequence[str]) -> dict[str, Any]:
+    """Run one job and write its record atomically (runs in worker processes too)."""
+    import airlab
+
+    res = airlab.run(job.scenario, seed=job.seed, set=list(job.params))
+    flows = {name: g["goodput_mbps"].tolist() for name, g in res.flows.groupby("flow", sort=False)}
+    times = res.flows.groupby("flow", sort=False)["time_s"].first()
+    links = {
+        name: g["utilization"].tolist()
+        for name, g in res.links.groupby("link", sort=False)
+        if name in series_links
+    }
+    record = {
+        "job_id": job.id,
+        "scenario": job.scenario,
+        "scenario_sha256": digest,
+        "params": dict(job.params),
+        "seed": job.seed,
+        "tags": dict(job.tags),
+        "interval_s": float(times.iloc[0]) if len(times) else math.nan,
+        "goodput_mbps": flows,
+        "utilization": links,
+        "summary": res.summary,
+    }
+    _io.write_json(Path(runs_dir) / f"{job.id}.json", record)
+    return record
+
+
+def run_jobs(
+    jobs: Sequence[Job],
+    out_dir: Path,
+    n_jobs: int = 1,
+    reporter: _sweep.Reporter | None = None,
+    series_links: Sequence[str] = (),
+) -> Outcome:
+    """Run every job not already finished in ``out_dir/runs``; return all records.
+
+    Every scenario is validated with its overrides before anything runs, so a bad job fails
+    fast with a ``ScenarioError``.
+    """
+    import airlab
+
+    reporter = reporter or _sweep.Reporter()
+    unique = list({j.id: j for j in jobs}.values())
+    for job in {(j.scenario, j.params): j for j in unique}.values():
+        airlab.validate(job.scenario, set=list(job.params))
+    digests = {s: _digest(s) for s in {j.scenario for j in unique}}
+    runs_dir = out_dir / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    on_disk = _sweep.read_runs(runs_dir)
+    outcome = Outcome()
+    todo = []
+    for job in unique:
+        rec = on_disk.get(job.id)
+        if rec is not None and rec.get("scenario_sha256") == digests[job.scenario]:
+            rec["tags"] = dict(job.tags)
+            outcome.records[job.id] = rec
+        else:
+            todo.append(job)
+    outcome.skipped = len(unique) - len(todo)
+
+    def done(job: Job, rec: dict[str, Any]) -> None:
+        rec["tags"] = dict(job.tags)
+        outcome.records[job.id] = rec
+        outcome.executed += 1
+        reporter.done(job.id, True)
+
+    def fail(job: Job, err: BaseException) -> None:
+        outcome.failed[job.id] = f"{type(err).__name__}: {err}"
+        reporter.done(job.id, False, str(err))
+
+    def submit(pool: Any, job: Job) -> Any:
+        return pool.submit(execute, job, str(runs_dir), digests[job.scenario], tuple(series_links))
+
+    reporter.start(len(unique), outcome.skipped)
+    try:
+        if n_jobs <= 1:
+            for job in todo:
+                try:
+                    rec = execute(job, str(runs_dir), digests[job.scenario], tuple(series_links))
+                except (KeyboardInterrupt, SystemExit):
+                    raise
+                except BaseException as e:  # pyo3 panics too
+                    fail(job, e)
+                else:
+                    done(job, rec)
+        else:
+            _sweep.run_pool(todo, submit, n_jobs, done, fail, lambda: None)
+    finally:
+        reporter.stop()
+    return outcome
+
+
+def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
+    """Mean and half-width of the Student-t confidence interval (NaN width for one value)."""
+    x = np.asarray([v for v in values if v is not None and not math.isnan(v)], dtype=float)
+    if x.size == 0:
+        return math.nan, math.nan
+    if x.size == 1:
+        return float(x[0]), math.nan
+    half = stats.t.ppf(0.5 + confidence / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)
+    return float(x.mean()), float(half)
+
+
+def jain(values: Sequence[float]) -> float:
+    """Jain's fairness index (sum x)^2 / (n sum x^2)."""
+    x = np.asarray(values, dtype=float)
+    sq = float((x * x).sum())
+    return 1.0 if x.size == 0 or sq == 0 else float(x.sum() ** 2 / (x.size * sq))
+
+
+# -- paper targets ----------------------------------------------------------------------------
+
+
+@dataclass
+class Target:
+    """One number (or claim) of the paper beside ours."""
+
+    experiment: str
+    metric: str
+    paper: float | str
+    airlab: float | None
+    tolerance: str
+    status: str
+    variant: str = ""
+    note: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "experiment": self.experiment,
+            "variant": self.variant,
+            "metric": self.metric,
+            "paper": self.paper,
+            "airlab": self.airlab,
+            "tolerance": self.tolerance,
+            "status": self.status,
+            "note": self.note,
+        }
+
+
+def point(
+    experiment: str,
+    metric: str,
+    paper: float,
+    ours: float,
+    variant: str = "",
+    absolute: float = 0.0,
+) -> Target:
+    """A point number: within ±20 % relative, or ±``absolute`` when given (e.g. 0.05 for Jain)."""
+    if absolute:
+        ok = abs(ours - paper) <= absolute
+        tol = f"±{absolute:g}"
+    else:
+        ok = abs(ours - paper) <= 0.2 * abs(paper)
+        tol = "±20 %"
+    status = "within" if ok and not math.isnan(ours) else "outside"
+    return Target(experiment, metric, paper, ours, tol, status, variant)
+
+
+def direction(experiment: str, claim: str, holds: bool, value: float, variant: str = "") -> Target:
+    """A qualitative claim of the paper, checked for its sign only."""
+    return Target(
+        experiment,
+        claim,
+        "holds",
+        value,
+        "direction",
+        "direction-only",
+        variant,
+        note="holds" if holds else "does NOT hold",
+    )
+
+
+def write_targets(out_dir: Path, targets: Sequence[Target]) -> Path:
+    path = out_dir / "targets.json"
+    _io.write_json(path, [t.as_dict() for t in targets])
+    return path
+
+
+def records_by(records: Mapping[str, dict[str, Any]], **tags: Any) -> list[dict[str, Any]]:
+    """Records whose tags match every given tag."""
+    return [r for r in records.values() if all(r["tags"].get(k) == v for k, v in tags.items())]
