@@ -13,14 +13,14 @@ from typing import Any
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.axes import Axes  # noqa: E402
-from scipy import stats  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from scipy import stats
 
-from airlab import _io  # noqa: E402
-from airlab.reproduce.runner import jain  # noqa: E402
+from airlab import _io
+from airlab.reproduce.runner import jain
 
 FLOW_STYLE = {"elephant": "-", "mice": "--"}
 CC_COLOR = {"bbr2": "tab:blue", "fairtt": "tab:orange"}

@@ -18,7 +18,7 @@ STATUS_COLOR = {"within": "#1a7f37", "outside": "#cf222e", "direction-only": "#6
 def _num(v: Any) -> str:
     if isinstance(v, float):
         if math.isnan(v):
-            return "–"
+            return "-"
         return f"{v:.3g}" if abs(v) < 100 else f"{v:.1f}"
     return html.escape(str(v))
 
@@ -34,7 +34,7 @@ def targets_table(targets: Sequence[Target]) -> str:
             f"<td>{html.escape(t.experiment)}</td><td>{html.escape(t.metric)}</td>"
             f"<td>{_num(t.paper)}</td><td>{_num(t.airlab)}</td><td>{html.escape(t.tolerance)}</td>"
             f"<td style='color:{color}'>{html.escape(t.status)}"
-            f"{' – ' + html.escape(t.note) if t.note else ''}</td></tr>"
+            f"{': ' + html.escape(t.note) if t.note else ''}</td></tr>"
         )
     head = "<tr><th>experiment</th><th>metric</th><th>paper</th><th>airlab</th><th>tolerance</th>"
     return f"<table>{head}<th>status</th></tr>{''.join(rows)}</table>"

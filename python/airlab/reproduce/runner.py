@@ -211,16 +211,16 @@ def point(
         ok = abs(ours - paper) <= 0.2 * abs(paper)
         tol = "±20 %"
     status = "within" if ok and not math.isnan(ours) else "outside"
-    return Target(experiment, metric, paper, ours, tol, status, variant)
+    return Target(experiment, metric, paper, float(ours), tol, status, variant)
 
 
 def direction(experiment: str, claim: str, holds: bool, value: float, variant: str = "") -> Target:
-    """A qualitative claim of the paper, checked for its sign only."""
+    """A qualitative claim of the paper, checked for its sign only; ``value`` is the margin."""
     return Target(
         experiment,
         claim,
         "holds",
-        value,
+        float(value),
         "direction",
         "direction-only",
         variant,
