@@ -68,7 +68,7 @@ def execute(job: Job, runs_dir: str, digest: str, series_links: Sequence[str]) -
         if name in series_links
     }
     record = {
-        "job_id": job.id,
+        "run_id": job.id,
         "scenario": job.scenario,
         "scenario_sha256": digest,
         "params": dict(job.params),

@@ -1,0 +1,58 @@
+"""The reproduction machinery: statistics, target rows, resumable job runs."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from airlab.reproduce import runner
+from airlab.reproduce.runner import Job, direction, jain, mean_ci, point
+from conftest import DUMBBELL
+
+
+def test_mean_ci_is_the_student_t_interval() -> None:
+    mean, half = mean_ci([1, 2, 3, 4, 5])
+    # t(0.975, 4) = 2.7764; s = sqrt(2.5); n = 5
+    assert mean == 3
+    assert math.isclose(half, 2.7764451 * math.sqrt(2.5) / math.sqrt(5), rel_tol=1e-6)
+    assert math.isnan(mean_ci([7.0])[1])
+
+
+def test_jain_two_flow_identity() -> None:
+    r = 1.44
+    assert math.isclose(jain([r, 1.0]), (1 + r) ** 2 / (2 * (1 + r * r)))
+
+
+def test_point_tolerances_and_direction_rows() -> None:
+    assert point("E", "ratio", 1.44, 1.70).status == "within"  # +18 %
+    assert point("E", "ratio", 1.44, 1.75).status == "outside"  # +21.5 %
+    assert point("E", "jain", 0.95, 0.91, absolute=0.05).status == "within"
+    assert point("E", "jain", 0.95, 0.89, absolute=0.05).status == "outside"
+    row = direction("E", "FaiRTT lowers the ratio", False, -0.1).as_dict()
+    assert row["status"] == "direction-only" and row["note"] == "does NOT hold"
+    assert set(row) >= {"experiment", "metric", "paper", "airlab", "tolerance", "status"}
+
+
+def test_job_ids_ignore_override_order() -> None:
+    a = Job(DUMBBELL, (("duration", "2s"), ("seed", "1")), 1)
+    b = Job(DUMBBELL, (("seed", "1"), ("duration", "2s")), 1)
+    assert a.id == b.id != Job(DUMBBELL, a.params, 2).id
+
+
+def test_run_jobs_resumes_and_keeps_series(tmp_path: Path) -> None:
+    jobs = [Job(DUMBBELL, (("duration", "2s"),), s, (("seed_tag", s),)) for s in (1, 2)]
+    links = ("bottleneck:r1->r2",)
+    first = runner.run_jobs(jobs, tmp_path, 1, series_links=links)
+    assert (first.executed, first.skipped) == (2, 0)
+    rec = next(iter(first.records.values()))
+    assert len(rec["goodput_mbps"]["cubic"]) == 20  # 2 s of 100 ms samples
+    assert len(rec["utilization"]["bottleneck:r1->r2"]) == 20
+    assert rec["tags"]["seed_tag"] in (1, 2)
+    again = runner.run_jobs(jobs, tmp_path, 1, series_links=links)
+    assert (again.executed, again.skipped) == (0, 2)
+    (tmp_path / "runs" / f"{jobs[0].id}.json").unlink()
+    third = runner.run_jobs(jobs, tmp_path, 1, series_links=links)
+    assert (third.executed, third.skipped) == (1, 1)
+    assert third.records[jobs[0].id]["summary"] == first.records[jobs[0].id]["summary"] | {
+        "engine": third.records[jobs[0].id]["summary"]["engine"]
+    }
