@@ -578,7 +578,7 @@ impl Bbr1 {
     }
 
     fn check_probe_rtt_done(&mut self, s: &mut CcState) {
-        if !self.probe_rtt_done_stamp.is_some_and(|done| s.now > done) {
+        if self.probe_rtt_done_stamp.is_none_or(|done| s.now <= done) {
             return;
         }
         // Wait a full window before the next ProbeRTT.
