@@ -838,9 +838,13 @@ mod tests {
 
     impl Feed {
         fn new(seed: u64) -> Feed {
+            Feed::with_params(seed, &CcParams::new())
+        }
+
+        fn with_params(seed: u64, params: &CcParams) -> Feed {
             let mut shared = Shared::default();
             let mut env = CcEnv { rng: Rng::stream(seed, "bbr1-test"), shared: &mut shared, conn: 0 };
-            let mut cc = Bbr1::from_params(&CcParams::new(), &mut env).unwrap();
+            let mut cc = Bbr1::from_params(params, &mut env).unwrap();
             let mut s = CcState::new(MSS, 10);
             s.srtt = RTT;
             s.min_rtt = RTT;
@@ -1201,6 +1205,54 @@ mod tests {
         feed.cc.on_state(&mut feed.s, CaState::Open);
         feed.ack(10 * MS, 1000.0, RTT, 89, mark, 0);
         assert_eq!(feed.s.cwnd, (cwnd + 1).min(feed.target_cwnd()));
+    }
+
+    #[test]
+    fn policer_detection_uses_the_long_term_rate_for_48_rounds() {
+        let mut feed = Feed::new(11);
+        feed.fill_pipe();
+        // A token-bucket policer: bursts measure 1000 segments/s, but in the long run 10
+        // segments are delivered per 100 ms round and 3 in 10 are dropped.
+        let mut rounds = 0;
+        while !feed.cc.lt_use_bw() {
+            let mark = feed.round_mark;
+            for j in 0..10u64 {
+                feed.ack(10 * MS, 1000.0, RTT, 100, mark + j, u32::from(j % 4 == 0));
+                if j == 0 {
+                    feed.round_mark = feed.s.delivered;
+                }
+            }
+            rounds += 1;
+            assert!(rounds <= 8, "two lossy 4-round intervals of equal rate are enough");
+        }
+        assert!((feed.cc.bw() - 100.0).abs() < 1e-6, "{}", feed.cc.bw());
+        assert!(feed.cc.max_bw() > 999.0);
+        assert_eq!(feed.cc.pacing_gain(), 1.0);
+        feed.round(10, 1000.0, RTT, 100);
+        assert!((feed.s.pacing_rate as f64 - 99_000.0).abs() <= 1.0, "{}", feed.s.pacing_rate);
+        // 48 rounds of ProbeBW later the long-term rate is dropped and gain cycling resumes.
+        for _ in 0..46 {
+            feed.round(10, 1000.0, RTT, 100);
+            assert!(feed.cc.lt_use_bw());
+        }
+        feed.round(10, 1000.0, RTT, 100);
+        assert!(!feed.cc.lt_use_bw());
+        assert!(feed.cc.bw() > 999.0);
+
+        // Switched off, the same losses change nothing.
+        let params: CcParams = serde_json::from_value(serde_json::json!({"lt_bw": false})).unwrap();
+        let mut feed = Feed::with_params(11, &params);
+        feed.fill_pipe();
+        for _ in 0..20 {
+            let mark = feed.round_mark;
+            for j in 0..10u64 {
+                feed.ack(10 * MS, 1000.0, RTT, 100, mark + j, u32::from(j % 4 == 0));
+                if j == 0 {
+                    feed.round_mark = feed.s.delivered;
+                }
+            }
+            assert!(!feed.cc.lt_use_bw());
+        }
     }
 
     #[test]
