@@ -1,0 +1,1267 @@
+//! BBR version 1 (Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM Queue 2016
+//! and CACM 2017) as Linux mainline `net/ipv4/tcp_bbr.c`.
+//!
+//! BBR models the path by two numbers: the bottleneck bandwidth (a windowed max of
+//! delivery-rate samples over 10 round trips) and the round-trip propagation time (a windowed
+//! min of RTT samples over 10 s). It paces at `pacing_gain * bw` and caps the flight at
+//! `cwnd_gain * bw * min_rtt` plus allowances, moving through four modes:
+//! - Startup: gain 2/ln2 until the bandwidth estimate has grown less than 25 % in 3 rounds;
+//! - Drain: pacing gain ln2/2 until the data in flight falls to one BDP;
+//! - ProbeBW: pacing-gain cycle [5/4, 3/4, 1, 1, 1, 1, 1, 1], one phase per min_rtt, entered
+//!   at a random phase other than 3/4, cwnd gain 2;
+//! - ProbeRTT: when min_rtt was not refreshed for 10 s, cwnd 4 for max(200 ms, 1 round).
+//!
+//! Linux details kept: the fixed-point gains (`BBR_UNIT` = 256, so Startup is 739/256 and Drain
+//! 88/256), the 1 % pacing margin, the pacing rate never lowered in Startup, the quantization
+//! budget (3 TSO-sized bursts, rounded up to even, +2 in the 5/4 phase), the ACK-aggregation
+//! allowance (`extra_acked`, max over 5-10 rounds), packet conservation in the first round of
+//! Recovery, saving and restoring cwnd around loss episodes and ProbeRTT, and the long-term
+//! bandwidth (policer) estimator, which can be switched off with `lt_bw = false`.
+//!
+//! Abstractions: bandwidth is f64 segments per second instead of Linux's 2^-24 segments per
+//! microsecond, time is nanoseconds instead of microseconds and jiffies. airlab has no TSO, but
+//! the quantization budget uses Linux's `bbr_tso_segs_goal` from the pacing rate so cwnd matches
+//! Linux's. The socket does not expose its earliest departure time, so the data "in the network
+//! at EDT" is the data in flight (plus the EDT burst when probing up). See `docs/models/bbr1.md`.
+
+use super::minmax::WindowedFilter;
+use super::{check_params, AckSample, CaState, CcEnv, CcParams, CcState, CcVar, CongestionControl};
+use crate::sim::{Rng, Time, MS, SEC, US};
+
+/// Fixed-point unit of Linux's gains (`BBR_UNIT`).
+const UNIT: u32 = 256;
+/// Startup gain 2/ln2 (`bbr_high_gain` = 256 * 2885 / 1000 + 1).
+const HIGH_GAIN: u32 = UNIT * 2885 / 1000 + 1;
+/// Drain pacing gain ln2/2 (`bbr_drain_gain`).
+const DRAIN_GAIN: u32 = UNIT * 1000 / 2885;
+/// ProbeBW cwnd gain.
+const CWND_GAIN: u32 = UNIT * 2;
+/// ProbeBW pacing-gain cycle.
+const CYCLE: [u32; 8] = [UNIT * 5 / 4, UNIT * 3 / 4, UNIT, UNIT, UNIT, UNIT, UNIT, UNIT];
+/// The cycle is entered at one of the last 7 phases before advancing (`bbr_cycle_rand`).
+const CYCLE_RAND: u64 = 7;
+/// Rounds in the bandwidth max filter (`bbr_bw_rtts` = CYCLE_LEN + 2).
+const BW_RTTS: u64 = CYCLE.len() as u64 + 2;
+/// Minimum time in ProbeRTT (`bbr_probe_rtt_mode_ms`).
+const PROBE_RTT_TIME: Time = 200 * MS;
+/// Minimum cwnd and the ProbeRTT cwnd (`bbr_cwnd_min_target`).
+const CWND_MIN: u32 = 4;
+/// Pacing margin in percent (`bbr_pacing_margin_percent`).
+const PACING_MARGIN_PERCENT: f64 = 1.0;
+/// Full pipe: bw must grow by 5/4 within `FULL_BW_CNT` rounds.
+const FULL_BW_THRESH: u32 = UNIT * 5 / 4;
+const FULL_BW_CNT: u32 = 3;
+/// Linux `TCP_INIT_CWND`.
+const TCP_INIT_CWND: u32 = 10;
+/// Below this pacing rate (bit/s) one segment per TSO burst, above it two (`bbr_min_tso_rate`).
+const MIN_TSO_RATE: u64 = 1_200_000;
+/// Linux `sk_pacing_shift`: a TSO burst holds about 1 ms (2^-10 s) of data.
+const PACING_SHIFT: u32 = 10;
+/// Linux `GSO_LEGACY_MAX_SIZE - 1 - MAX_TCP_HEADER` with the usual x86-64 `MAX_TCP_HEADER` of 320.
+const GSO_MAX_BYTES: u64 = 65_536 - 1 - 320;
+/// Rounds per half of the extra_acked max filter (`bbr_extra_acked_win_rtts`).
+const EXTRA_ACKED_WIN_RTTS: u32 = 5;
+/// ACK-epoch reset threshold (`bbr_ack_epoch_acked_reset_thresh`).
+const ACK_EPOCH_ACKED_RESET: u32 = 1 << 20;
+/// extra_acked is capped at this much time at the estimated bandwidth (`bbr_extra_acked_max_us`).
+const EXTRA_ACKED_MAX: Time = 100 * MS;
+/// Long-term sampling: rounds per interval, at least 4 and at most 16 (`bbr_lt_intvl_min_rtts`).
+const LT_INTVL_MIN_RTTS: u32 = 4;
+/// A lossy interval loses at least 50/256 (about 20 %) of what it delivers (`bbr_lt_loss_thresh`).
+const LT_LOSS_THRESH: u64 = 50;
+/// Two intervals are consistent if their rates differ by at most 1/8 (`bbr_lt_bw_ratio`)...
+const LT_BW_RATIO: u32 = UNIT / 8;
+/// ... or by at most 4 kbit/s (`bbr_lt_bw_diff`, in bytes per second).
+const LT_BW_DIFF: f64 = 4000.0 / 8.0;
+/// Rounds to use the long-term rate once policing is detected (`bbr_lt_bw_max_rtts`).
+const LT_BW_MAX_RTTS: u32 = 48;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Startup,
+    Drain,
+    ProbeBw,
+    ProbeRtt,
+}
+
+impl Mode {
+    fn index(self) -> u32 {
+        match self {
+            Mode::Startup => 0,
+            Mode::Drain => 1,
+            Mode::ProbeBw => 2,
+            Mode::ProbeRtt => 3,
+        }
+    }
+}
+
+/// Linux orders the CA states; BBR compares against Recovery.
+fn rank(state: CaState) -> u8 {
+    match state {
+        CaState::Open => 0,
+        CaState::Disorder => 1,
+        CaState::Cwr => 2,
+        CaState::Recovery => 3,
+        CaState::Loss => 4,
+    }
+}
+
+/// Gain in `UNIT`s as a factor.
+fn gain_f(gain: u32) -> f64 {
+    f64::from(gain) / f64::from(UNIT)
+}
+
+/// The parts of one ACK that BBR looks at (Linux `struct rate_sample`).
+#[derive(Clone, Copy, Debug, Default)]
+struct Sample {
+    /// The delivery-rate sample is usable.
+    valid: bool,
+    /// Delivery rate in segments per second.
+    bw: f64,
+    delivered: u64,
+    prior_delivered: u64,
+    is_app_limited: bool,
+    /// Segments newly delivered (Linux `acked_sacked`).
+    acked: u32,
+    /// Segments newly marked lost (Linux `rs->losses`).
+    losses: u32,
+    /// Segments in flight before this ACK was processed.
+    prior_in_flight: u32,
+    rtt: Option<Time>,
+}
+
+/// Long-term ("policer") bandwidth estimation state.
+#[derive(Clone, Debug, Default)]
+struct LongTerm {
+    is_sampling: bool,
+    use_bw: bool,
+    /// Segments per second; 0 when none.
+    bw: f64,
+    rtt_cnt: u32,
+    last_stamp_ms: u64,
+    last_delivered: u64,
+    last_lost: u64,
+}
+
+pub struct Bbr1 {
+    rng: Rng,
+    /// Long-term bandwidth (policer) detection on.
+    lt_enabled: bool,
+    /// min_rtt filter window, also the ProbeRTT interval (`bbr_min_rtt_win_sec`).
+    min_rtt_win: Time,
+    mss: u32,
+
+    mode: Mode,
+    pacing_gain: u32,
+    cwnd_gain: u32,
+    /// Bottleneck bandwidth max filter, segments per second over `rtt_cnt` rounds.
+    bw: WindowedFilter,
+    rtt_cnt: u64,
+    next_rtt_delivered: u64,
+    round_start: bool,
+    /// Time of the latest delivery (Linux `tp->delivered_mstamp`).
+    delivered_mstamp: Time,
+
+    min_rtt: Option<Time>,
+    min_rtt_stamp: Time,
+    probe_rtt_done_stamp: Option<Time>,
+    probe_rtt_round_done: bool,
+    idle_restart: bool,
+
+    prior_cwnd: u32,
+    prev_ca_state: CaState,
+    packet_conservation: bool,
+    has_seen_rtt: bool,
+
+    full_bw_reached: bool,
+    full_bw: f64,
+    full_bw_cnt: u32,
+
+    cycle_idx: usize,
+    cycle_mstamp: Time,
+
+    ack_epoch_mstamp: Time,
+    ack_epoch_acked: u32,
+    extra_acked: [u32; 2],
+    extra_acked_win_rtts: u32,
+    extra_acked_win_idx: usize,
+
+    lt: LongTerm,
+
+    /// ProbeRTT marks the socket application-limited (Linux sets `tp->app_limited`), which the
+    /// socket's sampler cannot be told; emulated here: segments sent while `delivered` was in
+    /// `[from, to)` carry the mark, and the mark lifts once `delivered` passes `until`.
+    app_limited_from: u64,
+    app_limited_to: u64,
+    app_limited_until: u64,
+}
+
+impl Bbr1 {
+    pub fn new(lt_bw: bool, min_rtt_win: Time, rng: Rng) -> Self {
+        Bbr1 {
+            rng,
+            lt_enabled: lt_bw,
+            min_rtt_win,
+            mss: 1448,
+            mode: Mode::Startup,
+            pacing_gain: HIGH_GAIN,
+            cwnd_gain: HIGH_GAIN,
+            bw: WindowedFilter::max(),
+            rtt_cnt: 0,
+            next_rtt_delivered: 0,
+            round_start: false,
+            delivered_mstamp: 0,
+            min_rtt: None,
+            min_rtt_stamp: 0,
+            probe_rtt_done_stamp: None,
+            probe_rtt_round_done: false,
+            idle_restart: false,
+            prior_cwnd: 0,
+            prev_ca_state: CaState::Open,
+            packet_conservation: false,
+            has_seen_rtt: false,
+            full_bw_reached: false,
+            full_bw: 0.0,
+            full_bw_cnt: 0,
+            cycle_idx: 0,
+            cycle_mstamp: 0,
+            ack_epoch_mstamp: 0,
+            ack_epoch_acked: 0,
+            extra_acked: [0; 2],
+            extra_acked_win_rtts: 0,
+            extra_acked_win_idx: 0,
+            lt: LongTerm::default(),
+            app_limited_from: 0,
+            app_limited_to: 0,
+            app_limited_until: 0,
+        }
+    }
+
+    pub fn from_params(p: &CcParams, env: &mut CcEnv) -> Result<Self, String> {
+        check_params("bbr1", p, &["lt_bw", "probe_rtt_interval"])?;
+        let lt_bw = match p.get("lt_bw") {
+            None => true,
+            Some(v) => v.as_bool().ok_or_else(|| format!("bbr1 parameter `lt_bw` must be true or false, got {v}"))?,
+        };
+        let win = match p.get("probe_rtt_interval") {
+            None => 10.0,
+            Some(v) => v
+                .as_f64()
+                .ok_or_else(|| format!("bbr1 parameter `probe_rtt_interval` must be a number of seconds, got {v}"))?,
+        };
+        if !(win > 0.0 && win <= 3600.0) {
+            return Err(format!("bbr1 parameter `probe_rtt_interval` must be in (0, 3600] seconds, got {win}"));
+        }
+        let rng = Rng::stream(env.rng.next_u64(), "bbr1");
+        Ok(Bbr1::new(lt_bw, (win * SEC as f64).round() as Time, rng))
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    pub fn cycle_idx(&self) -> usize {
+        self.cycle_idx
+    }
+
+    pub fn full_bw_reached(&self) -> bool {
+        self.full_bw_reached
+    }
+
+    /// Windowed max bandwidth in segments per second.
+    pub fn max_bw(&self) -> f64 {
+        self.bw.get()
+    }
+
+    /// The bandwidth BBR uses: the long-term rate when policed, else the max filter.
+    pub fn bw(&self) -> f64 {
+        if self.lt.use_bw {
+            self.lt.bw
+        } else {
+            self.max_bw()
+        }
+    }
+
+    pub fn min_rtt(&self) -> Option<Time> {
+        self.min_rtt
+    }
+
+    pub fn pacing_gain(&self) -> f64 {
+        gain_f(self.pacing_gain)
+    }
+
+    pub fn cwnd_gain(&self) -> f64 {
+        gain_f(self.cwnd_gain)
+    }
+
+    /// True while the long-term (policed) rate is in use.
+    pub fn lt_use_bw(&self) -> bool {
+        self.lt.use_bw
+    }
+
+    fn extra_acked(&self) -> u32 {
+        self.extra_acked[0].max(self.extra_acked[1])
+    }
+
+    /// Linux `bbr_rate_bytes_per_sec`: bytes per second for `bw` at `gain`, less the margin.
+    fn rate_bytes_per_sec(&self, bw: f64, gain: u32) -> f64 {
+        bw * f64::from(self.mss) * gain_f(gain) * (100.0 - PACING_MARGIN_PERCENT) / 100.0
+    }
+
+    fn init_pacing_rate_from_rtt(&mut self, s: &mut CcState) {
+        let rtt = if s.srtt > 0 {
+            self.has_seen_rtt = true;
+            s.srtt
+        } else {
+            MS
+        };
+        let bw = f64::from(s.cwnd) * SEC as f64 / rtt as f64;
+        s.pacing_rate = self.rate_bytes_per_sec(bw, HIGH_GAIN) as u64;
+    }
+
+    fn set_pacing_rate(&mut self, s: &mut CcState, bw: f64, gain: u32) {
+        let rate = self.rate_bytes_per_sec(bw, gain) as u64;
+        if !self.has_seen_rtt && s.srtt > 0 {
+            self.init_pacing_rate_from_rtt(s);
+        }
+        if self.full_bw_reached || rate > s.pacing_rate {
+            s.pacing_rate = rate;
+        }
+    }
+
+    /// Linux `bbr_tso_segs_goal`: segments per TSO burst at the current pacing rate.
+    fn tso_segs_goal(&self, s: &CcState) -> u32 {
+        let min_segs = if s.pacing_rate < MIN_TSO_RATE / 8 { 1 } else { 2 };
+        let bytes = (s.pacing_rate >> PACING_SHIFT).min(GSO_MAX_BYTES);
+        let segs = (bytes / u64::from(s.mss.max(1))) as u32;
+        segs.max(min_segs).min(0x7f)
+    }
+
+    fn save_cwnd(&mut self, s: &CcState) {
+        if rank(self.prev_ca_state) < rank(CaState::Recovery) && self.mode != Mode::ProbeRtt {
+            self.prior_cwnd = s.cwnd;
+        } else {
+            self.prior_cwnd = self.prior_cwnd.max(s.cwnd);
+        }
+    }
+
+    /// `gain * bw * min_rtt` rounded up, in segments (Linux `bbr_bdp`).
+    fn bdp(&self, bw: f64, gain: u32) -> u32 {
+        let Some(min_rtt) = self.min_rtt else { return TCP_INIT_CWND };
+        let w = bw * min_rtt as f64 / SEC as f64 * gain_f(gain);
+        // Round up, without letting float noise in the last bit add a segment.
+        (w - 1e-9).ceil().max(0.0) as u32
+    }
+
+    fn quantization_budget(&self, s: &CcState, cwnd: u32) -> u32 {
+        let mut cwnd = cwnd + 3 * self.tso_segs_goal(s);
+        cwnd = (cwnd + 1) & !1;
+        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
+            cwnd += 2;
+        }
+        cwnd
+    }
+
+    fn inflight(&self, s: &CcState, bw: f64, gain: u32) -> u32 {
+        self.quantization_budget(s, self.bdp(bw, gain))
+    }
+
+    /// Linux `bbr_packets_in_net_at_edt` with the earliest departure time taken as now.
+    fn packets_in_net_at_edt(&self, s: &CcState, inflight_now: u32) -> u32 {
+        if self.pacing_gain > UNIT {
+            inflight_now + self.tso_segs_goal(s)
+        } else {
+            inflight_now
+        }
+    }
+
+    fn ack_aggregation_cwnd(&self) -> u32 {
+        if !self.full_bw_reached {
+            return 0;
+        }
+        let max_aggr = (self.bw() * EXTRA_ACKED_MAX as f64 / SEC as f64) as u32;
+        self.extra_acked().min(max_aggr)
+    }
+
+    fn advance_cycle_phase(&mut self) {
+        self.cycle_idx = (self.cycle_idx + 1) % CYCLE.len();
+        self.cycle_mstamp = self.delivered_mstamp;
+    }
+
+    fn reset_probe_bw_mode(&mut self) {
+        self.mode = Mode::ProbeBw;
+        self.cycle_idx = CYCLE.len() - 1 - self.rng.below(CYCLE_RAND) as usize;
+        self.advance_cycle_phase();
+    }
+
+    fn reset_mode(&mut self) {
+        if self.full_bw_reached {
+            self.reset_probe_bw_mode();
+        } else {
+            self.mode = Mode::Startup;
+        }
+    }
+
+    fn reset_lt_interval(&mut self, s: &CcState) {
+        self.lt.last_stamp_ms = self.delivered_mstamp / MS;
+        self.lt.last_delivered = s.delivered;
+        self.lt.last_lost = s.lost;
+        self.lt.rtt_cnt = 0;
+    }
+
+    fn reset_lt(&mut self, s: &CcState) {
+        self.lt.bw = 0.0;
+        self.lt.use_bw = false;
+        self.lt.is_sampling = false;
+        self.reset_lt_interval(s);
+    }
+
+    fn lt_interval_done(&mut self, s: &CcState, bw: f64) {
+        if self.lt.bw > 0.0 {
+            let diff = (bw - self.lt.bw).abs();
+            if diff * f64::from(UNIT) <= f64::from(LT_BW_RATIO) * self.lt.bw
+                || self.rate_bytes_per_sec(diff, UNIT) <= LT_BW_DIFF
+            {
+                // Two consistent lossy intervals: take it that a policer sets the rate.
+                self.lt.bw = (bw + self.lt.bw) / 2.0;
+                self.lt.use_bw = true;
+                self.pacing_gain = UNIT;
+                self.lt.rtt_cnt = 0;
+                return;
+            }
+        }
+        self.lt.bw = bw;
+        self.reset_lt_interval(s);
+    }
+
+    /// Linux `bbr_lt_bw_sampling`: find two consecutive lossy intervals of similar throughput.
+    fn lt_bw_sampling(&mut self, s: &CcState, losses: u32, is_app_limited: bool) {
+        if !self.lt_enabled {
+            return;
+        }
+        if self.lt.use_bw {
+            if self.mode == Mode::ProbeBw && self.round_start {
+                self.lt.rtt_cnt += 1;
+                if self.lt.rtt_cnt >= LT_BW_MAX_RTTS {
+                    self.reset_lt(s);
+                    self.reset_probe_bw_mode();
+                }
+            }
+            return;
+        }
+        // Start sampling at the first loss, once a policer would have used up its tokens.
+        if !self.lt.is_sampling {
+            if losses == 0 {
+                return;
+            }
+            self.reset_lt_interval(s);
+            self.lt.is_sampling = true;
+        }
+        if is_app_limited {
+            self.reset_lt(s);
+            return;
+        }
+        if self.round_start {
+            self.lt.rtt_cnt += 1;
+        }
+        if self.lt.rtt_cnt < LT_INTVL_MIN_RTTS {
+            return;
+        }
+        if self.lt.rtt_cnt > 4 * LT_INTVL_MIN_RTTS {
+            self.reset_lt(s);
+            return;
+        }
+        // End the interval at a loss, when the policer's tokens are surely exhausted.
+        if losses == 0 {
+            return;
+        }
+        let lost = s.lost - self.lt.last_lost;
+        let delivered = s.delivered - self.lt.last_delivered;
+        if delivered == 0 || (lost << 8) < LT_LOSS_THRESH * delivered {
+            return;
+        }
+        let t_ms = (self.delivered_mstamp / MS).saturating_sub(self.lt.last_stamp_ms);
+        if t_ms < 1 {
+            return;
+        }
+        let bw = delivered as f64 * 1000.0 / t_ms as f64;
+        self.lt_interval_done(s, bw);
+    }
+
+    fn update_bw(&mut self, s: &CcState, rs: &Sample) {
+        self.round_start = false;
+        if !rs.valid {
+            return;
+        }
+        if rs.prior_delivered >= self.next_rtt_delivered {
+            self.next_rtt_delivered = s.delivered;
+            self.rtt_cnt += 1;
+            self.round_start = true;
+            self.packet_conservation = false;
+        }
+        self.lt_bw_sampling(s, rs.losses, rs.is_app_limited);
+        // App-limited samples say more about the application than the path, unless higher.
+        if !rs.is_app_limited || rs.bw >= self.max_bw() {
+            self.bw.update(BW_RTTS, self.rtt_cnt, rs.bw);
+        }
+    }
+
+    /// Linux `bbr_update_ack_aggregation`: how far deliveries ran ahead of the estimated rate.
+    fn update_ack_aggregation(&mut self, s: &CcState, rs: &Sample) {
+        if rs.acked == 0 || !rs.valid {
+            return;
+        }
+        if self.round_start {
+            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
+            if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
+                self.extra_acked_win_rtts = 0;
+                self.extra_acked_win_idx ^= 1;
+                self.extra_acked[self.extra_acked_win_idx] = 0;
+            }
+        }
+        let epoch = self.delivered_mstamp.saturating_sub(self.ack_epoch_mstamp);
+        // Linux measures the epoch in whole microseconds.
+        let epoch_us = epoch / US;
+        let mut expected = (self.bw() * epoch_us as f64 / 1e6) as u32;
+        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + rs.acked >= ACK_EPOCH_ACKED_RESET {
+            self.ack_epoch_acked = 0;
+            self.ack_epoch_mstamp = self.delivered_mstamp;
+            expected = 0;
+        }
+        self.ack_epoch_acked = (self.ack_epoch_acked + rs.acked).min(0xfffff);
+        let extra = (self.ack_epoch_acked - expected).min(s.cwnd);
+        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
+        *slot = (*slot).max(extra);
+    }
+
+    fn is_next_cycle_phase(&self, s: &CcState, rs: &Sample) -> bool {
+        let elapsed = self.delivered_mstamp.saturating_sub(self.cycle_mstamp);
+        let is_full_length = self.min_rtt.is_some_and(|m| elapsed > m);
+        if self.pacing_gain == UNIT {
+            return is_full_length;
+        }
+        let inflight = self.packets_in_net_at_edt(s, rs.prior_in_flight);
+        let bw = self.max_bw();
+        if self.pacing_gain > UNIT {
+            // Probe until inflight reaches gain * BDP, unless losses say it will not fit.
+            is_full_length && (rs.losses > 0 || inflight >= self.inflight(s, bw, self.pacing_gain))
+        } else {
+            // Drain the probe's queue, but stop once inflight is down to one BDP.
+            is_full_length || inflight <= self.inflight(s, bw, UNIT)
+        }
+    }
+
+    fn check_full_bw_reached(&mut self, rs: &Sample) {
+        if self.full_bw_reached || !self.round_start || rs.is_app_limited {
+            return;
+        }
+        let thresh = self.full_bw * gain_f(FULL_BW_THRESH);
+        if self.max_bw() >= thresh {
+            self.full_bw = self.max_bw();
+            self.full_bw_cnt = 0;
+            return;
+        }
+        self.full_bw_cnt += 1;
+        self.full_bw_reached = self.full_bw_cnt >= FULL_BW_CNT;
+    }
+
+    fn check_drain(&mut self, s: &mut CcState) {
+        if self.mode == Mode::Startup && self.full_bw_reached {
+            self.mode = Mode::Drain;
+            s.ssthresh = self.inflight(s, self.max_bw(), UNIT);
+        }
+        if self.mode == Mode::Drain
+            && self.packets_in_net_at_edt(s, s.packets_in_flight) <= self.inflight(s, self.max_bw(), UNIT)
+        {
+            self.reset_probe_bw_mode();
+        }
+    }
+
+    fn check_probe_rtt_done(&mut self, s: &mut CcState) {
+        if self.probe_rtt_done_stamp.is_none_or(|done| s.now <= done) {
+            return;
+        }
+        // Wait a full window before the next ProbeRTT.
+        self.min_rtt_stamp = s.now;
+        s.cwnd = s.cwnd.max(self.prior_cwnd);
+        self.reset_mode();
+    }
+
+    fn update_min_rtt(&mut self, s: &mut CcState, rs: &Sample) {
+        let filter_expired = s.now > self.min_rtt_stamp + self.min_rtt_win;
+        if let Some(rtt) = rs.rtt {
+            if self.min_rtt.is_none_or(|m| rtt < m) || filter_expired {
+                self.min_rtt = Some(rtt);
+                self.min_rtt_stamp = s.now;
+            }
+        }
+        if filter_expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
+            self.mode = Mode::ProbeRtt;
+            self.save_cwnd(s);
+            self.probe_rtt_done_stamp = None;
+        }
+        if self.mode == Mode::ProbeRtt {
+            // Ignore the low delivery rates of this mode: mark what is sent now app-limited.
+            if self.app_limited_until == 0 && self.app_limited_to != u64::MAX {
+                self.app_limited_from = s.delivered;
+                self.app_limited_to = u64::MAX;
+            }
+            self.app_limited_until = (s.delivered + u64::from(s.packets_in_flight)).max(1);
+            // Hold the minimum flight for max(200 ms, 1 round).
+            if self.probe_rtt_done_stamp.is_none() && s.packets_in_flight <= CWND_MIN {
+                self.probe_rtt_done_stamp = Some(s.now + PROBE_RTT_TIME);
+                self.probe_rtt_round_done = false;
+                self.next_rtt_delivered = s.delivered;
+            } else if self.probe_rtt_done_stamp.is_some() {
+                if self.round_start {
+                    self.probe_rtt_round_done = true;
+                }
+                if self.probe_rtt_round_done {
+                    self.check_probe_rtt_done(s);
+                }
+            }
+        }
+        if rs.delivered > 0 {
+            self.idle_restart = false;
+        }
+    }
+
+    fn update_gains(&mut self) {
+        (self.pacing_gain, self.cwnd_gain) = match self.mode {
+            Mode::Startup => (HIGH_GAIN, HIGH_GAIN),
+            Mode::Drain => (DRAIN_GAIN, HIGH_GAIN),
+            Mode::ProbeBw => (if self.lt.use_bw { UNIT } else { CYCLE[self.cycle_idx] }, CWND_GAIN),
+            Mode::ProbeRtt => (UNIT, UNIT),
+        };
+    }
+
+    /// Linux `bbr_set_cwnd_to_recover_or_restore`; returns the cwnd and whether packet
+    /// conservation decides it.
+    fn recover_or_restore(&mut self, s: &CcState, rs: &Sample) -> (u32, bool) {
+        let (prev, state) = (self.prev_ca_state, s.ca_state);
+        let mut cwnd = s.cwnd;
+        if rs.losses > 0 {
+            cwnd = cwnd.saturating_sub(rs.losses).max(1);
+        }
+        if state == CaState::Recovery && prev != CaState::Recovery {
+            // First round of Recovery: send one segment per segment delivered.
+            self.packet_conservation = true;
+            self.next_rtt_delivered = s.delivered;
+            cwnd = s.packets_in_flight + rs.acked;
+        } else if rank(prev) >= rank(CaState::Recovery) && rank(state) < rank(CaState::Recovery) {
+            cwnd = cwnd.max(self.prior_cwnd);
+            self.packet_conservation = false;
+        }
+        self.prev_ca_state = state;
+        if self.packet_conservation {
+            return (cwnd.max(s.packets_in_flight + rs.acked), true);
+        }
+        (cwnd, false)
+    }
+
+    fn set_cwnd(&mut self, s: &mut CcState, rs: &Sample, bw: f64, gain: u32) {
+        let mut cwnd = s.cwnd;
+        if rs.acked > 0 {
+            let (c, conserving) = self.recover_or_restore(s, rs);
+            cwnd = c;
+            if !conserving {
+                let target = self.bdp(bw, gain) + self.ack_aggregation_cwnd();
+                let target = self.quantization_budget(s, target);
+                if self.full_bw_reached {
+                    cwnd = (cwnd + rs.acked).min(target);
+                } else if cwnd < target || s.delivered < u64::from(TCP_INIT_CWND) {
+                    cwnd += rs.acked;
+                }
+                cwnd = cwnd.max(CWND_MIN);
+            }
+        }
+        s.cwnd = cwnd.min(s.cwnd_clamp);
+        if self.mode == Mode::ProbeRtt {
+            s.cwnd = s.cwnd.min(CWND_MIN);
+        }
+    }
+
+    /// This ACK's view for BBR, applying the ProbeRTT app-limited marking.
+    fn sample(&mut self, s: &CcState, ack: &AckSample) -> Sample {
+        let r = &ack.rate;
+        if self.app_limited_until != 0 && s.delivered > self.app_limited_until {
+            self.app_limited_until = 0;
+            if self.app_limited_to == u64::MAX {
+                self.app_limited_to = s.delivered;
+            }
+        }
+        let marked = r.prior_delivered >= self.app_limited_from && r.prior_delivered < self.app_limited_to;
+        let valid = r.is_valid();
+        Sample {
+            valid,
+            bw: if valid { r.delivered as f64 * SEC as f64 / r.interval as f64 } else { 0.0 },
+            delivered: r.delivered,
+            prior_delivered: r.prior_delivered,
+            is_app_limited: r.is_app_limited || marked,
+            acked: ack.acked,
+            losses: ack.newly_lost,
+            prior_in_flight: s.packets_in_flight + ack.acked + ack.newly_lost,
+            rtt: ack.rtt,
+        }
+    }
+}
+
+impl CongestionControl for Bbr1 {
+    fn name(&self) -> &'static str {
+        "bbr1"
+    }
+
+    fn init(&mut self, s: &mut CcState) {
+        self.mss = s.mss;
+        self.prior_cwnd = 0;
+        s.ssthresh = u32::MAX;
+        self.rtt_cnt = 0;
+        self.next_rtt_delivered = s.delivered;
+        self.prev_ca_state = CaState::Open;
+        self.packet_conservation = false;
+        self.probe_rtt_done_stamp = None;
+        self.probe_rtt_round_done = false;
+        self.min_rtt = (s.min_rtt > 0).then_some(s.min_rtt);
+        self.min_rtt_stamp = s.now;
+        self.bw = WindowedFilter::max();
+        self.has_seen_rtt = false;
+        self.init_pacing_rate_from_rtt(s);
+        self.round_start = false;
+        self.idle_restart = false;
+        self.full_bw_reached = false;
+        self.full_bw = 0.0;
+        self.full_bw_cnt = 0;
+        self.cycle_mstamp = 0;
+        self.cycle_idx = 0;
+        self.delivered_mstamp = s.now;
+        self.reset_lt(s);
+        self.mode = Mode::Startup;
+        self.update_gains();
+        self.ack_epoch_mstamp = s.now;
+        self.ack_epoch_acked = 0;
+        self.extra_acked = [0; 2];
+        self.extra_acked_win_rtts = 0;
+        self.extra_acked_win_idx = 0;
+    }
+
+    fn on_ack(&mut self, s: &mut CcState, ack: &AckSample) {
+        if ack.acked > 0 {
+            self.delivered_mstamp = s.now;
+        }
+        let rs = self.sample(s, ack);
+        self.update_bw(s, &rs);
+        self.update_ack_aggregation(s, &rs);
+        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(s, &rs) {
+            self.advance_cycle_phase();
+        }
+        self.check_full_bw_reached(&rs);
+        self.check_drain(s);
+        self.update_min_rtt(s, &rs);
+        self.update_gains();
+
+        let bw = self.bw();
+        self.set_pacing_rate(s, bw, self.pacing_gain);
+        self.set_cwnd(s, &rs, bw, self.cwnd_gain);
+    }
+
+    fn cong_avoid(&mut self, _s: &mut CcState, _acked: u32) {}
+
+    /// Linux `bbr_ssthresh`: remember the cwnd to restore after the episode; ssthresh unchanged.
+    fn ssthresh(&mut self, s: &CcState) -> u32 {
+        self.save_cwnd(s);
+        s.ssthresh
+    }
+
+    fn on_state(&mut self, s: &mut CcState, new: CaState) {
+        if new == CaState::Loss {
+            self.prev_ca_state = CaState::Loss;
+            self.full_bw = 0.0;
+            // Treat the timeout like the end of a round.
+            self.round_start = true;
+            self.lt_bw_sampling(s, 1, false);
+        }
+    }
+
+    /// Linux `CA_EVENT_TX_START`. The socket calls this only after it ran out of data with
+    /// nothing in flight, i.e. when Linux's `tp->app_limited` is set.
+    fn on_tx_restart(&mut self, s: &mut CcState, _idle: Time) {
+        self.idle_restart = true;
+        self.ack_epoch_mstamp = s.now;
+        self.ack_epoch_acked = 0;
+        match self.mode {
+            // Restarting app-limited from idle: pace at the estimated rate, no faster.
+            Mode::ProbeBw => self.set_pacing_rate(s, self.bw(), UNIT),
+            Mode::ProbeRtt => self.check_probe_rtt_done(s),
+            _ => {}
+        }
+    }
+
+    fn owns_cwnd(&self) -> bool {
+        true
+    }
+
+    fn needs_pacing(&self) -> bool {
+        true
+    }
+
+    fn vars(&self, out: &mut Vec<CcVar>) {
+        out.push(("bbr_state", f64::from(self.mode.index())));
+        out.push(("bbr_cycle_idx", self.cycle_idx as f64));
+        out.push(("bbr_bw_mbps", self.bw() * f64::from(self.mss) * 8.0 / 1e6));
+        out.push(("bbr_min_rtt_ms", self.min_rtt.map_or(f64::NAN, |m| m as f64 / MS as f64)));
+        out.push(("bbr_pacing_gain", self.pacing_gain()));
+        out.push(("bbr_cwnd_gain", self.cwnd_gain()));
+        out.push(("bbr_full_bw_reached", f64::from(u8::from(self.full_bw_reached))));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::cc::Shared;
+    use crate::tcp::rate::RateSample;
+
+    const MSS: u32 = 1000;
+    const RTT: Time = 100 * MS;
+
+    /// A synthetic ACK clock driving one BBRv1 instance: every ACK delivers one segment and
+    /// carries a delivery-rate sample of the rate we choose.
+    struct Feed {
+        cc: Bbr1,
+        s: CcState,
+        /// `delivered` just after the first ACK of the current round: the `prior_delivered` of
+        /// the segments sent from then on.
+        round_mark: u64,
+        /// ACKs in the previous round (the initial window all went out before any delivery).
+        prev_round_acks: u64,
+    }
+
+    impl Feed {
+        fn new(seed: u64) -> Feed {
+            Feed::with_params(seed, &CcParams::new())
+        }
+
+        fn with_params(seed: u64, params: &CcParams) -> Feed {
+            let mut shared = Shared::default();
+            let mut env = CcEnv { rng: Rng::stream(seed, "bbr1-test"), shared: &mut shared, conn: 0 };
+            let mut cc = Bbr1::from_params(params, &mut env).unwrap();
+            let mut s = CcState::new(MSS, 10);
+            s.srtt = RTT;
+            s.min_rtt = RTT;
+            cc.init(&mut s);
+            Feed { cc, s, round_mark: 0, prev_round_acks: 1 }
+        }
+
+        /// One ACK `dt` after the previous one, for a segment sent when `delivered` was
+        /// `prior_delivered`, with a delivery-rate sample of `bw` segments per second.
+        fn ack(&mut self, dt: Time, bw: f64, rtt: Time, inflight: u32, prior_delivered: u64, lost: u32) {
+            self.s.now += dt;
+            self.s.delivered += 1;
+            self.s.lost += u64::from(lost);
+            self.s.packets_in_flight = inflight;
+            let interval = (100.0 * SEC as f64 / bw).round() as Time;
+            let rate = RateSample {
+                delivered: 100,
+                interval,
+                delivery_rate: 100.0 * f64::from(MSS) * SEC as f64 / interval as f64,
+                prior_delivered,
+                tx_in_flight: inflight,
+                rtt,
+                ..Default::default()
+            };
+            let ack = AckSample { acked: 1, rtt: Some(rtt), newly_lost: lost, ece: false, rate };
+            self.cc.on_ack(&mut self.s, &ack);
+        }
+
+        /// A round trip of `n` ACKs spread over `rtt`; its first ACK starts a BBR round.
+        fn round(&mut self, n: u64, bw: f64, rtt: Time, inflight: u32) {
+            let mark = self.round_mark;
+            for j in 0..n {
+                // Segments ACKed in this round were sent during the previous one.
+                let prior = mark + j.min(self.prev_round_acks.saturating_sub(1));
+                self.ack(rtt / n, bw, rtt, inflight, prior, 0);
+                if j == 0 {
+                    self.round_mark = self.s.delivered;
+                }
+            }
+            self.prev_round_acks = n;
+        }
+
+        /// An ACK within the current round (not starting a new one).
+        fn ack_in_round(&mut self, dt: Time, bw: f64, rtt: Time, inflight: u32) {
+            let prior = self.round_mark.saturating_sub(1);
+            self.ack(dt, bw, rtt, inflight, prior, 0);
+        }
+
+        /// Startup with bw doubling, three flat rounds at 1000 segments/s, then Drain down to
+        /// one BDP: ends in ProbeBW.
+        fn fill_pipe(&mut self) {
+            for bw in [250.0, 500.0, 1000.0, 1000.0, 1000.0, 1000.0] {
+                self.round(10, bw, RTT, 300);
+            }
+            assert_eq!(self.cc.mode(), Mode::Drain);
+            self.ack_in_round(10 * MS, 1000.0, RTT, 100);
+            assert_eq!(self.cc.mode(), Mode::ProbeBw);
+        }
+
+        fn target_cwnd(&self) -> u32 {
+            let c = &self.cc;
+            c.quantization_budget(&self.s, c.bdp(c.bw(), c.cwnd_gain) + c.ack_aggregation_cwnd())
+        }
+    }
+
+    #[test]
+    fn startup_exits_after_exactly_three_rounds_without_25_percent_growth() {
+        let mut feed = Feed::new(1);
+        // Each entry: this round's bandwidth and whether the pipe counts as full after it.
+        let rounds = [
+            (100.0, false),
+            (200.0, false),
+            (400.0, false),
+            (800.0, false),
+            (900.0, false),  // +12.5 %: 1 round without growth
+            (950.0, false),  // 2
+            (1000.0, false), // 1.25 x 800: growth, the count restarts from 1000
+            (1100.0, false), // 1
+            (1200.0, false), // 2
+            (1240.0, true),  // 3: the pipe is full
+        ];
+        for (i, (bw, full)) in rounds.into_iter().enumerate() {
+            feed.round(10, bw, RTT, 1000);
+            assert_eq!(feed.cc.full_bw_reached(), full, "round {i} at {bw}");
+            let want = if full { Mode::Drain } else { Mode::Startup };
+            assert_eq!(feed.cc.mode(), want, "round {i} at {bw}");
+            assert!((feed.cc.max_bw() - bw).abs() < 1e-3, "{} vs {bw}", feed.cc.max_bw());
+        }
+        assert_eq!(feed.s.ssthresh, 124 + 3 * 3 + 1, "ssthresh = BDP + 3 TSO bursts of 3, even");
+    }
+
+    #[test]
+    fn app_limited_rounds_do_not_count_towards_a_full_pipe() {
+        let mut feed = Feed::new(1);
+        for bw in [100.0, 200.0, 400.0] {
+            feed.round(10, bw, RTT, 1000);
+        }
+        for _ in 0..5 {
+            let mark = feed.round_mark;
+            feed.s.now += 10 * MS;
+            feed.s.delivered += 1;
+            let rate = RateSample {
+                delivered: 10,
+                interval: RTT,
+                prior_delivered: mark,
+                is_app_limited: true,
+                rtt: RTT,
+                ..Default::default()
+            };
+            feed.cc.on_ack(&mut feed.s, &AckSample { acked: 1, rtt: Some(RTT), rate, ..Default::default() });
+            feed.round_mark = feed.s.delivered;
+        }
+        assert_eq!(feed.cc.mode(), Mode::Startup);
+        assert_eq!(feed.cc.max_bw(), 400.0, "app-limited samples below the max are not taken");
+    }
+
+    #[test]
+    fn drain_exits_when_inflight_falls_to_one_bdp() {
+        let mut feed = Feed::new(1);
+        for bw in [250.0, 500.0, 1000.0, 1000.0, 1000.0, 1000.0] {
+            feed.round(10, bw, RTT, 300);
+        }
+        assert_eq!(feed.cc.mode(), Mode::Drain);
+        assert!((feed.cc.pacing_gain() - 88.0 / 256.0).abs() < 1e-12);
+        // BDP = 1000 segments/s x 100 ms = 100, plus 3 bursts of 2 segments at the drain rate
+        // (0.34 x 1 MB/s is below 64 kB per 1 ms burst, and above 1.2 Mbit/s): 106.
+        for inflight in (107..=200).rev() {
+            feed.ack_in_round(MS, 1000.0, RTT, inflight);
+            assert_eq!(feed.cc.mode(), Mode::Drain, "inflight {inflight}");
+        }
+        feed.ack_in_round(MS, 1000.0, RTT, 106);
+        assert_eq!(feed.cc.mode(), Mode::ProbeBw);
+        assert_ne!(feed.cc.cycle_idx(), 1, "never enters the cycle at the 3/4 phase");
+    }
+
+    #[test]
+    fn probe_bw_starts_at_a_random_phase_other_than_three_quarters() {
+        let mut seen = [0u32; 8];
+        for seed in 0..300 {
+            let mut feed = Feed::new(seed);
+            feed.fill_pipe();
+            seen[feed.cc.cycle_idx()] += 1;
+        }
+        assert_eq!(seen[1], 0, "{seen:?}");
+        // Seven equally likely start phases: 0 and 2..=7, about 43 each.
+        for (i, &n) in seen.iter().enumerate().filter(|(i, _)| *i != 1) {
+            assert!((20..70).contains(&n), "phase {i}: {n} of 300 ({seen:?})");
+        }
+    }
+
+    #[test]
+    fn probe_bw_cycles_through_the_eight_phases_one_min_rtt_each() {
+        let mut feed = Feed::new(7);
+        feed.fill_pipe();
+        let start = feed.cc.cycle_idx();
+        let mut idx = start;
+        let mut since = feed.s.now;
+        let mut phases = vec![start];
+        // ACKs every 10 ms; inflight high enough to reach 5/4 BDP and to keep the 3/4 phase
+        // from ending early, so every phase lasts just over one min_rtt: 110 ms.
+        while phases.len() < 17 {
+            feed.ack_in_round(10 * MS, 1000.0, RTT, 200);
+            let now_idx = feed.cc.cycle_idx();
+            if now_idx != idx {
+                assert_eq!(now_idx, (idx + 1) % 8, "phases advance in order");
+                assert_eq!(feed.s.now - since, 110 * MS, "phase {idx} lasted one min_rtt");
+                idx = now_idx;
+                since = feed.s.now;
+                phases.push(idx);
+            }
+            let want = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0][idx];
+            assert_eq!(feed.cc.pacing_gain(), want);
+            assert_eq!(feed.cc.cwnd_gain(), 2.0);
+        }
+        assert_eq!(phases.len(), 17);
+    }
+
+    #[test]
+    fn gain_phases_end_on_inflight_and_loss() {
+        let mut feed = Feed::new(7);
+        feed.fill_pipe();
+        // Run to the start of the 5/4 phase.
+        while feed.cc.cycle_idx() != 0 {
+            feed.ack_in_round(10 * MS, 1000.0, RTT, 100);
+        }
+        // 5/4 BDP = 125, +6 budget, even, +2 in this phase = 134; the EDT burst adds 2 to
+        // inflight. Below that the phase outlasts min_rtt.
+        for _ in 0..30 {
+            feed.ack_in_round(10 * MS, 1000.0, RTT, 120);
+            assert_eq!(feed.cc.cycle_idx(), 0);
+        }
+        // prior_in_flight = 130 + 1 ACKed; + 2 (EDT burst) = 133 < 134.
+        feed.ack_in_round(10 * MS, 1000.0, RTT, 130);
+        assert_eq!(feed.cc.cycle_idx(), 0);
+        feed.ack_in_round(10 * MS, 1000.0, RTT, 131);
+        assert_eq!(feed.cc.cycle_idx(), 1, "inflight reached 5/4 BDP");
+        // The 3/4 phase ends as soon as inflight is down to one BDP + budget (106).
+        feed.ack_in_round(10 * MS, 1000.0, RTT, 120);
+        assert_eq!(feed.cc.cycle_idx(), 1);
+        feed.ack_in_round(10 * MS, 1000.0, RTT, 105);
+        assert_eq!(feed.cc.cycle_idx(), 2, "inflight (105 + 1 ACKed) fell to one BDP");
+        // A loss ends the 5/4 phase after min_rtt even below its inflight target.
+        while feed.cc.cycle_idx() != 0 {
+            feed.ack_in_round(10 * MS, 1000.0, RTT, 100);
+        }
+        for _ in 0..10 {
+            feed.ack_in_round(10 * MS, 1000.0, RTT, 100);
+        }
+        assert_eq!(feed.cc.cycle_idx(), 0);
+        let prior = feed.round_mark - 1;
+        feed.ack(10 * MS, 1000.0, RTT, 100, prior, 1);
+        assert_eq!(feed.cc.cycle_idx(), 1, "loss after a full min_rtt");
+    }
+
+    #[test]
+    fn pacing_rate_is_gain_times_bw_less_one_percent() {
+        let mut feed = Feed::new(7);
+        feed.fill_pipe();
+        // Inflight 140 lets the 5/4 phase end after one min_rtt (its target is 134).
+        for _ in 0..100 {
+            feed.ack_in_round(10 * MS, 1000.0, RTT, 140);
+            let want = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0][feed.cc.cycle_idx()] * 1000.0 * 1000.0 * 0.99;
+            assert!((feed.s.pacing_rate as f64 - want).abs() <= 1.0, "{} vs {want}", feed.s.pacing_rate);
+        }
+        // Cruise: exactly bw x 0.99.
+        while feed.cc.cycle_idx() < 2 {
+            feed.ack_in_round(10 * MS, 1000.0, RTT, 140);
+        }
+        assert_eq!(feed.s.pacing_rate, 990_000);
+    }
+
+    #[test]
+    fn startup_pacing_starts_from_cwnd_over_srtt_and_never_falls() {
+        let feed = Feed::new(1);
+        // 10 segments per 100 ms x 2.885 x 0.99.
+        let want = 10.0 * 1000.0 / 0.1 * 739.0 / 256.0 * 0.99;
+        assert!((feed.s.pacing_rate as f64 - want).abs() <= 1.0, "{}", feed.s.pacing_rate);
+        let mut feed = Feed::new(1);
+        feed.round(10, 500.0, RTT, 50);
+        let high = feed.s.pacing_rate;
+        feed.round(10, 200.0, RTT, 50);
+        assert_eq!(feed.s.pacing_rate, high, "a lower estimate does not slow Startup");
+    }
+
+    /// Steady ProbeBW at 1000 segments/s, RTT samples of 120 ms (a standing queue) so the
+    /// 100 ms min_rtt is never refreshed. Returns the feed on the ACK that entered ProbeRTT.
+    fn until_probe_rtt(seed: u64) -> (Feed, u32) {
+        let mut feed = Feed::new(seed);
+        feed.fill_pipe();
+        let mut cwnd = feed.s.cwnd;
+        loop {
+            let before = feed.s.now;
+            feed.round(12, 1000.0, 120 * MS, 100);
+            if feed.cc.mode() == Mode::ProbeRtt {
+                // min_rtt was set at time 0 (the handshake): it expires after 10 s.
+                assert!(feed.s.now > 10 * SEC && before <= 10 * SEC + 10 * MS, "{}", feed.s.now);
+                return (feed, cwnd);
+            }
+            cwnd = feed.s.cwnd;
+            assert!(feed.s.now < 11 * SEC);
+        }
+    }
+
+    #[test]
+    fn probe_rtt_holds_four_segments_for_200_ms_and_a_round() {
+        let (mut feed, _) = until_probe_rtt(3);
+        let saved = feed.cc.prior_cwnd;
+        assert!(saved > 100, "cwnd before ProbeRTT saved: {saved}");
+        assert_eq!(feed.s.cwnd, 4);
+        assert_eq!(feed.cc.pacing_gain(), 1.0);
+        // The flight drains; the 200 ms clock starts once it is down to 4 segments.
+        for inflight in [60, 30, 10, 5] {
+            feed.ack_in_round(10 * MS, 1000.0, 100 * MS, inflight);
+            assert_eq!(feed.s.cwnd, 4);
+            assert!(feed.cc.probe_rtt_done_stamp.is_none());
+        }
+        feed.ack_in_round(10 * MS, 1000.0, 100 * MS, 4);
+        let t0 = feed.s.now;
+        assert_eq!(feed.cc.probe_rtt_done_stamp, Some(t0 + 200 * MS));
+        // A round ends 50 ms later, but 200 ms must pass too.
+        let mark = feed.s.delivered;
+        feed.ack(50 * MS, 1000.0, 100 * MS, 4, mark, 0);
+        feed.round_mark = feed.s.delivered;
+        while feed.s.now < t0 + 200 * MS {
+            feed.ack_in_round(10 * MS, 1000.0, 100 * MS, 4);
+            assert_eq!(feed.cc.mode(), Mode::ProbeRtt, "{} ms", (feed.s.now - t0) / MS);
+            assert_eq!(feed.s.cwnd, 4);
+        }
+        feed.ack_in_round(10 * MS, 1000.0, 100 * MS, 4);
+        assert_eq!(feed.cc.mode(), Mode::ProbeBw);
+        assert_eq!(feed.cc.min_rtt(), Some(100 * MS));
+        // cwnd restored to the saved one (capped by the target like every ACK's growth).
+        assert_eq!(feed.s.cwnd, (saved + 1).min(feed.target_cwnd()));
+        assert!(feed.s.cwnd >= saved - 2, "{} vs {saved}", feed.s.cwnd);
+    }
+
+    #[test]
+    fn probe_rtt_lasts_at_least_one_round_after_200_ms() {
+        let (mut feed, _) = until_probe_rtt(4);
+        feed.ack_in_round(10 * MS, 1000.0, 100 * MS, 4);
+        let t0 = feed.s.now;
+        // 300 ms with no round completing (the path's RTT grew): still probing.
+        let sent_before_t0 = feed.s.delivered - 1;
+        while feed.s.now < t0 + 300 * MS {
+            feed.ack(10 * MS, 1000.0, 300 * MS, 4, sent_before_t0, 0);
+            assert_eq!(feed.cc.mode(), Mode::ProbeRtt);
+        }
+        let mark = feed.s.delivered;
+        feed.ack(10 * MS, 1000.0, 300 * MS, 4, mark, 0);
+        assert_eq!(feed.cc.mode(), Mode::ProbeBw, "the round is done and 200 ms have passed");
+        assert!(feed.s.cwnd > 4);
+    }
+
+    #[test]
+    fn probe_rtt_samples_are_treated_as_app_limited() {
+        let (mut feed, _) = until_probe_rtt(5);
+        let marked_from = feed.s.delivered;
+        let max_bw = feed.cc.max_bw();
+        // A segment sent during ProbeRTT delivers at a low rate; it must not enter the filter
+        // as a new round's only sample, even once the old maximum ages out.
+        feed.ack(10 * MS, 40.0, 100 * MS, 4, marked_from, 0);
+        let sample = feed.cc.sample(
+            &feed.s,
+            &AckSample {
+                rate: RateSample { prior_delivered: marked_from, ..Default::default() },
+                ..Default::default()
+            },
+        );
+        assert!(sample.is_app_limited);
+        assert_eq!(feed.cc.max_bw(), max_bw);
+    }
+
+    #[test]
+    fn recovery_conserves_packets_then_restores_the_saved_cwnd() {
+        let mut feed = Feed::new(9);
+        feed.fill_pipe();
+        for _ in 0..200 {
+            feed.ack_in_round(10 * MS, 1000.0, RTT, 150);
+        }
+        let cwnd = feed.s.cwnd;
+        assert!(cwnd > 200, "cwnd at its target of 2 BDP + budget: {cwnd}");
+        // The socket enters Recovery: ssthresh() saves cwnd and leaves ssthresh alone.
+        let ssthresh = feed.s.ssthresh;
+        assert_eq!(feed.cc.ssthresh(&feed.s), ssthresh);
+        feed.s.ca_state = CaState::Recovery;
+        feed.cc.on_state(&mut feed.s, CaState::Recovery);
+        let prior = feed.round_mark - 1;
+        feed.ack(10 * MS, 1000.0, RTT, 90, prior, 3);
+        assert_eq!(feed.s.cwnd, 91, "first round of Recovery: inflight + acked");
+        feed.ack(10 * MS, 1000.0, RTT, 89, prior, 2);
+        assert_eq!(feed.s.cwnd, 90, "(91 - 2 lost).max(89 + 1)");
+        // A round later, growth resumes at one segment per segment ACKed, up to the target.
+        let mark = feed.s.delivered;
+        feed.ack(10 * MS, 1000.0, RTT, 89, mark, 0);
+        assert_eq!(feed.s.cwnd, 91);
+        // Recovery ends: back to the cwnd saved when it began.
+        feed.s.ca_state = CaState::Open;
+        feed.cc.on_state(&mut feed.s, CaState::Open);
+        feed.ack(10 * MS, 1000.0, RTT, 89, mark, 0);
+        assert_eq!(feed.s.cwnd, (cwnd + 1).min(feed.target_cwnd()));
+    }
+
+    #[test]
+    fn policer_detection_uses_the_long_term_rate_for_48_rounds() {
+        let mut feed = Feed::new(11);
+        feed.fill_pipe();
+        // A token-bucket policer: bursts measure 1000 segments/s, but in the long run 10
+        // segments are delivered per 100 ms round and 3 in 10 are dropped.
+        let mut rounds = 0;
+        while !feed.cc.lt_use_bw() {
+            let mark = feed.round_mark;
+            for j in 0..10u64 {
+                feed.ack(10 * MS, 1000.0, RTT, 100, mark + j, u32::from(j % 4 == 0));
+                if j == 0 {
+                    feed.round_mark = feed.s.delivered;
+                }
+            }
+            rounds += 1;
+            assert!(rounds <= 8, "two lossy 4-round intervals of equal rate are enough");
+        }
+        assert!((feed.cc.bw() - 100.0).abs() < 1e-6, "{}", feed.cc.bw());
+        assert!(feed.cc.max_bw() > 999.0);
+        assert_eq!(feed.cc.pacing_gain(), 1.0);
+        feed.round(10, 1000.0, RTT, 100);
+        assert!((feed.s.pacing_rate as f64 - 99_000.0).abs() <= 1.0, "{}", feed.s.pacing_rate);
+        // 48 rounds of ProbeBW later the long-term rate is dropped and gain cycling resumes.
+        for _ in 0..46 {
+            feed.round(10, 1000.0, RTT, 100);
+            assert!(feed.cc.lt_use_bw());
+        }
+        feed.round(10, 1000.0, RTT, 100);
+        assert!(!feed.cc.lt_use_bw());
+        assert!(feed.cc.bw() > 999.0);
+
+        // Switched off, the same losses change nothing.
+        let params: CcParams = serde_json::from_value(serde_json::json!({"lt_bw": false})).unwrap();
+        let mut feed = Feed::with_params(11, &params);
+        feed.fill_pipe();
+        for _ in 0..20 {
+            let mark = feed.round_mark;
+            for j in 0..10u64 {
+                feed.ack(10 * MS, 1000.0, RTT, 100, mark + j, u32::from(j % 4 == 0));
+                if j == 0 {
+                    feed.round_mark = feed.s.delivered;
+                }
+            }
+            assert!(!feed.cc.lt_use_bw());
+        }
+    }
+
+    #[test]
+    fn params_are_checked() {
+        let p = |json: serde_json::Value| -> CcParams { serde_json::from_value(json).unwrap() };
+        let ok = |params: CcParams| CcEnv::scratch(|env| Bbr1::from_params(&params, env).map(|_| ()));
+        assert!(ok(p(serde_json::json!({"lt_bw": false, "probe_rtt_interval": 5}))).is_ok());
+        assert!(ok(p(serde_json::json!({"lt_bw": 1}))).unwrap_err().contains("lt_bw"));
+        assert!(ok(p(serde_json::json!({"probe_rtt_interval": 0}))).unwrap_err().contains("probe_rtt_interval"));
+        assert!(ok(p(serde_json::json!({"high_gain": 3}))).unwrap_err().contains("unknown parameter"));
+    }
+}
