@@ -378,9 +378,11 @@ fn toml_syntax_error_gives_line_and_column() {
 fn error_display_is_file_key_message() {
     let text = dumbbell_with("cc = \"cubic\"", "cc = \"vegas\"");
     let err = load(&text).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "test.toml: flow[0].cc: unknown congestion control \"vegas\", expected one of: reno, cubic"
+    // The list goes on as algorithms are registered.
+    let text = err.to_string();
+    assert!(
+        text.starts_with("test.toml: flow[0].cc: unknown congestion control \"vegas\", expected one of: reno, cubic"),
+        "{text}"
     );
 }
 

@@ -268,11 +268,14 @@ impl TcpSender {
     /// Count newly lost segments and show each to the congestion control.
     fn record_losses(&mut self, lost: &mut Vec<TxSnapshot>, ctx: &mut Ctx) {
         self.rate.on_lost(lost.len() as u64);
-        self.st.lost = self.rate.lost;
         ctx.flow.lost += lost.len() as u64;
+        // Count the losses one at a time, as Linux does, so each packet's snapshot is compared
+        // with the losses marked up to and including it.
         for snap in lost.drain(..) {
+            self.st.lost += 1;
             self.cc.on_lost(&mut self.st, &snap);
         }
+        self.st.lost = self.rate.lost;
     }
 
     /// Congestion-state transitions driven by an ACK (Linux `tcp_fastretrans_alert`, simplified).

@@ -7,6 +7,7 @@
 //! and pacing itself in every state (BBR) returns true from `owns_cwnd`; the socket then skips
 //! its own PRR reduction and `cong_avoid`.
 
+pub mod bbr;
 pub mod cubic;
 pub mod hystart;
 pub mod minmax;
@@ -180,7 +181,7 @@ pub trait CongestionControl {
 pub type CcParams = std::collections::BTreeMap<String, serde_json::Value>;
 
 /// Every registered algorithm name, for listings and error messages.
-pub const NAMES: &[&str] = &["reno", "cubic"];
+pub const NAMES: &[&str] = &["reno", "cubic", "bbr2", "bbr3"];
 
 /// State that connections may share, keyed by a name the scenario gives (e.g. the
 /// bottleneck-level registry FaiRTT assumes). Each entry is created by the first connection
@@ -218,10 +219,11 @@ impl CcEnv<'_> {
 /// Build the congestion control called `name` for one connection. Unknown names and
 /// parameters are reported as errors naming what was expected.
 pub fn create(name: &str, params: &CcParams, env: &mut CcEnv) -> Result<Box<dyn CongestionControl>, String> {
-    let _ = &env;
     match name {
         "reno" => reno::Reno::from_params(params).map(|c| Box::new(c) as _),
         "cubic" => cubic::Cubic::from_params(params).map(|c| Box::new(c) as _),
+        "bbr2" => bbr::Bbr::bbr2_from_params(params, env).map(|c| Box::new(c) as _),
+        "bbr3" => bbr::Bbr::bbr3_from_params(params, env).map(|c| Box::new(c) as _),
         _ => Err(format!("unknown congestion control `{name}`, expected one of: {}", NAMES.join(", "))),
     }
 }
