@@ -150,10 +150,11 @@ tcp = {{ pacing = {pacing} }}
         f(&flow(&out.summary, "flow0")["fct_s"]["mean"])
     };
     let (unpaced, paced) = (transfer(false), transfer(true));
-    // Linux paces slow start at 200 % of cwnd/srtt: with IW10 and a ~100 ms handshake RTT the
-    // ten 1500-byte packets leave 1500 / (2 x 10 x 1448 / srtt) apart, nine gaps in all.
+    // Linux paces slow start at 200 % of cwnd/srtt, spacing segments by their payload: with
+    // IW10 and a ~100 ms handshake RTT the ten segments leave 1448 / (2 x 10 x 1448 / srtt)
+    // apart, nine gaps in all.
     let srtt = 0.100;
-    let gap = 1500.0 / (2.0 * 10.0 * 1448.0 / srtt);
+    let gap = 1448.0 / (2.0 * 10.0 * 1448.0 / srtt);
     let extra = paced - unpaced;
     assert!((extra - 9.0 * gap).abs() / (9.0 * gap) < 0.05, "paced {paced} unpaced {unpaced}: extra {extra}");
 }

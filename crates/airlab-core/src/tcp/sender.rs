@@ -268,11 +268,14 @@ impl TcpSender {
     /// Count newly lost segments and show each to the congestion control.
     fn record_losses(&mut self, lost: &mut Vec<TxSnapshot>, ctx: &mut Ctx) {
         self.rate.on_lost(lost.len() as u64);
-        self.st.lost = self.rate.lost;
         ctx.flow.lost += lost.len() as u64;
+        // Count the losses one at a time, as Linux does, so each packet's snapshot is compared
+        // with the losses marked up to and including it.
         for snap in lost.drain(..) {
+            self.st.lost += 1;
             self.cc.on_lost(&mut self.st, &snap);
         }
+        self.st.lost = self.rate.lost;
     }
 
     /// Congestion-state transitions driven by an ACK (Linux `tcp_fastretrans_alert`, simplified).
@@ -423,7 +426,7 @@ impl TcpSender {
                 self.pace_timer.arm(self.pace_next, TimerKind::Pacing, ctx);
                 break;
             }
-            let sent_bytes = if let Some(idx) = self.sb.next_retransmission() {
+            let payload = if let Some(idx) = self.sb.next_retransmission() {
                 self.retransmit(idx, ctx)
             } else if self.snd_nxt < self.app_end && self.fits_peer_window() {
                 self.send_new(ctx)
@@ -438,7 +441,9 @@ impl TcpSender {
             }
             self.last_send = now;
             if self.pacing() && self.st.pacing_rate > 0 {
-                let gap = sent_bytes as u64 * SEC / self.st.pacing_rate;
+                // Linux `tcp_update_skb_after_send` spaces packets by the segment's payload
+                // length (the write-queue skb, without headers) over the pacing rate.
+                let gap = payload as u64 * SEC / self.st.pacing_rate;
                 self.pace_next = self.pace_next.max(now) + gap;
             }
         }
@@ -465,6 +470,7 @@ impl TcpSender {
         self.packet(len + TCP_HEADER, ecn, TcpSegment { seq, len, flags, ..Default::default() })
     }
 
+    /// Send the next new segment; returns its payload length.
     fn send_new(&mut self, ctx: &mut Ctx) -> u32 {
         let now = ctx.now;
         if self.sb.is_empty() && self.last_send > 0 {
@@ -486,9 +492,10 @@ impl TcpSender {
         let pkt = self.data_packet(self.snd_nxt, len);
         self.snd_nxt += len as u64;
         ctx.out.push(pkt);
-        pkt.size
+        len
     }
 
+    /// Retransmit the segment at `idx`; returns its payload length.
     fn retransmit(&mut self, idx: usize, ctx: &mut Ctx) -> u32 {
         let now = ctx.now;
         let packets_out = self.sb.packets_out();
@@ -504,7 +511,7 @@ impl TcpSender {
         ctx.flow.retransmits += 1;
         let pkt = self.data_packet(seq, len);
         ctx.out.push(pkt);
-        pkt.size
+        len
     }
 
     /// Linux `tcp_cwnd_restart`: halve cwnd for every RTO of idle time, down to the initial

@@ -7,6 +7,7 @@
 //! and pacing itself in every state (BBR) returns true from `owns_cwnd`; the socket then skips
 //! its own PRR reduction and `cong_avoid`.
 
+pub mod bbr;
 pub mod bbr1;
 pub mod cubic;
 pub mod hystart;
@@ -181,7 +182,7 @@ pub trait CongestionControl {
 pub type CcParams = std::collections::BTreeMap<String, serde_json::Value>;
 
 /// Every registered algorithm name, for listings and error messages.
-pub const NAMES: &[&str] = &["reno", "cubic", "bbr1"];
+pub const NAMES: &[&str] = &["reno", "cubic", "bbr1", "bbr2", "bbr3"];
 
 /// State that connections may share, keyed by a name the scenario gives (e.g. the
 /// bottleneck-level registry FaiRTT assumes). Each entry is created by the first connection
@@ -223,6 +224,8 @@ pub fn create(name: &str, params: &CcParams, env: &mut CcEnv) -> Result<Box<dyn 
         "reno" => reno::Reno::from_params(params).map(|c| Box::new(c) as _),
         "cubic" => cubic::Cubic::from_params(params).map(|c| Box::new(c) as _),
         "bbr1" => bbr1::Bbr1::from_params(params, env).map(|c| Box::new(c) as _),
+        "bbr2" => bbr::Bbr::bbr2_from_params(params, env).map(|c| Box::new(c) as _),
+        "bbr3" => bbr::Bbr::bbr3_from_params(params, env).map(|c| Box::new(c) as _),
         _ => Err(format!("unknown congestion control `{name}`, expected one of: {}", NAMES.join(", "))),
     }
 }
