@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
+
+import pandas as pd
+import pytest
 
 from airlab.reproduce import runner
 from airlab.reproduce.runner import Job, direction, jain, mean_ci, point
@@ -56,3 +60,46 @@ def test_run_jobs_resumes_and_keeps_series(tmp_path: Path) -> None:
     assert third.records[jobs[0].id]["summary"] == first.records[jobs[0].id]["summary"] | {
         "engine": third.records[jobs[0].id]["summary"]["engine"]
     }
+
+
+def test_fairtt_reproduction_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`airlab reproduce fairtt --quick` on a tiny plan: every artefact, every paper number."""
+    from airlab import cli
+    from airlab.reproduce import fairtt
+
+    tiny = fairtt.Plan(seeds=(1, 2), duration_s=15, buffers_bdp=(2, 10), rtts_ms=(5, 15))
+    monkeypatch.setattr(fairtt, "QUICK", tiny)
+    jobs = fairtt.jobs(quick=True)
+    # Per reading of the topology: 4 alternative FaiRTT readings, and per algorithm the buffer
+    # and RTT sweeps, which share their main point (10 BDP, 15 ms).
+    assert len({j.id for j in jobs}) == 2 * 2 * (4 + 2 * 3)
+    with pytest.raises(SystemExit) as done:
+        cli.main(["reproduce", "fairtt", "--quick", "--out", str(tmp_path)])
+    assert done.value.code in (0, None)
+
+    rows = json.loads((tmp_path / "targets.json").read_text())
+    assert {r["variant"] for r in rows} == {"A", "B"}
+    for r in rows:
+        assert set(r) == {"experiment", "variant", "metric", "paper", "airlab", "tolerance",
+                          "status", "note"}  # fmt: skip
+        assert r["status"] in ("within", "outside", "direction-only")
+        if r["status"] != "direction-only":
+            tol = r["tolerance"]
+            allowed = 0.2 * abs(r["paper"]) if tol == "±20 %" else float(tol.lstrip("±"))
+            assert (abs(r["airlab"] - r["paper"]) <= allowed) == (r["status"] == "within"), r
+    paper = {(r["variant"], r["metric"]): r["paper"] for r in rows}
+    assert paper["A", "throughput ratio, BBRv2"] == 1.44
+    assert paper["B", "throughput ratio, FaiRTT"] == 1.05
+    assert paper["A", "utilization %, FaiRTT"] == 98.78
+
+    runs = pd.read_parquet(tmp_path / "runs.parquet")
+    assert len(runs) == len({j.id for j in jobs})
+    assert ((runs.jain_mean > 0.5) & (runs.jain_mean <= 1.0)).all()
+    # Both flows together keep a 10 Mbit/s Drop-Tail bottleneck busy in every run.
+    assert (runs.utilization_pct > 90).all(), runs.utilization_pct.min()
+    assert (abs(runs.ratio - runs.thr_elephant / runs.thr_mice) < 1e-12).all()
+    report = (tmp_path / "report.html").read_text()
+    assert "matches the paper's throughput ratio best under reading" in report
+    assert "Sensitivity to the reconstruction" in report
+    figures = sorted(p.name for p in (tmp_path / "figures").iterdir())
+    assert len(figures) >= 2 * 5, figures

@@ -10,6 +10,7 @@
 pub mod bbr;
 pub mod bbr1;
 pub mod cubic;
+pub mod fairtt;
 pub mod hystart;
 pub mod minmax;
 pub mod reno;
@@ -182,7 +183,7 @@ pub trait CongestionControl {
 pub type CcParams = std::collections::BTreeMap<String, serde_json::Value>;
 
 /// Every registered algorithm name, for listings and error messages.
-pub const NAMES: &[&str] = &["reno", "cubic", "bbr1", "bbr2", "bbr3"];
+pub const NAMES: &[&str] = &["reno", "cubic", "bbr1", "bbr2", "bbr3", "fairtt"];
 
 /// State that connections may share, keyed by a name the scenario gives (e.g. the
 /// bottleneck-level registry FaiRTT assumes). Each entry is created by the first connection
@@ -226,6 +227,7 @@ pub fn create(name: &str, params: &CcParams, env: &mut CcEnv) -> Result<Box<dyn 
         "bbr1" => bbr1::Bbr1::from_params(params, env).map(|c| Box::new(c) as _),
         "bbr2" => bbr::Bbr::bbr2_from_params(params, env).map(|c| Box::new(c) as _),
         "bbr3" => bbr::Bbr::bbr3_from_params(params, env).map(|c| Box::new(c) as _),
+        "fairtt" => fairtt::from_params(params, env).map(|c| Box::new(c) as _),
         _ => Err(format!("unknown congestion control `{name}`, expected one of: {}", NAMES.join(", "))),
     }
 }
