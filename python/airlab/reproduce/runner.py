@@ -3,7 +3,8 @@
 A job is a built-in scenario, a tuple of ``--set`` overrides and a seed. Each finished job is
 written atomically to ``DIR/runs/<job_id>.json`` with what the analysis needs (the summary and the
 per-flow and bottleneck time series); a rerun skips jobs whose file exists for the same scenario
-text, so an interrupted reproduction resumes where it stopped.
+text and the same compiled engine, so an interrupted reproduction resumes where it stopped and a
+changed model reruns everything.
 """
 
 from __future__ import annotations
@@ -49,10 +50,17 @@ class Outcome:
     failed: dict[str, str] = field(default_factory=dict)
 
 
-def _digest(scenario: str) -> str:
+def _engine_digest() -> bytes:
+    """A fingerprint of the compiled engine: a rebuilt engine invalidates finished runs."""
+    from airlab import _core
+
+    return hashlib.sha256(Path(_core.__file__).read_bytes()).digest()
+
+
+def _digest(scenario: str, engine: bytes) -> str:
     import airlab
 
-    return hashlib.sha256(airlab.resolve(scenario).read_bytes()).hexdigest()
+    return hashlib.sha256(engine + airlab.resolve(scenario).read_bytes()).hexdigest()
 
 
 def execute(job: Job, runs_dir: str, digest: str, series_links: Sequence[str]) -> dict[str, Any]:
@@ -101,7 +109,8 @@ def run_jobs(
     unique = list({j.id: j for j in jobs}.values())
     for job in {(j.scenario, j.params): j for j in unique}.values():
         airlab.validate(job.scenario, set=list(job.params))
-    digests = {s: _digest(s) for s in {j.scenario for j in unique}}
+    engine = _engine_digest()
+    digests = {s: _digest(s, engine) for s in {j.scenario for j in unique}}
     runs_dir = out_dir / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
     on_disk = _sweep.read_runs(runs_dir)
