@@ -112,3 +112,11 @@ def test_progress_reports_fractions_and_can_stop_a_run() -> None:
 
     with pytest.raises(Stop):
         airlab.run(DUMBBELL, seed=1, set=SHORT, progress=stop_at_40_percent)
+
+
+@pytest.mark.parametrize("name", airlab.list_builtin())
+def test_every_builtin_scenario_runs(name: str) -> None:
+    """Each shipped scenario validates and runs; every flow moves data within 2 s."""
+    res = airlab.run(name, seed=1, set={"duration": "2s"})
+    for flow in res.summary["flows"]:
+        assert flow["goodput_mbps"] > 0, (name, flow["name"])

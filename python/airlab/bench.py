@@ -17,7 +17,12 @@ from typing import Any
 
 from airlab import _io
 
-DEFAULT_SCENARIOS = ["basics/dumbbell-cubic", "basics/gigabit-50flows"]
+DEFAULT_SCENARIOS = [
+    "basics/dumbbell-cubic",
+    "basics/dumbbell-bbr3-vs-cubic",
+    "fairtt/variant-a",
+    "basics/gigabit-50flows",
+]
 
 
 def bench_one(name: str, repeat: int = 3) -> dict[str, Any]:
