@@ -25,6 +25,21 @@ fn same_seed_gives_identical_summary_and_series() {
     assert!(a.flows.rows() > 0);
 }
 
+/// BBR draws its ProbeBW start phase and probe waits from per-connection random streams, and
+/// FaiRTT's flows share a registry: both must stay bit-identical for a seed.
+#[test]
+fn bbr_family_and_fairtt_are_deterministic() {
+    for cc in ["bbr1", "bbr2", "bbr3", "fairtt"] {
+        let overrides = [("duration", "10s"), ("flow.elephant.cc", cc), ("flow.mice.cc", cc)];
+        let a = run_builtin("fairtt/variant-a", &overrides, Some(3));
+        let b = run_builtin("fairtt/variant-a", &overrides, Some(3));
+        assert_eq!(a.deterministic_summary(), b.deterministic_summary(), "{cc}");
+        assert!(tables_equal(&a.flows, &b.flows), "{cc}");
+        let c = run_builtin("fairtt/variant-a", &overrides, Some(4));
+        assert_ne!(a.deterministic_summary()["flows"], c.deterministic_summary()["flows"], "{cc}");
+    }
+}
+
 #[test]
 fn different_seeds_differ_when_loss_is_random() {
     let overrides = [("duration", "10s"), ("link.bottleneck.loss", "0.001")];
