@@ -482,7 +482,10 @@ fn builtin_scenarios_load() {
         }
     }
     names.sort();
-    assert_eq!(names, ["dumbbell-2cubic", "dumbbell-cubic", "dumbbell-cubic-vs-reno", "gigabit-50flows"]);
+    assert_eq!(
+        names,
+        ["dumbbell-2cubic", "dumbbell-bbr3-vs-cubic", "dumbbell-cubic", "dumbbell-cubic-vs-reno", "gigabit-50flows"]
+    );
 
     let gigabit = load_file(&dir.join("gigabit-50flows.toml"), &[]).unwrap();
     assert_eq!(gigabit.flows.len(), 50);
