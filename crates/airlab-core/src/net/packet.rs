@@ -93,6 +93,18 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// What a router can tell flows apart by, standing in for the 5-tuple (addresses,
+    /// protocol, ports): the two hosts, the transport, and the connection (TCP) or flow (UDP,
+    /// ping) as the port pair. The two directions of a connection are different flows.
+    pub fn five_tuple(&self) -> (NodeId, NodeId, u8, u64) {
+        let (proto, port) = match self.payload {
+            Payload::Tcp(_) => (6, u64::from(self.conn)),
+            Payload::Udp { .. } => (17, u64::from(self.flow)),
+            Payload::Ping { .. } => (1, u64::from(self.flow)),
+        };
+        (self.src, self.dst, proto, port)
+    }
+
     /// A TCP packet of connection `conn` from `src` to `dst`.
     pub fn tcp_packet(
         flow: FlowId,

@@ -10,7 +10,7 @@ pub use fifo::Fifo;
 
 use crate::net::Packet;
 use crate::scenario::model::QdiscSpec;
-use crate::sim::Time;
+use crate::sim::{Rng, Time};
 
 /// Packets a qdisc dropped and flows whose packets it ECN-marked during one call.
 #[derive(Default)]
@@ -51,10 +51,15 @@ pub trait Qdisc {
 /// Every registered qdisc name, for listings.
 pub const NAMES: &[&str] = &["pfifo", "bfifo"];
 
-/// Build the qdisc described by `spec`.
-pub fn create(spec: &QdiscSpec) -> Box<dyn Qdisc> {
+/// Build the qdisc described by `spec` (already checked by [`QdiscSpec::check`]). `rng` is the
+/// interface's own stream, for what Linux randomizes (e.g. the flow-hash perturbation).
+pub fn create(spec: &QdiscSpec, rng: Rng) -> Box<dyn Qdisc> {
+    let _ = rng; // the FIFOs use no randomness
     match spec {
         QdiscSpec::Pfifo { limit } => Box::new(Fifo::pfifo(*limit)),
         QdiscSpec::Bfifo { limit } => Box::new(Fifo::bfifo(limit.0)),
     }
 }
+
+#[cfg(test)]
+mod conservation;

@@ -22,6 +22,7 @@ pub fn build(r: &Resolved, seed: u64) -> World {
     for d in &r.directions {
         let name = format!("{}:{}->{}", d.link, d.from, d.to);
         let rng = Rng::stream(seed, &format!("wire:{name}"));
+        let qdisc_rng = Rng::stream(seed, &format!("qdisc:{name}"));
         world.ifaces.push(Iface::new(
             name,
             d.link.clone(),
@@ -31,7 +32,7 @@ pub fn build(r: &Resolved, seed: u64) -> World {
             d.delay.0,
             d.loss,
             d.overhead,
-            qdisc::create(&d.qdisc),
+            qdisc::create(&d.qdisc, qdisc_rng),
             d.device_queue,
             rng,
         ));

@@ -101,6 +101,21 @@ pub enum QdiscSpec {
     },
 }
 
+impl QdiscSpec {
+    /// Check the parameters: on error, the key below the qdisc (e.g. "limit") and what was
+    /// expected.
+    pub fn check(&self) -> Result<(), (&'static str, String)> {
+        let limit_is_zero = match self {
+            QdiscSpec::Pfifo { limit } => *limit == 0,
+            QdiscSpec::Bfifo { limit } => limit.0 == 0,
+        };
+        if limit_is_zero {
+            return Err(("limit", "the queue limit must be greater than 0".into()));
+        }
+        Ok(())
+    }
+}
+
 pub fn default_pfifo_limit() -> u32 {
     1000
 }

@@ -212,13 +212,7 @@ fn resolve_direction(
     let (qdisc, qdisc_key) = layers
         .get("qdisc", |d| d.qdisc.clone())
         .unwrap_or((QdiscSpec::Pfifo { limit: default_pfifo_limit() }, String::new()));
-    let limit_is_zero = match &qdisc {
-        QdiscSpec::Pfifo { limit } => *limit == 0,
-        QdiscSpec::Bfifo { limit } => limit.0 == 0,
-    };
-    if limit_is_zero {
-        return Err(KeyError::new(format!("{qdisc_key}.limit"), "the queue limit must be greater than 0"));
-    }
+    qdisc.check().map_err(|(key, msg)| KeyError::new(format!("{qdisc_key}.{key}"), msg))?;
     Ok(ResolvedDirection {
         link: name.to_string(),
         from: from.clone(),
