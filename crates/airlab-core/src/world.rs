@@ -349,6 +349,8 @@ impl World {
             q.push_row(t, &iface.name);
             q.set("backlog_pkts", iface.qdisc.len() as f64);
             q.set("backlog_bytes", iface.qdisc.bytes() as f64);
+            q.set("device_pkts", iface.device_backlog() as f64);
+            q.set("device_bytes", iface.device_bytes() as f64);
             let st = &mut iface.stats;
             let sojourn =
                 if st.interval_dequeued > 0 { st.interval_sojourn_ms / st.interval_dequeued as f64 } else { f64::NAN };

@@ -47,6 +47,9 @@ pub struct Iface {
     pub qdisc: Box<dyn Qdisc>,
     ring: VecDeque<Packet>,
     ring_cap: usize,
+    /// Bytes in the ring and the serializer, and the BQL-style limit on them.
+    device_bytes: u64,
+    device_bytes_limit: Option<u64>,
     in_tx: Option<Packet>,
     wire: VecDeque<(Time, Packet)>,
     rng: Rng,
@@ -76,6 +79,7 @@ impl Iface {
         overhead: u32,
         qdisc: Box<dyn Qdisc>,
         ring_cap: u32,
+        device_bytes_limit: Option<u64>,
         rng: Rng,
     ) -> Self {
         Iface {
@@ -90,6 +94,8 @@ impl Iface {
             qdisc,
             ring: VecDeque::new(),
             ring_cap: ring_cap as usize,
+            device_bytes: 0,
+            device_bytes_limit,
             in_tx: None,
             wire: VecDeque::new(),
             rng,
@@ -109,6 +115,7 @@ impl Iface {
     /// The packet being serialized is done: put it on the wire and start the next one.
     pub fn tx_done(&mut self, now: Time, flows: &mut [FlowStats]) -> Next {
         let pkt = self.in_tx.take().expect("tx_done without a packet in serialization");
+        self.device_bytes -= u64::from(pkt.size);
         self.stats.tx_packets += 1;
         self.stats.tx_bytes += pkt.size as u64;
         let arrival = if self.rng.chance(self.loss) {
@@ -142,7 +149,7 @@ impl Iface {
                     continue;
                 }
             }
-            if self.ring.len() >= self.ring_cap && self.in_tx.is_some() {
+            if self.device_full() {
                 break;
             }
             match self.qdisc.dequeue(now, &mut self.verdicts) {
@@ -152,6 +159,7 @@ impl Iface {
                     self.stats.sojourn_ms.add(sojourn);
                     self.stats.interval_sojourn_ms += sojourn;
                     self.stats.interval_dequeued += 1;
+                    self.device_bytes += u64::from(pkt.size);
                     self.ring.push_back(pkt);
                 }
                 None => break,
@@ -171,6 +179,21 @@ impl Iface {
             self.stats.marked += 1;
             flows[pkt.flow as usize].marks += 1;
         }
+    }
+
+    /// Whether the device takes no more packets from the qdisc: the ring is at its packet
+    /// capacity (while the serializer is busy), or the device holds its byte limit. Like BQL,
+    /// the byte limit admits a packet while the device holds less than the limit, so an empty
+    /// device always takes one packet.
+    fn device_full(&self) -> bool {
+        let ring_full = self.ring.len() >= self.ring_cap && self.in_tx.is_some();
+        let bytes_full = self.device_bytes_limit.is_some_and(|limit| self.device_bytes >= limit);
+        ring_full || bytes_full
+    }
+
+    /// Bytes held below the qdisc (device ring and serializer).
+    pub fn device_bytes(&self) -> u64 {
+        self.device_bytes
     }
 
     /// Packets held below the qdisc (device ring and serializer).

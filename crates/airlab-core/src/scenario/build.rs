@@ -34,6 +34,7 @@ pub fn build(r: &Resolved, seed: u64) -> World {
             d.overhead,
             qdisc::create(&d.qdisc, qdisc_rng),
             d.device_queue,
+            d.device_queue_bytes.map(|b| b.0),
             rng,
         ));
     }

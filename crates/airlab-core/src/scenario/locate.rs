@@ -70,6 +70,7 @@ fn field_check(table: Buffered, tag: Option<&str>, field: &str) -> Option<Check>
         (Buffered::LinkSettings, _, "delay") => check::<Duration>,
         (Buffered::LinkSettings, _, "loss") => check::<f64>,
         (Buffered::LinkSettings, _, "overhead" | "device_queue") => check::<u32>,
+        (Buffered::LinkSettings, _, "device_queue_bytes") => check::<Bytes>,
         (Buffered::LinkSettings, _, "qdisc") => check::<QdiscSpec>,
         (Buffered::Qdisc, Some("pfifo"), "limit") => check::<u32>,
         (Buffered::Qdisc, Some("bfifo"), "limit") => check::<Bytes>,

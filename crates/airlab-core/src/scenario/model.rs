@@ -68,6 +68,9 @@ pub struct LinkDirection {
     pub qdisc: Option<QdiscSpec>,
     /// Packets the device (driver ring) holds besides the one being serialized.
     pub device_queue: Option<u32>,
+    /// Byte limit of the device layer in the spirit of BQL: the qdisc hands the device another
+    /// packet only while fewer bytes than this are queued to it (serializer included).
+    pub device_queue_bytes: Option<Bytes>,
 }
 
 /// A fully resolved link direction, after layering `forward`/`reverse` over the shared settings.
@@ -83,6 +86,7 @@ pub struct ResolvedDirection {
     pub overhead: u32,
     pub qdisc: QdiscSpec,
     pub device_queue: u32,
+    pub device_queue_bytes: Option<Bytes>,
 }
 
 /// Queue disciplines. New AQMs add a variant here and a file in `qdisc/`.

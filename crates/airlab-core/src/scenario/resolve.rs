@@ -209,6 +209,12 @@ fn resolve_direction(
             ),
         ));
     }
+    let device_queue_bytes = match layers.get("device_queue_bytes", |d| d.device_queue_bytes) {
+        Some((b, key)) if b.0 == 0 => {
+            return Err(KeyError::new(key, "device_queue_bytes must be greater than 0, such as \"3kB\""))
+        }
+        other => other.map(|(b, _)| b),
+    };
     let (qdisc, qdisc_key) = layers
         .get("qdisc", |d| d.qdisc.clone())
         .unwrap_or((QdiscSpec::Pfifo { limit: default_pfifo_limit() }, String::new()));
@@ -223,6 +229,7 @@ fn resolve_direction(
         overhead: layers.get("overhead", |d| d.overhead).map_or(0, |(o, _)| o),
         qdisc,
         device_queue,
+        device_queue_bytes,
     })
 }
 

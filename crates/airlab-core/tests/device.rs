@@ -1,0 +1,92 @@
+//! The device layer below the qdisc: a packet-count ring, and a BQL-style byte limit that
+//! keeps a long ring short so the standing queue stays in the qdisc.
+
+mod common;
+use common::*;
+
+/// One bulk CUBIC flow over a 10 Mbit/s, 40 ms-RTT bottleneck with pfifo 200 and the given
+/// device settings on the bottleneck.
+fn run(device: &str) -> airlab_core::RunOutput {
+    let text = format!(
+        r#"
+name = "device"
+duration = "20s"
+hosts = ["h1", "h2"]
+routers = ["r1", "r2"]
+[metrics]
+warmup = "5s"
+[[link]]
+between = ["h1", "r1"]
+rate = "100Mbit"
+delay = "1ms"
+[[link]]
+name = "bottleneck"
+between = ["r1", "r2"]
+rate = "10Mbit"
+delay = "18ms"
+qdisc = {{ kind = "pfifo", limit = 200 }}
+{device}
+[[link]]
+between = ["r2", "h2"]
+rate = "100Mbit"
+delay = "1ms"
+[[flow]]
+from = "h1"
+to = "h2"
+cc = "cubic"
+app = {{ kind = "bulk" }}
+"#
+    );
+    run_toml(&text, Some(1))
+}
+
+/// Max of a queue-series column on the bottleneck after the warm-up.
+fn max_after_warmup(out: &airlab_core::RunOutput, col: &str) -> f64 {
+    let q = &out.queues;
+    let values = q.column(col).unwrap_or_else(|| panic!("no column {col}"));
+    q.entity
+        .iter()
+        .zip(&q.time_s)
+        .zip(values)
+        .filter(|((e, t), _)| e.as_str() == "bottleneck:r1->r2" && **t > 5.0)
+        .map(|(_, v)| *v)
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn a_long_ring_takes_the_queue_and_a_byte_limit_gives_it_back() {
+    // A 256-packet driver ring: CUBIC's queue fills the ring (256 + the one in the
+    // serializer) before the qdisc holds anything, so an AQM would see only the overflow.
+    let ring = run("device_queue = 256");
+    assert_eq!(max_after_warmup(&ring, "device_pkts"), 257.0);
+
+    // The same ring with a 3 kB byte limit holds at most two full-size packets plus the one
+    // that overshoots: the queue is back in the qdisc.
+    let bql = run("device_queue = 256\ndevice_queue_bytes = \"3kB\"");
+    let device_bytes = max_after_warmup(&bql, "device_bytes");
+    assert!(device_bytes <= 3000.0 + 1500.0, "{device_bytes}");
+    assert!(max_after_warmup(&bql, "device_pkts") <= 3.0);
+    assert!(max_after_warmup(&bql, "backlog_pkts") > 100.0);
+    // Either way the link stays busy.
+    for out in [&ring, &bql] {
+        let util = f(&link(&out.summary, "bottleneck:r1->r2")["utilization"]);
+        assert!(util > 0.95, "{util}");
+    }
+}
+
+#[test]
+fn device_byte_limit_is_checked() {
+    let text = r#"
+name = "x"
+duration = "1s"
+hosts = ["a", "b"]
+[[link]]
+between = ["a", "b"]
+rate = "10Mbit"
+delay = "1ms"
+device_queue_bytes = "0B"
+"#;
+    let err = airlab_core::scenario::load_str(text, "x.toml", &[]).unwrap_err();
+    assert_eq!(err.key, "link[0].device_queue_bytes");
+    assert!(err.message.contains("greater than 0"), "{err}");
+}
