@@ -5,6 +5,7 @@
 //! Adding an AQM is one file here plus one line in [`create`].
 
 mod fifo;
+pub mod xlayer;
 
 pub use fifo::Fifo;
 
