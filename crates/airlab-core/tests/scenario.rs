@@ -1,5 +1,6 @@
 //! Loading, checking and resolving scenario files, through the public API.
 
+use airlab_core::scenario::units::{Bytes, Duration};
 use airlab_core::scenario::{load_file, load_str, App, QdiscSpec, Resolved, ScenarioError};
 use airlab_core::sim::MS;
 use std::path::Path;
@@ -257,7 +258,7 @@ fn unknown_cc_lists_the_registered_ones() {
 #[test]
 fn unknown_qdisc_kind_is_refused() {
     let text = dumbbell_with("kind = \"pfifo\"", "kind = \"red\"");
-    assert_error(load(&text), "link[1].qdisc.kind", "unknown qdisc kind `red`, expected `pfifo` or `bfifo`");
+    assert_error(load(&text), "link[1].qdisc.kind", "unknown qdisc kind `red`, expected one of `pfifo`, `bfifo`");
     let text = dumbbell_with("app = { kind = \"ping\" }", "app = { kind = \"pong\" }");
     assert_error(load(&text), "flow[1].app.kind", "unknown app kind `pong`, expected one of `bulk`");
 }
@@ -465,6 +466,72 @@ fn set_value_is_checked_like_the_file() {
     let err = load_with(DUMBBELL, &[("link.bottleneck.rate", "10")]).unwrap_err();
     assert_eq!(err.key, "link[1].rate");
     assert!(err.message.contains("has no unit") && err.message.contains("from --set"), "{err}");
+}
+
+// ---- AQM qdiscs ----
+
+#[test]
+fn codel_and_fq_codel_take_linux_defaults() {
+    let r = load(&dumbbell_with("kind = \"pfifo\", limit = 50", "kind = \"codel\"")).unwrap();
+    let want = QdiscSpec::Codel {
+        limit: 1000,
+        target: Duration(5 * MS),
+        interval: Duration(100 * MS),
+        ecn: false,
+        ce_threshold: None,
+    };
+    assert_eq!(r.directions[2].qdisc, want);
+    let r = load(&dumbbell_with("kind = \"pfifo\", limit = 50", "kind = \"fq_codel\"")).unwrap();
+    let want = QdiscSpec::FqCodel {
+        limit: 10240,
+        flows: 1024,
+        quantum: Bytes(1514),
+        target: Duration(5 * MS),
+        interval: Duration(100 * MS),
+        memory_limit: Bytes(32 << 20),
+        ecn: true,
+        ce_threshold: None,
+        drop_batch: 64,
+    };
+    assert_eq!(r.directions[2].qdisc, want);
+    // The resolved scenario round-trips through JSON, without the absent ce_threshold.
+    let json = serde_json::to_string(&r.directions[2].qdisc).unwrap();
+    assert!(!json.contains("ce_threshold"), "{json}");
+    assert_eq!(serde_json::from_str::<QdiscSpec>(&json).unwrap(), want);
+}
+
+#[test]
+fn set_codel_parameters() {
+    let sets = [
+        ("bottleneck.qdisc.kind", "fq_codel"),
+        ("link.bottleneck.qdisc.target", "2ms"),
+        ("bottleneck.qdisc.ce_threshold", "1ms"),
+        ("bottleneck.qdisc.quantum", "300B"),
+    ];
+    let r = load_with(DUMBBELL, &sets).unwrap();
+    let QdiscSpec::FqCodel { limit, target, ce_threshold, quantum, .. } = r.directions[2].qdisc else {
+        panic!("{:?}", r.directions[2].qdisc)
+    };
+    assert_eq!((limit, target.0, ce_threshold, quantum.0), (50, 2 * MS, Some(Duration(MS)), 300));
+}
+
+#[test]
+fn bad_codel_parameters_name_their_key() {
+    let codel = |params: &str| dumbbell_with("kind = \"pfifo\", limit = 50", &format!("kind = \"codel\", {params}"));
+    assert_error(load(&codel("target = \"100ms\"")), "link[1].qdisc.target", "less than interval (100ms), got 100ms");
+    assert_error(load(&codel("interval = \"0s\"")), "link[1].qdisc.interval", "interval must be greater than 0");
+    assert_error(load(&codel("target = 5")), "link[1].qdisc.target", "duration 5 has no unit");
+    assert_error(load(&codel("flows = 5")), "link[1].qdisc.flows", "unknown field `flows`");
+    let fq = |params: &str| dumbbell_with("kind = \"pfifo\", limit = 50", &format!("kind = \"fq_codel\", {params}"));
+    assert_error(load(&fq("flows = 0")), "link[1].qdisc.flows", "flows must be in 1..=65536 (Linux), got 0");
+    assert_error(load(&fq("flows = 70000")), "link[1].qdisc.flows", "got 70000");
+    assert_error(load(&fq("quantum = \"100B\"")), "link[1].qdisc.quantum", "quantum must be 256 to 1048576 bytes");
+    assert_error(load(&fq("drop_batch = 0")), "link[1].qdisc.drop_batch", "at least 1 packet");
+    assert_error(load(&fq("memory_limit = \"0B\"")), "link[1].qdisc.memory_limit", "greater than 0");
+    let err =
+        load_with(DUMBBELL, &[("bottleneck.qdisc.kind", "codel"), ("bottleneck.qdisc.interval", "1ms")]).unwrap_err();
+    assert_eq!(err.key, "link[1].qdisc.target");
+    assert!(err.message.contains("less than interval (1ms), got 5ms"), "{err}");
 }
 
 // ---- built-in scenarios ----

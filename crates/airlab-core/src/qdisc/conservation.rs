@@ -6,13 +6,43 @@
 use super::{create, Qdisc, Verdicts};
 use crate::net::{Ecn, Packet, TcpSegment};
 use crate::scenario::model::QdiscSpec;
-use crate::scenario::units::Bytes;
+use crate::scenario::units::{Bytes, Duration};
 use crate::sim::{Rng, Time, MS, US};
 use proptest::prelude::*;
 
 /// Small limits, so that the drop paths run as often as the forwarding paths.
 fn specs() -> Vec<QdiscSpec> {
-    vec![QdiscSpec::Pfifo { limit: 1 }, QdiscSpec::Pfifo { limit: 20 }, QdiscSpec::Bfifo { limit: Bytes(6000) }]
+    let ms = |n: u64| Duration(n * MS);
+    vec![
+        QdiscSpec::Pfifo { limit: 1 },
+        QdiscSpec::Pfifo { limit: 20 },
+        QdiscSpec::Bfifo { limit: Bytes(6000) },
+        // Short target and interval, so that CoDel enters its dropping state within a case.
+        QdiscSpec::Codel { limit: 20, target: ms(1), interval: ms(10), ecn: false, ce_threshold: None },
+        QdiscSpec::Codel { limit: 20, target: ms(1), interval: ms(10), ecn: true, ce_threshold: Some(ms(2)) },
+        QdiscSpec::FqCodel {
+            limit: 20,
+            flows: 4,
+            quantum: Bytes(300),
+            target: ms(1),
+            interval: ms(10),
+            memory_limit: Bytes(12_000),
+            ecn: true,
+            ce_threshold: None,
+            drop_batch: 3,
+        },
+        QdiscSpec::FqCodel {
+            limit: 1,
+            flows: 1024,
+            quantum: Bytes(1514),
+            target: ms(1),
+            interval: ms(10),
+            memory_limit: Bytes(32 << 20),
+            ecn: false,
+            ce_threshold: Some(ms(1)),
+            drop_batch: 64,
+        },
+    ]
 }
 
 #[derive(Clone, Debug)]

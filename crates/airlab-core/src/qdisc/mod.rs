@@ -4,10 +4,14 @@
 //! so an algorithm only decides what to enqueue, what to hand out next and what to drop or mark.
 //! Adding an AQM is one file here plus one line in [`create`].
 
+pub mod codel;
 mod fifo;
+mod fq_codel;
 pub mod xlayer;
 
+pub use codel::{Codel, CodelParams};
 pub use fifo::Fifo;
+pub use fq_codel::{FqCodel, FqCodelConfig};
 
 use crate::net::Packet;
 use crate::scenario::model::QdiscSpec;
@@ -50,15 +54,35 @@ pub trait Qdisc {
 }
 
 /// Every registered qdisc name, for listings.
-pub const NAMES: &[&str] = &["pfifo", "bfifo"];
+pub const NAMES: &[&str] = &["pfifo", "bfifo", "codel", "fq_codel"];
 
 /// Build the qdisc described by `spec` (already checked by [`QdiscSpec::check`]). `rng` is the
 /// interface's own stream, for what Linux randomizes (e.g. the flow-hash perturbation).
-pub fn create(spec: &QdiscSpec, rng: Rng) -> Box<dyn Qdisc> {
-    let _ = rng; // the FIFOs use no randomness
-    match spec {
-        QdiscSpec::Pfifo { limit } => Box::new(Fifo::pfifo(*limit)),
+pub fn create(spec: &QdiscSpec, mut rng: Rng) -> Box<dyn Qdisc> {
+    match *spec {
+        QdiscSpec::Pfifo { limit } => Box::new(Fifo::pfifo(limit)),
         QdiscSpec::Bfifo { limit } => Box::new(Fifo::bfifo(limit.0)),
+        QdiscSpec::Codel { limit, target, interval, ecn, ce_threshold } => Box::new(Codel::new(
+            limit,
+            CodelParams { target: target.0, interval: interval.0, ecn, ce_threshold: ce_threshold.map(|d| d.0) },
+        )),
+        QdiscSpec::FqCodel { limit, flows, quantum, target, interval, memory_limit, ecn, ce_threshold, drop_batch } => {
+            let config = FqCodelConfig {
+                flows,
+                // Checked to be at most 1 MiB.
+                quantum: quantum.0 as u32,
+                limit,
+                memory_limit: memory_limit.0,
+                drop_batch,
+                codel: CodelParams {
+                    target: target.0,
+                    interval: interval.0,
+                    ecn,
+                    ce_threshold: ce_threshold.map(|d| d.0),
+                },
+            };
+            Box::new(FqCodel::new(config, rng.next_u64()))
+        }
     }
 }
 

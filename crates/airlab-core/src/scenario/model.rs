@@ -103,21 +103,114 @@ pub enum QdiscSpec {
         #[serde(default = "default_bfifo_limit")]
         limit: Bytes,
     },
+    /// CoDel AQM on one FIFO (RFC 8289, Linux `codel`; defaults as `tc qdisc add ... codel`).
+    Codel {
+        /// Packets; tail drop beyond.
+        #[serde(default = "default_pfifo_limit")]
+        limit: u32,
+        #[serde(default = "default_codel_target")]
+        target: Duration,
+        #[serde(default = "default_codel_interval")]
+        interval: Duration,
+        /// Mark ECN-capable packets instead of dropping them (off in Linux `codel`).
+        #[serde(default)]
+        ecn: bool,
+        /// CE-mark ECN-capable packets whose sojourn exceeds this; off when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ce_threshold: Option<Duration>,
+    },
+    /// Flow queueing with CoDel per flow (RFC 8290, Linux `fq_codel`; Linux defaults).
+    FqCodel {
+        /// Packets in all flow queues.
+        #[serde(default = "default_fq_codel_limit")]
+        limit: u32,
+        /// Hash buckets (flow queues).
+        #[serde(default = "default_fq_codel_flows")]
+        flows: u32,
+        /// Bytes per flow per deficit-round-robin round.
+        #[serde(default = "default_fq_codel_quantum")]
+        quantum: Bytes,
+        #[serde(default = "default_codel_target")]
+        target: Duration,
+        #[serde(default = "default_codel_interval")]
+        interval: Duration,
+        /// Bytes in all flow queues.
+        #[serde(default = "default_fq_codel_memory_limit")]
+        memory_limit: Bytes,
+        /// Mark ECN-capable packets instead of dropping them (on in Linux `fq_codel`).
+        #[serde(default = "default_true")]
+        ecn: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ce_threshold: Option<Duration>,
+        /// Packets dropped at most from the fattest flow per overflow.
+        #[serde(default = "default_fq_codel_drop_batch")]
+        drop_batch: u32,
+    },
 }
 
 impl QdiscSpec {
     /// Check the parameters: on error, the key below the qdisc (e.g. "limit") and what was
     /// expected.
     pub fn check(&self) -> Result<(), (&'static str, String)> {
-        let limit_is_zero = match self {
-            QdiscSpec::Pfifo { limit } => *limit == 0,
-            QdiscSpec::Bfifo { limit } => limit.0 == 0,
-        };
-        if limit_is_zero {
-            return Err(("limit", "the queue limit must be greater than 0".into()));
+        match self {
+            QdiscSpec::Pfifo { limit } => check_limit(u64::from(*limit)),
+            QdiscSpec::Bfifo { limit } => check_limit(limit.0),
+            QdiscSpec::Codel { limit, target, interval, .. } => {
+                check_limit(u64::from(*limit))?;
+                check_codel(*target, *interval)
+            }
+            QdiscSpec::FqCodel { limit, flows, quantum, target, interval, memory_limit, drop_batch, .. } => {
+                check_limit(u64::from(*limit))?;
+                check_codel(*target, *interval)?;
+                if !(1..=MAX_FQ_CODEL_FLOWS).contains(flows) {
+                    return Err(("flows", format!("flows must be in 1..={MAX_FQ_CODEL_FLOWS} (Linux), got {flows}")));
+                }
+                if !(MIN_FQ_CODEL_QUANTUM..=MAX_FQ_CODEL_QUANTUM).contains(&quantum.0) {
+                    return Err((
+                        "quantum",
+                        format!(
+                            "quantum must be {MIN_FQ_CODEL_QUANTUM} to {MAX_FQ_CODEL_QUANTUM} bytes (Linux), got {}",
+                            quantum.0
+                        ),
+                    ));
+                }
+                if memory_limit.0 == 0 {
+                    return Err(("memory_limit", "the memory limit must be greater than 0".into()));
+                }
+                if *drop_batch == 0 {
+                    return Err(("drop_batch", "drop_batch must be at least 1 packet".into()));
+                }
+                Ok(())
+            }
         }
-        Ok(())
     }
+}
+
+/// Linux `fq_codel` refuses more buckets than this.
+pub const MAX_FQ_CODEL_FLOWS: u32 = 65536;
+/// Linux raises a smaller quantum to 256 bytes and refuses one above 1 MiB.
+pub const MIN_FQ_CODEL_QUANTUM: u64 = 256;
+pub const MAX_FQ_CODEL_QUANTUM: u64 = 1 << 20;
+
+fn check_limit(limit: u64) -> Result<(), (&'static str, String)> {
+    if limit == 0 {
+        return Err(("limit", "the queue limit must be greater than 0".into()));
+    }
+    Ok(())
+}
+
+/// CoDel needs a window to watch (`interval`) that is longer than the delay it aims at.
+fn check_codel(target: Duration, interval: Duration) -> Result<(), (&'static str, String)> {
+    if interval.0 == 0 {
+        return Err(("interval", "interval must be greater than 0".into()));
+    }
+    if target.0 == 0 || target >= interval {
+        return Err((
+            "target",
+            format!("target must be greater than 0 and less than interval ({}), got {}", interval, target),
+        ));
+    }
+    Ok(())
 }
 
 pub fn default_pfifo_limit() -> u32 {
@@ -125,6 +218,32 @@ pub fn default_pfifo_limit() -> u32 {
 }
 pub fn default_bfifo_limit() -> Bytes {
     Bytes(1000 * 1514)
+}
+pub fn default_codel_target() -> Duration {
+    Duration(crate::qdisc::codel::DEFAULT_TARGET)
+}
+pub fn default_codel_interval() -> Duration {
+    Duration(crate::qdisc::codel::DEFAULT_INTERVAL)
+}
+pub fn default_fq_codel_limit() -> u32 {
+    10240
+}
+pub fn default_fq_codel_flows() -> u32 {
+    1024
+}
+/// The MTU of an Ethernet device with its header, as Linux `psched_mtu`.
+pub fn default_fq_codel_quantum() -> Bytes {
+    Bytes(crate::qdisc::codel::MTU)
+}
+/// 32 MB in Linux's sense (32 << 20 bytes).
+pub fn default_fq_codel_memory_limit() -> Bytes {
+    Bytes(32 << 20)
+}
+pub fn default_fq_codel_drop_batch() -> u32 {
+    64
+}
+fn default_true() -> bool {
+    true
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -1,0 +1,153 @@
+//! CoDel and FQ-CoDel end to end on a 10 Mbit/s bottleneck: CoDel holds one CUBIC flow's
+//! standing queue near its 5 ms target without losing the link; FQ-CoDel keeps a ping's delay
+//! near zero next to bulk flows (where a 1000-packet FIFO adds hundreds of ms) and shares the
+//! link fairly between flows of very different RTTs.
+
+mod common;
+use airlab_core::RunOutput;
+use common::*;
+
+/// Senders s0..s3 -- r1 == 10 Mbit/s, 4 ms == r2 -- d; s<k>'s access link delay is `access[k]`.
+/// The bottleneck direction r1 -> r2 runs `qdisc`.
+fn topology(duration: &str, warmup: &str, qdisc: &str, access: [&str; 4], flows: &str) -> String {
+    let mut text = format!(
+        r#"
+name = "aqm"
+duration = "{duration}"
+hosts = ["s0", "s1", "s2", "s3", "d"]
+routers = ["r1", "r2"]
+[metrics]
+warmup = "{warmup}"
+[[link]]
+name = "bottleneck"
+between = ["r1", "r2"]
+rate = "10Mbit"
+delay = "4ms"
+forward = {{ qdisc = {qdisc} }}
+[[link]]
+between = ["r2", "d"]
+rate = "100Mbit"
+delay = "1ms"
+"#
+    );
+    for (k, delay) in access.iter().enumerate() {
+        text += &format!("[[link]]\nbetween = [\"s{k}\", \"r1\"]\nrate = \"100Mbit\"\ndelay = \"{delay}\"\n");
+    }
+    text + flows
+}
+
+fn bulk(name: &str, from: &str) -> String {
+    format!("[[flow]]\nname = \"{name}\"\nfrom = \"{from}\"\nto = \"d\"\ncc = \"cubic\"\napp = {{ kind = \"bulk\" }}\n")
+}
+
+fn ping(from: &str) -> String {
+    format!(
+        "[[flow]]\nname = \"ping\"\nfrom = \"{from}\"\nto = \"d\"\napp = {{ kind = \"ping\", interval = \"10ms\" }}\n"
+    )
+}
+
+/// Base RTT 2 x (15 + 4 + 1) ms = 40 ms from s0..s3 with access delays of 15 ms.
+const SAME_RTT: [&str; 4] = ["15ms", "15ms", "15ms", "15ms"];
+
+const BOTTLENECK: &str = "bottleneck:r1->r2";
+
+/// Mean sojourn in the bottleneck qdisc per sampling interval, after `warmup_s`.
+fn sojourn_samples(out: &RunOutput, warmup_s: f64) -> Vec<f64> {
+    let q = &out.queues;
+    let sojourn = q.column("sojourn_ms").expect("queues have a sojourn column");
+    (0..q.time_s.len())
+        .filter(|&i| q.entity[i] == BOTTLENECK && q.time_s[i] > warmup_s && !sojourn[i].is_nan())
+        .map(|i| sojourn[i])
+        .collect()
+}
+
+fn quantile(mut v: Vec<f64>, q: f64) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[(q * (v.len() - 1) as f64).round() as usize]
+}
+
+/// `n` bulk CUBIC flows at 40 ms under `codel` for 25 s: per-interval sojourn quantiles
+/// (p50, p99) after 5 s, and the bottleneck's utilization.
+fn codel_run(n: usize) -> (f64, f64, f64) {
+    let flows: String = (0..n).map(|k| bulk(&format!("bulk{k}"), &format!("s{k}"))).collect();
+    let out = run_toml(&topology("25s", "5s", "{ kind = \"codel\" }", SAME_RTT, &flows), None);
+    let s = &out.summary;
+    let queue = s["queues"].as_array().unwrap().iter().find(|q| q["name"] == BOTTLENECK).unwrap();
+    assert_eq!(queue["kind"], "codel");
+    let samples = sojourn_samples(&out, 5.0);
+    let (p50, p99) = (quantile(samples.clone(), 0.5), quantile(samples, 0.99));
+    let util = f(&link(s, BOTTLENECK)["utilization"]);
+    eprintln!(
+        "codel, {n} CUBIC flow(s), 40 ms: sojourn per 100 ms p50 {p50:.2} p99 {p99:.2} ms (after 5 s), \
+         utilization {util:.3}, drops {}",
+        queue["drops"]
+    );
+    (p50, p99, util)
+}
+
+#[test]
+fn codel_caps_one_cubic_flow_sawtooth_at_target() {
+    // One flow: the queue builds until the sojourn has been above 5 ms for 100 ms, one drop
+    // makes CUBIC back off by 30 %, the queue drains, and it builds again (a ~1.2 s cycle).
+    // So the queue tops out just above target, and is mostly short.
+    let (p50, p99, util) = codel_run(1);
+    assert!((5.0..=7.0).contains(&p99), "sojourn p99 {p99} ms");
+    assert!(p50 < 5.0, "sojourn p50 {p50} ms");
+    assert!(util >= 0.95, "utilization {util}");
+}
+
+#[test]
+fn codel_holds_four_cubic_flows_near_target() {
+    let (p50, p99, util) = codel_run(4);
+    assert!((2.0..=10.0).contains(&p50), "sojourn p50 {p50} ms");
+    assert!(p99 <= 20.0, "sojourn p99 {p99} ms");
+    assert!(util >= 0.99, "utilization {util}");
+}
+
+/// Queueing delay of a 10 ms ping next to four bulk CUBIC flows: RTT p50 and p95 minus the
+/// 40 ms base RTT (the 64-byte ping's own serialization is negligible).
+fn ping_queueing(qdisc: &str) -> (f64, f64) {
+    let flows: String = (0..3).map(|k| bulk(&format!("bulk{k}"), &format!("s{k}"))).collect::<String>()
+        + &bulk("bulk3", "s3")
+        + &ping("s3");
+    let out = run_toml(&topology("20s", "5s", qdisc, SAME_RTT, &flows), None);
+    let rtt = &flow(&out.summary, "ping")["rtt_ms"];
+    (f(&rtt["p50"]) - 40.0, f(&rtt["p95"]) - 40.0)
+}
+
+#[test]
+fn fq_codel_keeps_a_ping_out_of_the_bulk_queue() {
+    let (p50, p95) = ping_queueing("{ kind = \"fq_codel\" }");
+    let (fifo_p50, fifo_p95) = ping_queueing("{ kind = \"pfifo\", limit = 1000 }");
+    eprintln!(
+        "ping queueing delay next to 4 CUBIC flows: fq_codel p50 {p50:.2} p95 {p95:.2} ms, \
+         pfifo 1000 p50 {fifo_p50:.1} p95 {fifo_p95:.1} ms"
+    );
+    // A sparse flow waits for at most the packet being serialized and the one in the device
+    // ring (2 x 1.2 ms), and its reply for the ACKs ahead of it on the way back; one quantum
+    // (1.2 ms) plus the 5 ms target is 6.2 ms, and 1 ms of margin covers the return path.
+    assert!(p95 <= 6.2 + 1.0, "fq_codel ping queueing p95 {p95} ms");
+    assert!(fifo_p50 >= 200.0, "pfifo ping queueing p50 {fifo_p50} ms");
+}
+
+#[test]
+fn fq_codel_shares_fairly_between_rtts_of_20_to_160_ms() {
+    // Base RTTs 2 x (a + 5) ms = 20, 40, 80, 160 ms.
+    let access = ["5ms", "15ms", "35ms", "75ms"];
+    let flows: String = (0..4).map(|k| bulk(&format!("rtt{k}"), &format!("s{k}"))).collect();
+    let run = |qdisc: &str| run_toml(&topology("30s", "10s", qdisc, access, &flows), None);
+    let (fq, fifo) = (run("{ kind = \"fq_codel\" }"), run("{ kind = \"pfifo\", limit = 100 }"));
+    let goodputs = |out: &RunOutput| -> Vec<f64> {
+        (0..4).map(|k| f(&flow(&out.summary, &format!("rtt{k}"))["goodput_mbps"])).collect()
+    };
+    let (jain, fifo_jain) = (f(&fq.summary["jain_index"]), f(&fifo.summary["jain_index"]));
+    let util = f(&link(&fq.summary, BOTTLENECK)["utilization"]);
+    eprintln!(
+        "4 CUBIC flows, RTT 20/40/80/160 ms, 10-30 s: fq_codel {:.2?} Mbit/s Jain {jain:.3} util {util:.3}; \
+         pfifo 100 {:.2?} Jain {fifo_jain:.3}",
+        goodputs(&fq),
+        goodputs(&fifo)
+    );
+    assert!(jain >= 0.95, "fq_codel Jain {jain}");
+    assert!(util >= 0.95, "fq_codel utilization {util}");
+}
