@@ -351,6 +351,11 @@ impl World {
             q.set("backlog_bytes", iface.qdisc.bytes() as f64);
             q.set("device_pkts", iface.device_backlog() as f64);
             q.set("device_bytes", iface.device_bytes() as f64);
+            let mut vars = Vec::new();
+            iface.qdisc.vars(&mut vars);
+            for (name, v) in vars {
+                q.set(&format!("qdisc.{name}"), v);
+            }
             let st = &mut iface.stats;
             let sojourn =
                 if st.interval_dequeued > 0 { st.interval_sojourn_ms / st.interval_dequeued as f64 } else { f64::NAN };

@@ -1,8 +1,9 @@
 //! Loading, checking and resolving scenario files, through the public API.
 
+use airlab_core::scenario::model::{XlayerMean, XlayerWrr};
 use airlab_core::scenario::units::{Bytes, Duration};
 use airlab_core::scenario::{load_file, load_str, App, QdiscSpec, Resolved, ScenarioError};
-use airlab_core::sim::MS;
+use airlab_core::sim::{MS, SEC};
 use std::path::Path;
 
 const DUMBBELL: &str = r#"
@@ -532,6 +533,27 @@ fn bad_codel_parameters_name_their_key() {
         load_with(DUMBBELL, &[("bottleneck.qdisc.kind", "codel"), ("bottleneck.qdisc.interval", "1ms")]).unwrap_err();
     assert_eq!(err.key, "link[1].qdisc.target");
     assert!(err.message.contains("less than interval (1ms), got 5ms"), "{err}");
+}
+
+#[test]
+fn xlayer_defaults_and_errors() {
+    let r = load(&dumbbell_with("kind = \"pfifo\", limit = 50", "kind = \"xlayer\"")).unwrap();
+    let QdiscSpec::Xlayer { z, k, mean, wrr, ref bulk, ref mice, history, active_timeout } = r.directions[2].qdisc
+    else {
+        panic!("{:?}", r.directions[2].qdisc)
+    };
+    assert_eq!((z, k, mean, wrr), (4.0, 3.0, XlayerMean::Recent, XlayerWrr::Intended));
+    assert_eq!((history.0, active_timeout.0), (10 * SEC, 2 * SEC));
+    assert!(matches!(**bulk, QdiscSpec::FqCodel { limit: 10240, flows: 1024, ecn: true, .. }));
+    assert_eq!(bulk, mice);
+
+    let x = |params: &str| dumbbell_with("kind = \"pfifo\", limit = 50", &format!("kind = \"xlayer\", {params}"));
+    assert_error(load(&x("z = -1")), "link[1].qdisc.z", "z must be a positive number");
+    assert_error(load(&x("mean = \"all\"")), "link[1].qdisc.mean", "unknown variant `all`");
+    assert_error(load(&x("bulk = { kind = \"pfifo\", limit = 0 }")), "link[1].qdisc.bulk.limit", "greater than 0");
+    assert_error(load(&x("mice = { kind = \"xlayer\" }")), "link[1].qdisc.mice.kind", "cannot be xlayer");
+    let r = load_with(&x("z = 4"), &[("bottleneck.qdisc.wrr", "literal")]).unwrap();
+    assert!(matches!(r.directions[2].qdisc, QdiscSpec::Xlayer { wrr: XlayerWrr::Literal, .. }));
 }
 
 // ---- built-in scenarios ----

@@ -5,7 +5,7 @@
 
 use super::{create, Qdisc, Verdicts};
 use crate::net::{Ecn, Packet, TcpSegment};
-use crate::scenario::model::QdiscSpec;
+use crate::scenario::model::{QdiscSpec, XlayerMean, XlayerWrr};
 use crate::scenario::units::{Bytes, Duration};
 use crate::sim::{Rng, Time, MS, US};
 use proptest::prelude::*;
@@ -41,6 +41,35 @@ fn specs() -> Vec<QdiscSpec> {
             ecn: false,
             ce_threshold: Some(ms(1)),
             drop_batch: 64,
+        },
+        // Classes that drop: a small FQ-CoDel for bulk, CoDel for mice; a small z so flows
+        // change class while they have packets queued. (The literal round robin is left out:
+        // it starves a class by design, so it cannot drain; see xlayer's unit tests.)
+        QdiscSpec::Xlayer {
+            z: 1.5,
+            k: 2.5,
+            mean: XlayerMean::Recent,
+            history: ms(50),
+            active_timeout: ms(20),
+            wrr: XlayerWrr::Intended,
+            bulk: Box::new(QdiscSpec::FqCodel {
+                limit: 10,
+                flows: 4,
+                quantum: Bytes(300),
+                target: ms(1),
+                interval: ms(10),
+                memory_limit: Bytes(12_000),
+                ecn: true,
+                ce_threshold: None,
+                drop_batch: 3,
+            }),
+            mice: Box::new(QdiscSpec::Codel {
+                limit: 8,
+                target: ms(1),
+                interval: ms(10),
+                ecn: false,
+                ce_threshold: None,
+            }),
         },
     ]
 }

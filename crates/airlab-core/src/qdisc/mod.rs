@@ -14,7 +14,7 @@ pub use fifo::Fifo;
 pub use fq_codel::{FqCodel, FqCodelConfig};
 
 use crate::net::Packet;
-use crate::scenario::model::QdiscSpec;
+use crate::scenario::model::{QdiscSpec, XlayerMean, XlayerWrr};
 use crate::sim::{Rng, Time};
 
 /// Packets a qdisc dropped and flows whose packets it ECN-marked during one call.
@@ -51,10 +51,13 @@ pub trait Qdisc {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Variables for the queue time series (as `qdisc.<name>` columns), e.g. class counts.
+    fn vars(&self, _out: &mut Vec<(&'static str, f64)>) {}
 }
 
 /// Every registered qdisc name, for listings.
-pub const NAMES: &[&str] = &["pfifo", "bfifo", "codel", "fq_codel"];
+pub const NAMES: &[&str] = &["pfifo", "bfifo", "codel", "fq_codel", "xlayer"];
 
 /// Build the qdisc described by `spec` (already checked by [`QdiscSpec::check`]). `rng` is the
 /// interface's own stream, for what Linux randomizes (e.g. the flow-hash perturbation).
@@ -82,6 +85,26 @@ pub fn create(spec: &QdiscSpec, mut rng: Rng) -> Box<dyn Qdisc> {
                 },
             };
             Box::new(FqCodel::new(config, rng.next_u64()))
+        }
+        QdiscSpec::Xlayer { z, k, mean, history, active_timeout, wrr, ref bulk, ref mice } => {
+            let params = xlayer::Params {
+                z,
+                k,
+                mean: match mean {
+                    XlayerMean::Recent => xlayer::MeanOver::Recent,
+                    XlayerMean::Active => xlayer::MeanOver::Active,
+                },
+                history: history.0,
+                active_timeout: active_timeout.0,
+                wrr: match wrr {
+                    XlayerWrr::Intended => xlayer::WrrMode::Intended,
+                    XlayerWrr::Literal => xlayer::WrrMode::Literal,
+                },
+            };
+            // Each class hashes with its own perturbation.
+            let bulk = create(bulk, Rng::stream(rng.next_u64(), "bulk"));
+            let mice = create(mice, Rng::stream(rng.next_u64(), "mice"));
+            Box::new(xlayer::XLayer::new(params, bulk, mice))
         }
     }
 }

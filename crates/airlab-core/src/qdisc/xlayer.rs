@@ -59,6 +59,8 @@ struct FlowEntry {
     bytes: u64,
     last_seen: Time,
     bulk: bool,
+    /// Whether the flow was ever classified bulk.
+    was_bulk: bool,
     /// Packets of this flow queued in each class.
     queued: [u32; 2],
 }
@@ -70,6 +72,8 @@ struct Classifier {
     sum_bytes: u64,
     counted: u64,
     last_sweep: Option<Time>,
+    /// Flows ever classified bulk (a flow forgotten and seen again counts again).
+    made_bulk: u64,
 }
 
 /// How often ended flows are found and the mean's population is recounted.
@@ -77,7 +81,7 @@ const SWEEP_EVERY: Time = 10 * MS;
 
 impl Classifier {
     fn new() -> Self {
-        Classifier { flows: HashMap::new(), sum_bytes: 0, counted: 0, last_sweep: None }
+        Classifier { flows: HashMap::new(), sum_bytes: 0, counted: 0, last_sweep: None, made_bulk: 0 }
     }
 
     fn counts(p: &Params, now: Time, e: &FlowEntry) -> bool {
@@ -111,6 +115,7 @@ impl Classifier {
             bytes: 0,
             last_seen: now,
             bulk: false,
+            was_bulk: false,
             queued: [0, 0],
         });
         // A new flow, or one that had stopped counting, joins the mean's population (exact
@@ -124,6 +129,10 @@ impl Classifier {
         self.sum_bytes += u64::from(size);
         let mean = self.sum_bytes as f64 / self.counted.max(1) as f64;
         e.bulk = e.bytes as f64 >= p.z * mean;
+        if e.bulk && !e.was_bulk {
+            e.was_bulk = true;
+            self.made_bulk += 1;
+        }
         if e.bulk {
             BULK
         } else {
@@ -277,6 +286,27 @@ impl Qdisc for XLayer {
         self.classes[BULK].len() + self.classes[MICE].len()
     }
 
+    /// Flows per class that sent within `active_timeout` of the last sweep, flows ever made
+    /// bulk, and each class's backlog.
+    fn vars(&self, out: &mut Vec<(&'static str, f64)>) {
+        let (mut bulk, mut mice) = (0u32, 0u32);
+        let now = self.classifier.last_sweep.unwrap_or(0);
+        for e in self.classifier.flows.values() {
+            if now.saturating_sub(e.last_seen) <= self.p.active_timeout {
+                if e.bulk {
+                    bulk += 1;
+                } else {
+                    mice += 1;
+                }
+            }
+        }
+        out.push(("xlayer_bulk_flows", f64::from(bulk)));
+        out.push(("xlayer_mice_flows", f64::from(mice)));
+        out.push(("xlayer_flows_made_bulk", self.classifier.made_bulk as f64));
+        out.push(("xlayer_bulk_pkts", self.classes[BULK].len() as f64));
+        out.push(("xlayer_mice_pkts", self.classes[MICE].len() as f64));
+    }
+
     fn bytes(&self) -> u64 {
         self.classes[BULK].bytes() + self.classes[MICE].bytes()
     }
@@ -399,6 +429,40 @@ mod tests {
         // Non-integer K rounds up: K = 2.5, one mice flow gives 3 mice packets per bulk one.
         let (bulk, mice) = shares(Params { k: 2.5, ..params() }, 1, 1, 400);
         assert_eq!((bulk[0], mice[0]), (100, 300));
+    }
+
+    #[test]
+    fn every_flow_gets_the_papers_guaranteed_share() {
+        // With FQ-CoDel in both classes (the paper's setup), each of n1 bulk flows gets at
+        // least r / (n1 + K n2) and each of n2 mice flows at least K r / (n1 + K n2).
+        let fq = || crate::qdisc::create(&crate::scenario::model::default_fq_codel(), crate::sim::Rng::stream(1, "t"));
+        let mut q = XLayer::new(params(), fq(), fq());
+        let mut v = Verdicts::default();
+        let (n1, n2) = (2u32, 3u32);
+        for i in 0..300 {
+            for f in 0..n1 {
+                q.enqueue_in(BULK, pkt(1, f), i, &mut v);
+            }
+            for f in 0..n2 {
+                q.enqueue_in(MICE, pkt(2, 100 + f), i, &mut v);
+            }
+        }
+        let mut got = HashMap::new();
+        let pulls = 550;
+        for _ in 0..pulls {
+            // Dequeue at once: the packets' sojourn stays below CoDel's target, no drops.
+            let p = q.dequeue(300, &mut v).expect("backlogged");
+            *got.entry((p.src, p.conn)).or_insert(0u32) += 1;
+        }
+        assert!(v.dropped.is_empty());
+        let share = |n: u32| f64::from(n) / pulls as f64;
+        let denom = f64::from(n1) + 3.0 * f64::from(n2);
+        for f in 0..n1 {
+            assert!(share(got[&(1, f)]) >= 1.0 / denom - 1e-9, "bulk {f}: {got:?}");
+        }
+        for f in 0..n2 {
+            assert!(share(got[&(2, 100 + f)]) >= 3.0 / denom - 1e-9, "mice {f}: {got:?}");
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! table field by field against the schema's types to name the offending key
 //! (`link[0].qdisc.limit`).
 
-use super::model::QdiscSpec;
+use super::model::{QdiscSpec, XlayerMean, XlayerWrr};
 use super::overrides::{parse_path, Step};
 use super::units::{Bytes, Duration, Rate};
 use super::{join_key, KeyError};
@@ -80,6 +80,11 @@ fn field_check(table: Buffered, tag: Option<&str>, field: &str) -> Option<Check>
         (Buffered::Qdisc, Some("codel" | "fq_codel"), "ecn") => check::<bool>,
         (Buffered::Qdisc, Some("fq_codel"), "flows" | "drop_batch") => check::<u32>,
         (Buffered::Qdisc, Some("fq_codel"), "quantum" | "memory_limit") => check::<Bytes>,
+        (Buffered::Qdisc, Some("xlayer"), "z" | "k") => check::<f64>,
+        (Buffered::Qdisc, Some("xlayer"), "history" | "active_timeout") => check::<Duration>,
+        (Buffered::Qdisc, Some("xlayer"), "mean") => check::<XlayerMean>,
+        (Buffered::Qdisc, Some("xlayer"), "wrr") => check::<XlayerWrr>,
+        (Buffered::Qdisc, Some("xlayer"), "bulk" | "mice") => check::<QdiscSpec>,
         (Buffered::App, Some("transfer" | "periodic" | "ping"), "size") => check::<Bytes>,
         (Buffered::App, Some("udp"), "packet_size") => check::<Bytes>,
         (Buffered::App, Some("udp"), "rate") => check::<Rate>,

@@ -146,12 +146,68 @@ pub enum QdiscSpec {
         #[serde(default = "default_fq_codel_drop_batch")]
         drop_batch: u32,
     },
+    /// The cross-layer AQM of paper 001: mice/bulk classes, each with its own qdisc
+    /// (FQ-CoDel with Linux defaults), served by a two-class weighted round robin.
+    Xlayer {
+        /// A flow is bulk when its bytes / the mean flow bytes ≥ z.
+        #[serde(default = "default_xlayer_z")]
+        z: f64,
+        /// Mice packets per round per active mice flow (bulk: one per flow).
+        #[serde(default = "default_xlayer_k")]
+        k: f64,
+        /// Flows the mean is over: `recent` (active and ended within `history`) or `active`.
+        #[serde(default)]
+        mean: XlayerMean,
+        #[serde(default = "default_xlayer_history")]
+        history: Duration,
+        /// A flow idle this long has ended.
+        #[serde(default = "default_xlayer_active_timeout")]
+        active_timeout: Duration,
+        /// `intended` (counters per packet, mice first) or `literal` (Algorithm 1 as printed).
+        #[serde(default)]
+        wrr: XlayerWrr,
+        #[serde(default = "default_fq_codel")]
+        bulk: Box<QdiscSpec>,
+        #[serde(default = "default_fq_codel")]
+        mice: Box<QdiscSpec>,
+    },
+}
+
+/// Which flows `xlayer`'s mean flow size is over.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum XlayerMean {
+    #[default]
+    Recent,
+    Active,
+}
+
+/// Which round robin `xlayer` runs.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum XlayerWrr {
+    #[default]
+    Intended,
+    Literal,
 }
 
 impl QdiscSpec {
     /// Check the parameters: on error, the key below the qdisc (e.g. "limit") and what was
     /// expected.
-    pub fn check(&self) -> Result<(), (&'static str, String)> {
+    pub fn check(&self) -> Result<(), (String, String)> {
+        self.check_own().map_err(|(key, msg)| (key.to_string(), msg))?;
+        if let QdiscSpec::Xlayer { bulk, mice, .. } = self {
+            for (name, class) in [("bulk", bulk), ("mice", mice)] {
+                if matches!(**class, QdiscSpec::Xlayer { .. }) {
+                    return Err((format!("{name}.kind"), "a class of xlayer cannot be xlayer itself".into()));
+                }
+                class.check().map_err(|(key, msg)| (format!("{name}.{key}"), msg))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn check_own(&self) -> Result<(), (&'static str, String)> {
         match self {
             QdiscSpec::Pfifo { limit } => check_limit(u64::from(*limit)),
             QdiscSpec::Bfifo { limit } => check_limit(limit.0),
@@ -179,6 +235,18 @@ impl QdiscSpec {
                 }
                 if *drop_batch == 0 {
                     return Err(("drop_batch", "drop_batch must be at least 1 packet".into()));
+                }
+                Ok(())
+            }
+            QdiscSpec::Xlayer { z, k, active_timeout, .. } => {
+                if !(z.is_finite() && *z > 0.0) {
+                    return Err(("z", format!("z must be a positive number (the paper uses 4), got {z}")));
+                }
+                if !(k.is_finite() && *k > 0.0) {
+                    return Err(("k", format!("k must be a positive number (the paper uses 3), got {k}")));
+                }
+                if active_timeout.0 == 0 {
+                    return Err(("active_timeout", "active_timeout must be greater than 0".into()));
                 }
                 Ok(())
             }
@@ -241,6 +309,34 @@ pub fn default_fq_codel_memory_limit() -> Bytes {
 }
 pub fn default_fq_codel_drop_batch() -> u32 {
     64
+}
+pub fn default_xlayer_z() -> f64 {
+    4.0
+}
+pub fn default_xlayer_k() -> f64 {
+    3.0
+}
+/// Ended flows count towards the mean for 10 s (reproduction-targets.md P1.1).
+pub fn default_xlayer_history() -> Duration {
+    Duration(10 * crate::sim::SEC)
+}
+/// A flow idle for 2 s has ended (airlab does not model FIN).
+pub fn default_xlayer_active_timeout() -> Duration {
+    Duration(2 * crate::sim::SEC)
+}
+/// FQ-CoDel with every Linux default.
+pub fn default_fq_codel() -> Box<QdiscSpec> {
+    Box::new(QdiscSpec::FqCodel {
+        limit: default_fq_codel_limit(),
+        flows: default_fq_codel_flows(),
+        quantum: default_fq_codel_quantum(),
+        target: default_codel_target(),
+        interval: default_codel_interval(),
+        memory_limit: default_fq_codel_memory_limit(),
+        ecn: true,
+        ce_threshold: None,
+        drop_batch: default_fq_codel_drop_batch(),
+    })
 }
 fn default_true() -> bool {
     true
