@@ -46,6 +46,13 @@ pub trait Qdisc {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// For a qdisc that holds packets back (a shaper): after `dequeue` returned `None` with
+    /// packets queued, the time at which it may hand one out. The interface retries then, like
+    /// Linux's qdisc watchdog. Work-conserving qdiscs never hold back and keep the default.
+    fn next_ready(&self) -> Option<Time> {
+        None
+    }
 }
 
 /// Every registered qdisc name, for listings.
