@@ -257,9 +257,38 @@ fn unknown_cc_lists_the_registered_ones() {
 #[test]
 fn unknown_qdisc_kind_is_refused() {
     let text = dumbbell_with("kind = \"pfifo\"", "kind = \"red\"");
-    assert_error(load(&text), "link[1].qdisc.kind", "unknown qdisc kind `red`, expected `pfifo` or `bfifo`");
+    assert_error(load(&text), "link[1].qdisc.kind", "unknown qdisc kind `red`, expected one of `pfifo`");
     let text = dumbbell_with("app = { kind = \"ping\" }", "app = { kind = \"pong\" }");
     assert_error(load(&text), "flow[1].app.kind", "unknown app kind `pong`, expected one of `bulk`");
+}
+
+#[test]
+fn cake_defaults_follow_linux() {
+    let text = dumbbell_with("kind = \"pfifo\", limit = 50", "kind = \"cake\"");
+    let r = load(&text).unwrap();
+    let QdiscSpec::Cake(cake) = &r.directions[2].qdisc else { panic!("not cake: {:?}", r.directions[2].qdisc) };
+    assert_eq!(*cake, airlab_core::scenario::CakeSpec::default());
+    assert_eq!(cake.bandwidth, None);
+    assert_eq!(cake.rtt.0, 100 * MS);
+    assert!(cake.ecn);
+    let text = dumbbell_with(
+        "kind = \"pfifo\", limit = 50",
+        "kind = \"cake\", bandwidth = \"8Mbit\", isolation = \"dual-srchost\", tins = \"besteffort\", overhead = -14",
+    );
+    let r = load(&text).unwrap();
+    let QdiscSpec::Cake(cake) = &r.directions[2].qdisc else { panic!() };
+    assert_eq!((cake.bandwidth.unwrap().0, cake.overhead), (8_000_000, -14));
+}
+
+#[test]
+fn bad_cake_parameters_are_named() {
+    let cake = |params: &str| dumbbell_with("kind = \"pfifo\", limit = 50", &format!("kind = \"cake\", {params}"));
+    assert_error(load(&cake("overhead = 300")), "link[1].qdisc.overhead", "overhead must be in [-64, 256] bytes");
+    assert_error(load(&cake("bandwidth = \"0bit\"")), "link[1].qdisc.bandwidth", "leave it out for no shaping");
+    assert_error(load(&cake("rtt = \"0ms\"")), "link[1].qdisc.rtt", "rtt must be at least");
+    assert_error(load(&cake("mpu = 1000")), "link[1].qdisc.mpu", "at most 256");
+    assert_error(load(&cake("isolation = \"triple\"")), "link[1].qdisc.isolation", "expected one of `flowblind`");
+    assert_error(load(&cake("limit = 5")), "link[1].qdisc.limit", "unknown field");
 }
 
 #[test]

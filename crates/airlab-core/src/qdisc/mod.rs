@@ -4,8 +4,10 @@
 //! so an algorithm only decides what to enqueue, what to hand out next and what to drop or mark.
 //! Adding an AQM is one file here plus one line in [`create`].
 
+mod cake;
 mod fifo;
 
+pub use cake::Cake;
 pub use fifo::Fifo;
 
 use crate::net::Packet;
@@ -56,15 +58,15 @@ pub trait Qdisc {
 }
 
 /// Every registered qdisc name, for listings.
-pub const NAMES: &[&str] = &["pfifo", "bfifo"];
+pub const NAMES: &[&str] = &["pfifo", "bfifo", "cake"];
 
 /// Build the qdisc described by `spec` (already checked by [`QdiscSpec::check`]). `rng` is the
 /// interface's own stream, for what Linux randomizes (e.g. the flow-hash perturbation).
 pub fn create(spec: &QdiscSpec, rng: Rng) -> Box<dyn Qdisc> {
-    let _ = rng; // the FIFOs use no randomness
     match spec {
         QdiscSpec::Pfifo { limit } => Box::new(Fifo::pfifo(*limit)),
         QdiscSpec::Bfifo { limit } => Box::new(Fifo::bfifo(limit.0)),
+        QdiscSpec::Cake(cake) => Box::new(Cake::new(cake, rng)),
     }
 }
 

@@ -4,7 +4,7 @@
 //! table field by field against the schema's types to name the offending key
 //! (`link[0].qdisc.limit`).
 
-use super::model::QdiscSpec;
+use super::model::{CakeIsolation, CakeTins, QdiscSpec};
 use super::overrides::{parse_path, Step};
 use super::units::{Bytes, Duration, Rate};
 use super::{join_key, KeyError};
@@ -73,6 +73,14 @@ fn field_check(table: Buffered, tag: Option<&str>, field: &str) -> Option<Check>
         (Buffered::LinkSettings, _, "qdisc") => check::<QdiscSpec>,
         (Buffered::Qdisc, Some("pfifo"), "limit") => check::<u32>,
         (Buffered::Qdisc, Some("bfifo"), "limit") => check::<Bytes>,
+        (Buffered::Qdisc, Some("cake"), "bandwidth") => check::<Rate>,
+        (Buffered::Qdisc, Some("cake"), "rtt") => check::<Duration>,
+        (Buffered::Qdisc, Some("cake"), "isolation") => check::<CakeIsolation>,
+        (Buffered::Qdisc, Some("cake"), "tins") => check::<CakeTins>,
+        (Buffered::Qdisc, Some("cake"), "overhead") => check::<i32>,
+        (Buffered::Qdisc, Some("cake"), "mpu") => check::<u32>,
+        (Buffered::Qdisc, Some("cake"), "ecn") => check::<bool>,
+        (Buffered::Qdisc, Some("cake"), "memory_limit") => check::<Bytes>,
         (Buffered::App, Some("transfer" | "periodic" | "ping"), "size") => check::<Bytes>,
         (Buffered::App, Some("udp"), "packet_size") => check::<Bytes>,
         (Buffered::App, Some("udp"), "rate") => check::<Rate>,
