@@ -20,6 +20,8 @@ pub enum Event {
     /// A socket timer (sender or receiver side, by kind).
     Timer(ConnId, TimerKind),
     AppWake(u32),
+    /// A shaping qdisc of an interface may hand out a packet again.
+    QdiscWake(IfaceId),
     Sample,
 }
 
@@ -175,6 +177,11 @@ impl World {
                 self.flush(c);
             }
             Event::AppWake(a) => self.wake_app(a as usize),
+            Event::QdiscWake(i) => {
+                let now = self.now();
+                let next = self.ifaces[i as usize].wake(now, &mut self.flows);
+                self.schedule_iface(i, next);
+            }
             Event::Sample => {
                 self.sample();
                 let next = self.now() + self.interval;
@@ -191,6 +198,9 @@ impl World {
         }
         if let Some(t) = next.arrival {
             self.events.schedule(t, Event::Arrive(i));
+        }
+        if let Some(t) = next.wake {
+            self.events.schedule(t, Event::QdiscWake(i));
         }
     }
 

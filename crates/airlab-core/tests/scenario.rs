@@ -265,6 +265,35 @@ fn unknown_qdisc_kind_is_refused() {
 }
 
 #[test]
+fn cake_defaults_follow_linux() {
+    let text = dumbbell_with("kind = \"pfifo\", limit = 50", "kind = \"cake\"");
+    let r = load(&text).unwrap();
+    let QdiscSpec::Cake(cake) = &r.directions[2].qdisc else { panic!("not cake: {:?}", r.directions[2].qdisc) };
+    assert_eq!(*cake, airlab_core::scenario::CakeSpec::default());
+    assert_eq!(cake.bandwidth, None);
+    assert_eq!(cake.rtt.0, 100 * MS);
+    assert!(cake.ecn);
+    let text = dumbbell_with(
+        "kind = \"pfifo\", limit = 50",
+        "kind = \"cake\", bandwidth = \"8Mbit\", isolation = \"dual-srchost\", tins = \"besteffort\", overhead = -14",
+    );
+    let r = load(&text).unwrap();
+    let QdiscSpec::Cake(cake) = &r.directions[2].qdisc else { panic!() };
+    assert_eq!((cake.bandwidth.unwrap().0, cake.overhead), (8_000_000, -14));
+}
+
+#[test]
+fn bad_cake_parameters_are_named() {
+    let cake = |params: &str| dumbbell_with("kind = \"pfifo\", limit = 50", &format!("kind = \"cake\", {params}"));
+    assert_error(load(&cake("overhead = 300")), "link[1].qdisc.overhead", "overhead must be in [-64, 256] bytes");
+    assert_error(load(&cake("bandwidth = \"0bit\"")), "link[1].qdisc.bandwidth", "leave it out for no shaping");
+    assert_error(load(&cake("rtt = \"0ms\"")), "link[1].qdisc.rtt", "rtt must be at least");
+    assert_error(load(&cake("mpu = 1000")), "link[1].qdisc.mpu", "at most 256");
+    assert_error(load(&cake("isolation = \"triple\"")), "link[1].qdisc.isolation", "expected one of `flowblind`");
+    assert_error(load(&cake("limit = 5")), "link[1].qdisc.limit", "unknown field");
+}
+
+#[test]
 fn bad_qdisc_limit_names_the_limit() {
     let text = dumbbell_with("limit = 50", "limit = -5");
     assert_error(load(&text), "link[1].qdisc.limit", "expected u32");

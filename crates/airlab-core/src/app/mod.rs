@@ -133,6 +133,7 @@ impl App {
             dst: self.dst,
             size,
             ecn: Ecn::NotEct,
+            dscp: 0,
             enqueued_at: 0,
             payload,
         }

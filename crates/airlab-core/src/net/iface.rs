@@ -52,6 +52,8 @@ pub struct Iface {
     device_bytes_limit: Option<u64>,
     in_tx: Option<Packet>,
     wire: VecDeque<(Time, Packet)>,
+    /// The pending wake-up asked for by a shaping qdisc, if any.
+    wake_at: Option<Time>,
     rng: Rng,
     verdicts: Verdicts,
     pub stats: IfaceStats,
@@ -64,6 +66,8 @@ pub struct Next {
     pub tx_done: Option<Time>,
     /// A packet entered the wire and arrives at the far end at this time.
     pub arrival: Option<Time>,
+    /// The qdisc holds packets back until this time: call [`Iface::wake`] then.
+    pub wake: Option<Time>,
 }
 
 impl Iface {
@@ -98,6 +102,7 @@ impl Iface {
             device_bytes_limit,
             in_tx: None,
             wire: VecDeque::new(),
+            wake_at: None,
             rng,
             verdicts: Verdicts::default(),
             stats: IfaceStats::default(),
@@ -109,7 +114,17 @@ impl Iface {
         self.stats.enqueued += 1;
         self.qdisc.enqueue(pkt, now, &mut self.verdicts);
         self.account(flows);
-        Next { tx_done: self.pump(now, flows), arrival: None }
+        self.pump(now, flows)
+    }
+
+    /// A wake-up the qdisc asked for is due: pull from it again. Superseded wake-ups (the
+    /// interface asked for an earlier one since) do nothing.
+    pub fn wake(&mut self, now: Time, flows: &mut [FlowStats]) -> Next {
+        if self.wake_at != Some(now) {
+            return Next::default();
+        }
+        self.wake_at = None;
+        self.pump(now, flows)
     }
 
     /// The packet being serialized is done: put it on the wire and start the next one.
@@ -127,7 +142,7 @@ impl Iface {
             self.wire.push_back((at, pkt));
             Some(at)
         };
-        Next { tx_done: self.pump(now, flows), arrival }
+        Next { arrival, ..self.pump(now, flows) }
     }
 
     /// The packet at the head of the wire reaches the far end.
@@ -136,9 +151,11 @@ impl Iface {
     }
 
     /// Move packets from the qdisc into the device ring and start serializing if idle.
-    /// Returns the completion time of a newly started transmission.
-    fn pump(&mut self, now: Time, flows: &mut [FlowStats]) -> Option<Time> {
+    /// Returns the completion time of a newly started transmission, and when to pull again if
+    /// the qdisc holds packets back.
+    fn pump(&mut self, now: Time, flows: &mut [FlowStats]) -> Next {
         let mut started = None;
+        let mut wake = None;
         loop {
             if self.in_tx.is_none() {
                 if let Some(pkt) = self.ring.pop_front() {
@@ -162,12 +179,29 @@ impl Iface {
                     self.device_bytes += u64::from(pkt.size);
                     self.ring.push_back(pkt);
                 }
-                None => break,
+                None => {
+                    wake = self.wake_needed(now);
+                    break;
+                }
             }
             self.account(flows);
         }
         self.account(flows);
-        started
+        Next { tx_done: started, arrival: None, wake }
+    }
+
+    /// After the qdisc handed out nothing: the wake-up to schedule, unless an earlier one is
+    /// already pending (one event per shaper deadline, not one per pull).
+    fn wake_needed(&mut self, now: Time) -> Option<Time> {
+        if self.qdisc.is_empty() {
+            return None;
+        }
+        let at = self.qdisc.next_ready()?.max(now + 1);
+        if self.wake_at.is_some_and(|pending| pending <= at) {
+            return None;
+        }
+        self.wake_at = Some(at);
+        Some(at)
     }
 
     fn account(&mut self, flows: &mut [FlowStats]) {

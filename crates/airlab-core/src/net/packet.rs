@@ -87,6 +87,10 @@ pub struct Packet {
     /// IP length in bytes.
     pub size: u32,
     pub ecn: Ecn,
+    /// Differentiated Services codepoint (the upper 6 bits of the IP TOS byte), for qdiscs that
+    /// classify by it (CAKE's tins). Every sender leaves it at 0 (best effort) for now; a flow
+    /// option could set it later.
+    pub dscp: u8,
     /// When the packet entered its current qdisc; queues measure sojourn time from it.
     pub enqueued_at: Time,
     pub payload: Payload,
@@ -115,7 +119,7 @@ impl Packet {
         ecn: Ecn,
         seg: TcpSegment,
     ) -> Self {
-        Packet { flow, conn, src, dst, size, ecn, enqueued_at: 0, payload: Payload::Tcp(seg) }
+        Packet { flow, conn, src, dst, size, ecn, dscp: 0, enqueued_at: 0, payload: Payload::Tcp(seg) }
     }
 
     pub fn tcp(&self) -> Option<&TcpSegment> {

@@ -253,6 +253,7 @@ pub(crate) mod tests {
             dst: 1,
             size,
             ecn,
+            dscp: 0,
             enqueued_at: 0,
             payload: Payload::Udp { seq: 0, sent_at: 0 },
         }

@@ -5,14 +5,24 @@
 
 use super::{create, Qdisc, Verdicts};
 use crate::net::{Ecn, Packet, TcpSegment};
-use crate::scenario::model::{QdiscSpec, XlayerMean, XlayerWrr};
-use crate::scenario::units::{Bytes, Duration};
+use crate::scenario::model::{CakeIsolation, CakeSpec, CakeTins, QdiscSpec, XlayerMean, XlayerWrr};
+use crate::scenario::units::{Bytes, Duration, Rate};
 use crate::sim::{Rng, Time, MS, US};
 use proptest::prelude::*;
 
 /// Small limits, so that the drop paths run as often as the forwarding paths.
 fn specs() -> Vec<QdiscSpec> {
     let ms = |n: u64| Duration(n * MS);
+    let cake = |isolation, bandwidth: Option<u64>, tins, memory: u64| {
+        QdiscSpec::Cake(CakeSpec {
+            bandwidth: bandwidth.map(Rate),
+            isolation,
+            tins,
+            memory_limit: Some(Bytes(memory)),
+            rtt: Duration(20 * MS),
+            ..Default::default()
+        })
+    };
     vec![
         QdiscSpec::Pfifo { limit: 1 },
         QdiscSpec::Pfifo { limit: 20 },
@@ -71,6 +81,24 @@ fn specs() -> Vec<QdiscSpec> {
                 ce_threshold: None,
             }),
         },
+        cake(CakeIsolation::TripleIsolate, None, CakeTins::Diffserv3, 8000),
+        cake(CakeIsolation::TripleIsolate, Some(20_000_000), CakeTins::Diffserv3, 8000),
+        cake(CakeIsolation::DualSrchost, Some(5_000_000), CakeTins::Besteffort, 20_000),
+        cake(CakeIsolation::DualDsthost, None, CakeTins::Diffserv4, 3000),
+        cake(CakeIsolation::Flows, Some(50_000_000), CakeTins::Diffserv4, 6000),
+        cake(CakeIsolation::Hosts, None, CakeTins::Besteffort, 6000),
+        cake(CakeIsolation::Flowblind, Some(1_000_000), CakeTins::Besteffort, 4000),
+        // xlayer over shaping classes: it must pass on when a class holds packets back.
+        QdiscSpec::Xlayer {
+            z: 1.5,
+            k: 3.0,
+            mean: XlayerMean::Active,
+            history: ms(50),
+            active_timeout: ms(20),
+            wrr: XlayerWrr::Intended,
+            bulk: Box::new(cake(CakeIsolation::Flows, Some(2_000_000), CakeTins::Besteffort, 6000)),
+            mice: Box::new(cake(CakeIsolation::TripleIsolate, Some(5_000_000), CakeTins::Diffserv3, 6000)),
+        },
     ]
 }
 
@@ -101,7 +129,9 @@ fn packet(id: u32, host: u32, conn: u32, size: u32, ect: bool) -> Packet {
     let ecn = if ect { Ecn::Ect0 } else { Ecn::NotEct };
     // The packet's sequence number carries its id, to follow it through the qdisc.
     let seg = TcpSegment { seq: u64::from(id), len: size.saturating_sub(52), ..Default::default() };
-    Packet::tcp_packet(conn, host * 8 + conn, host, 100 + conn % 2, size, ecn, seg)
+    // A few DiffServ codepoints (best effort, CS1, EF, AF41), for qdiscs with classes.
+    let dscp = [0, 8, 46, 34][conn as usize % 4];
+    Packet { dscp, ..Packet::tcp_packet(conn, host * 8 + conn, host, 100 + conn % 2, size, ecn, seg) }
 }
 
 fn id(p: &Packet) -> u64 {

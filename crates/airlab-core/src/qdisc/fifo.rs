@@ -81,6 +81,7 @@ mod tests {
             dst: 1,
             size,
             ecn: Ecn::NotEct,
+            dscp: 0,
             enqueued_at: 0,
             payload: Payload::Udp { seq: 0, sent_at: 0 },
         }

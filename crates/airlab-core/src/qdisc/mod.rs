@@ -4,11 +4,13 @@
 //! so an algorithm only decides what to enqueue, what to hand out next and what to drop or mark.
 //! Adding an AQM is one file here plus one line in [`create`].
 
+mod cake;
 pub mod codel;
 mod fifo;
 mod fq_codel;
 pub mod xlayer;
 
+pub use cake::Cake;
 pub use codel::{Codel, CodelParams};
 pub use fifo::Fifo;
 pub use fq_codel::{FqCodel, FqCodelConfig};
@@ -54,10 +56,17 @@ pub trait Qdisc {
 
     /// Variables for the queue time series (as `qdisc.<name>` columns), e.g. class counts.
     fn vars(&self, _out: &mut Vec<(&'static str, f64)>) {}
+
+    /// For a qdisc that holds packets back (a shaper): after `dequeue` returned `None` with
+    /// packets queued, the time at which it may hand one out. The interface retries then, like
+    /// Linux's qdisc watchdog. Work-conserving qdiscs never hold back and keep the default.
+    fn next_ready(&self) -> Option<Time> {
+        None
+    }
 }
 
 /// Every registered qdisc name, for listings.
-pub const NAMES: &[&str] = &["pfifo", "bfifo", "codel", "fq_codel", "xlayer"];
+pub const NAMES: &[&str] = &["pfifo", "bfifo", "codel", "fq_codel", "cake", "xlayer"];
 
 /// Build the qdisc described by `spec` (already checked by [`QdiscSpec::check`]). `rng` is the
 /// interface's own stream, for what Linux randomizes (e.g. the flow-hash perturbation).
@@ -65,6 +74,7 @@ pub fn create(spec: &QdiscSpec, mut rng: Rng) -> Box<dyn Qdisc> {
     match *spec {
         QdiscSpec::Pfifo { limit } => Box::new(Fifo::pfifo(limit)),
         QdiscSpec::Bfifo { limit } => Box::new(Fifo::bfifo(limit.0)),
+        QdiscSpec::Cake(ref cake) => Box::new(Cake::new(cake, rng)),
         QdiscSpec::Codel { limit, target, interval, ecn, ce_threshold } => Box::new(Codel::new(
             limit,
             CodelParams { target: target.0, interval: interval.0, ecn, ce_threshold: ce_threshold.map(|d| d.0) },

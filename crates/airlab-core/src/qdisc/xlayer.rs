@@ -286,6 +286,11 @@ impl Qdisc for XLayer {
         self.classes[BULK].len() + self.classes[MICE].len()
     }
 
+    /// A class that shapes (e.g. CAKE with a bandwidth) may hold packets back.
+    fn next_ready(&self) -> Option<Time> {
+        self.classes.iter().filter_map(|c| c.next_ready()).min()
+    }
+
     /// Flows per class that sent within `active_timeout` of the last sweep, flows ever made
     /// bulk, and each class's backlog.
     fn vars(&self, out: &mut Vec<(&'static str, f64)>) {

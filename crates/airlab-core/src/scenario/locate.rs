@@ -4,7 +4,7 @@
 //! table field by field against the schema's types to name the offending key
 //! (`link[0].qdisc.limit`).
 
-use super::model::{QdiscSpec, XlayerMean, XlayerWrr};
+use super::model::{CakeIsolation, CakeTins, QdiscSpec, XlayerMean, XlayerWrr};
 use super::overrides::{parse_path, Step};
 use super::units::{Bytes, Duration, Rate};
 use super::{join_key, KeyError};
@@ -85,6 +85,14 @@ fn field_check(table: Buffered, tag: Option<&str>, field: &str) -> Option<Check>
         (Buffered::Qdisc, Some("xlayer"), "mean") => check::<XlayerMean>,
         (Buffered::Qdisc, Some("xlayer"), "wrr") => check::<XlayerWrr>,
         (Buffered::Qdisc, Some("xlayer"), "bulk" | "mice") => check::<QdiscSpec>,
+        (Buffered::Qdisc, Some("cake"), "bandwidth") => check::<Rate>,
+        (Buffered::Qdisc, Some("cake"), "rtt") => check::<Duration>,
+        (Buffered::Qdisc, Some("cake"), "isolation") => check::<CakeIsolation>,
+        (Buffered::Qdisc, Some("cake"), "tins") => check::<CakeTins>,
+        (Buffered::Qdisc, Some("cake"), "overhead") => check::<i32>,
+        (Buffered::Qdisc, Some("cake"), "mpu") => check::<u32>,
+        (Buffered::Qdisc, Some("cake"), "ecn") => check::<bool>,
+        (Buffered::Qdisc, Some("cake"), "memory_limit") => check::<Bytes>,
         (Buffered::App, Some("transfer" | "periodic" | "ping"), "size") => check::<Bytes>,
         (Buffered::App, Some("udp"), "packet_size") => check::<Bytes>,
         (Buffered::App, Some("udp"), "rate") => check::<Rate>,

@@ -171,6 +171,8 @@ pub enum QdiscSpec {
         #[serde(default = "default_fq_codel")]
         mice: Box<QdiscSpec>,
     },
+    /// CAKE shaper + AQM + flow/host isolation (Linux `sch_cake`); defaults follow Linux.
+    Cake(CakeSpec),
 }
 
 /// Which flows `xlayer`'s mean flow size is over.
@@ -209,6 +211,7 @@ impl QdiscSpec {
 
     fn check_own(&self) -> Result<(), (&'static str, String)> {
         match self {
+            QdiscSpec::Cake(cake) => cake.check(),
             QdiscSpec::Pfifo { limit } => check_limit(u64::from(*limit)),
             QdiscSpec::Bfifo { limit } => check_limit(limit.0),
             QdiscSpec::Codel { limit, target, interval, .. } => {
@@ -279,6 +282,101 @@ fn check_codel(target: Duration, interval: Duration) -> Result<(), (&'static str
         ));
     }
     Ok(())
+}
+
+/// CAKE's parameters, named after `tc qdisc ... cake` keywords.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct CakeSpec {
+    /// Shaper rate; without it CAKE does not shape (Linux `unlimited`, the default).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bandwidth: Option<Rate>,
+    /// Expected round-trip time: the CoDel interval, with target = rtt / 20 (tc `rtt`).
+    pub rtt: Duration,
+    /// Flow and host isolation mode.
+    pub isolation: CakeIsolation,
+    /// DiffServ tin layout.
+    pub tins: CakeTins,
+    /// Bytes of framing per packet the shaper accounts for (may be negative), like tc
+    /// `overhead`.
+    pub overhead: i32,
+    /// Minimum packet unit: shorter packets are accounted as this many bytes.
+    pub mpu: u32,
+    /// Mark ECN-capable packets instead of dropping them (Linux CAKE always does).
+    pub ecn: bool,
+    /// Buffer memory limit; by default 4 x bandwidth x rtt, at least 4 MiB, when shaped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_limit: Option<Bytes>,
+}
+
+impl Default for CakeSpec {
+    fn default() -> Self {
+        CakeSpec {
+            bandwidth: None,
+            rtt: Duration(100 * crate::sim::MS),
+            isolation: CakeIsolation::TripleIsolate,
+            tins: CakeTins::Diffserv3,
+            overhead: 0,
+            mpu: 0,
+            ecn: true,
+            memory_limit: None,
+        }
+    }
+}
+
+impl CakeSpec {
+    fn check(&self) -> Result<(), (&'static str, String)> {
+        if self.bandwidth.is_some_and(|b| b.0 < 8 * 64) {
+            return Err((
+                "bandwidth",
+                "the shaper rate must be at least 512bit (64 bytes/s); leave it out for no shaping".into(),
+            ));
+        }
+        if self.rtt.0 < 20 * crate::sim::NS {
+            return Err(("rtt", "rtt must be at least 20ns (the target is rtt / 20)".into()));
+        }
+        if !(-64..=256).contains(&self.overhead) {
+            return Err(("overhead", format!("overhead must be in [-64, 256] bytes, got {}", self.overhead)));
+        }
+        if self.mpu > 256 {
+            return Err(("mpu", format!("mpu must be at most 256 bytes, got {}", self.mpu)));
+        }
+        if self.memory_limit.is_some_and(|m| m.0 == 0) {
+            return Err(("memory_limit", "the memory limit must be greater than 0".into()));
+        }
+        Ok(())
+    }
+}
+
+/// What CAKE isolates flows by (tc keywords); the dual and triple modes also share bandwidth
+/// fairly between hosts.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum CakeIsolation {
+    /// One queue for everything.
+    Flowblind,
+    Srchost,
+    Dsthost,
+    /// Source-destination host pairs.
+    Hosts,
+    /// 5-tuples, like fq_codel.
+    Flows,
+    /// Flows, and fairness between source hosts.
+    DualSrchost,
+    /// Flows, and fairness between destination hosts.
+    DualDsthost,
+    /// Flows, and fairness between source and between destination hosts.
+    TripleIsolate,
+}
+
+/// CAKE's DiffServ tin layouts (tc keywords). Linux's `diffserv8` and `precedence` are not
+/// modelled.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum CakeTins {
+    Besteffort,
+    Diffserv3,
+    Diffserv4,
 }
 
 pub fn default_pfifo_limit() -> u32 {
