@@ -21,6 +21,9 @@ DEFAULT_SCENARIOS = [
     "basics/dumbbell-cubic",
     "basics/dumbbell-bbr3-vs-cubic",
     "fairtt/variant-a",
+    "aqm/bufferbloat-fq_codel",
+    "aqm/cake-hosts",
+    "aqm/xlayer-uplink",
     "basics/gigabit-50flows",
 ]
 
