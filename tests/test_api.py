@@ -116,7 +116,19 @@ def test_progress_reports_fractions_and_can_stop_a_run() -> None:
 
 @pytest.mark.parametrize("name", airlab.list_builtin())
 def test_every_builtin_scenario_runs(name: str) -> None:
-    """Each shipped scenario validates and runs; every flow moves data within 2 s."""
-    res = airlab.run(name, seed=1, set={"duration": "2s"})
+    """Each shipped scenario validates and runs shortened to 4 s; every flow moves data.
+
+    The shortened run drops the warmup and pulls any later flow stop in to the new end, so
+    the check covers the scenario as written rather than failing on its own time bounds.
+    """
+    short = {"duration": "4s", "metrics.warmup": "0s"}
+    for i, flow in enumerate(airlab.validate(name)["scenario"]["flow"]):
+        if flow["stop"] is not None:
+            short[f"flow[{i}].stop"] = "4s"
+    res = airlab.run(name, seed=1, set=short)
     for flow in res.summary["flows"]:
-        assert flow["goodput_mbps"] > 0, (name, flow["name"])
+        if flow["app"] == "ping":
+            # A probe carries no payload: it must have measured RTTs instead.
+            assert flow["rtt_ms"]["p50"] > 0, (name, flow["name"])
+        else:
+            assert flow["goodput_mbps"] > 0, (name, flow["name"])
