@@ -151,3 +151,103 @@ fn fq_codel_shares_fairly_between_rtts_of_20_to_160_ms() {
     assert!(jain >= 0.95, "fq_codel Jain {jain}");
     assert!(util >= 0.95, "fq_codel utilization {util}");
 }
+
+/// A bulk flow with `tcp.ecn = true`.
+fn ect_bulk(name: &str, from: &str, cc: &str) -> String {
+    format!(
+        "[[flow]]\nname = \"{name}\"\nfrom = \"{from}\"\nto = \"d\"\ncc = \"{cc}\"\ntcp = {{ ecn = true }}\n\
+         app = {{ kind = \"bulk\" }}\n"
+    )
+}
+
+#[test]
+fn codel_marks_ect_packets_instead_of_dropping_them() {
+    // Two Reno flows through CoDel with ECN: one negotiates ECN, one does not. CoDel marks the
+    // first and drops the second; each reacts once per window, so they share the link about
+    // evenly. A sender that ignored ECE would take the link (and CoDel's queue would grow), one
+    // that reacted to every ECE-flagged ACK would starve.
+    let flows = ect_bulk("ect", "s0", "reno")
+        + "[[flow]]\nname = \"plain\"\nfrom = \"s1\"\nto = \"d\"\ncc = \"reno\"\napp = { kind = \"bulk\" }\n";
+    let out = run_toml(&topology("25s", "5s", "{ kind = \"codel\", ecn = true }", SAME_RTT, &flows), None);
+    let s = &out.summary;
+    let (ect, plain) = (flow(s, "ect"), flow(s, "plain"));
+    let (g_ect, g_plain) = (f(&ect["goodput_mbps"]), f(&plain["goodput_mbps"]));
+    let util = f(&link(s, BOTTLENECK)["utilization"]);
+    eprintln!(
+        "codel ecn, Reno ECT vs not-ECT: {g_ect:.2} / {g_plain:.2} Mbit/s; marks {} / {}, drops {} / {}, util {util:.3}",
+        ect["ecn_marks"], plain["ecn_marks"], ect["queue_drops"], plain["queue_drops"]
+    );
+    assert!(f(&ect["ecn_marks"]) > 0.0 && f(&ect["queue_drops"]) == 0.0 && f(&ect["retransmits"]) == 0.0);
+    assert!(f(&plain["queue_drops"]) > 0.0 && f(&plain["ecn_marks"]) == 0.0);
+    let share = g_ect / (g_ect + g_plain);
+    assert!((0.4..=0.6).contains(&share), "ECT flow's share {share}");
+    assert!(util >= 0.95, "utilization {util}");
+}
+
+#[test]
+fn one_ecn_cubic_flow_is_held_at_codels_target_by_marks_alone() {
+    // The queue is controlled without a single loss: CUBIC's once-per-window response to ECE
+    // keeps the standing queue where the drop variant keeps it (5-7 ms p99) at full rate.
+    let flows = ect_bulk("bulk0", "s0", "cubic");
+    let out = run_toml(&topology("25s", "5s", "{ kind = \"codel\", ecn = true }", SAME_RTT, &flows), None);
+    let s = &out.summary;
+    let samples = sojourn_samples(&out, 5.0);
+    let p99 = quantile(samples, 0.99);
+    let util = f(&link(s, BOTTLENECK)["utilization"]);
+    let bulk = flow(s, "bulk0");
+    eprintln!("codel ecn, one CUBIC ECT flow: sojourn p99 {p99:.2} ms, util {util:.3}, marks {}", bulk["ecn_marks"]);
+    assert_eq!(f(&bulk["retransmits"]), 0.0);
+    assert!(f(&bulk["ecn_marks"]) >= 5.0);
+    assert!((5.0..=7.0).contains(&p99), "sojourn p99 {p99} ms");
+    assert!(util >= 0.95, "utilization {util}");
+}
+
+#[test]
+fn bbr2_responds_to_ce_marks_below_its_ecn_rtt_bound() {
+    // A 100 Mbit/s path with a 1.4 ms base RTT (BBRv2 uses ECN only while min_rtt <= 5 ms) and
+    // DCTCP-style marking at a 1 ms sojourn. With its `ecn` parameter BBRv2 cuts inflight_lo on
+    // marked rounds; without it, it ignores the marks and keeps the queue above the threshold.
+    // Measured: 5509 vs 47403 marks in 4 s, utilization 0.97 either way.
+    let text = |ecn: bool| {
+        format!(
+            r#"
+name = "dc"
+duration = "6s"
+hosts = ["s", "d"]
+routers = ["r1"]
+[metrics]
+warmup = "2s"
+[[link]]
+between = ["s", "r1"]
+rate = "1Gbit"
+delay = "0.2ms"
+[[link]]
+name = "bottleneck"
+between = ["r1", "d"]
+rate = "100Mbit"
+delay = "0.5ms"
+forward = {{ qdisc = {{ kind = "fq_codel", ce_threshold = "1ms" }} }}
+[[flow]]
+name = "bbr"
+from = "s"
+to = "d"
+cc = "bbr2"
+cc_params = {{ ecn = {ecn} }}
+tcp = {{ ecn = true }}
+app = {{ kind = "bulk" }}
+"#
+        )
+    };
+    let marks = |ecn: bool| {
+        let out = run_toml(&text(ecn), None);
+        let bbr = flow(&out.summary, "bbr");
+        assert_eq!(f(&bbr["queue_drops"]), 0.0);
+        let m = f(&bbr["ecn_marks"]);
+        let util = f(&link(&out.summary, "bottleneck:r1->d")["utilization"]);
+        eprintln!("bbr2 ecn={ecn}: marks {m}, util {util:.3}");
+        (m, util)
+    };
+    let ((with, util), (without, _)) = (marks(true), marks(false));
+    assert!(with > 0.0 && with * 5.0 < without, "marks with ECN response {with}, without {without}");
+    assert!(util >= 0.9, "utilization with the ECN response {util}");
+}
