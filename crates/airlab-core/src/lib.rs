@@ -9,6 +9,7 @@ pub mod run;
 pub mod scenario;
 pub mod sim;
 pub mod tcp;
+pub mod wifi;
 pub mod world;
 
 pub use run::{run, run_with_progress, RunOutput};
