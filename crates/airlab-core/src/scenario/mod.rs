@@ -10,6 +10,7 @@ pub mod model;
 mod overrides;
 mod resolve;
 mod routing;
+pub mod wifi;
 pub mod units;
 
 pub use model::*;

@@ -1,0 +1,104 @@
+//! Wi-Fi networks in a scenario (`[[wifi]]`), resolved into the explicit form the MAC runs:
+//! every member node with its interface settings, and every directed link with its PHY.
+
+use super::model::QdiscSpec;
+use crate::sim::Time;
+use serde::Serialize;
+
+/// The 802.11 amendment a network runs: it picks the PHY format, the timing and the
+/// aggregation limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Standard {
+    /// 802.11a: non-HT OFDM, 6-54 Mbit/s, no aggregation.
+    A,
+    /// 802.11n: HT, MCS 0-31.
+    N,
+    /// 802.11ac: VHT.
+    Ac,
+    /// 802.11ax: HE.
+    Ax,
+}
+
+/// The PHY settings of one directed link, as written (checked against the standard).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PhySpec {
+    /// Non-HT rate in bit/s (802.11a only; 0 otherwise).
+    pub rate_bps: u64,
+    pub mcs: u8,
+    pub nss: u8,
+    pub width_mhz: u16,
+    pub gi_ns: u16,
+}
+
+/// EDCA parameters of the access category every node uses (best effort by default).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct EdcaSpec {
+    pub cw_min: u32,
+    pub cw_max: u32,
+    pub aifsn: u32,
+    /// Transmission attempts of a frame before it is dropped (dot11ShortRetryLimit).
+    pub retry_limit: u32,
+    /// TXOP limit; 0 means one frame exchange per channel access.
+    pub txop: Time,
+}
+
+/// A-MPDU aggregation of one node's transmissions.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct AggregationSpec {
+    pub enabled: bool,
+    /// MPDUs per A-MPDU (the driver's limit; capped by the Block Ack window).
+    pub max_mpdus: u32,
+    /// A-MPDU length in bytes (delimiters and padding included).
+    pub max_bytes: u32,
+    /// PPDU duration.
+    pub max_duration: Time,
+}
+
+/// The device layer below a Wi-Fi interface's qdisc.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DeviceSpec {
+    /// One driver FIFO of `size` packets for all destinations (legacy drivers).
+    Fifo { size: u32 },
+    /// mac80211-style queues, one per destination of `size` packets each, served round robin,
+    /// or by deficit round robin on airtime when `airtime_fairness`.
+    PerStation { size: u32, airtime_fairness: bool },
+}
+
+/// One member of a Wi-Fi network and the settings of its Wi-Fi interface.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResolvedWifiNode {
+    pub name: String,
+    pub qdisc: QdiscSpec,
+    pub device: DeviceSpec,
+    pub aggregation: AggregationSpec,
+}
+
+/// A directed link `from -> to` inside a network.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResolvedWifiLink {
+    pub from: String,
+    pub to: String,
+    pub phy: PhySpec,
+    /// Probability that an MPDU is received in error, independently per MPDU.
+    pub per: f64,
+}
+
+/// A Wi-Fi network: an infrastructure BSS (an AP and its stations) or an ad-hoc/mesh network.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResolvedWifi {
+    pub name: String,
+    pub standard: Standard,
+    /// The AP of an infrastructure BSS; `None` for ad hoc/mesh.
+    pub ap: Option<String>,
+    /// Members, the AP first.
+    pub nodes: Vec<ResolvedWifiNode>,
+    /// Both directions of every pair that exchange frames (BSS: AP <-> each station).
+    pub links: Vec<ResolvedWifiLink>,
+    /// Carrier-sense graph: pairs that hear each other. `None`: every member hears every other.
+    pub hears: Option<Vec<[String; 2]>>,
+    pub edca: EdcaSpec,
+    /// RTS/CTS before every data frame.
+    pub rts: bool,
+}
