@@ -1,0 +1,31 @@
+"""Analytical models used to check the simulator against closed-form results.
+
+:mod:`airlab.model.bianchi` holds Bianchi's (2000) saturation model of the 802.11 DCF and the
+single-station MAC efficiency. The modules depend only on numpy/scipy, not on the engine.
+"""
+
+from __future__ import annotations
+
+from airlab.model.bianchi import (
+    BianchiResult,
+    DcfTimes,
+    basic_times,
+    fhss_times,
+    rts_cts_times,
+    saturation_throughput,
+    single_station_throughput,
+    solve,
+    tau_of_p,
+)
+
+__all__ = [
+    "BianchiResult",
+    "DcfTimes",
+    "basic_times",
+    "fhss_times",
+    "rts_cts_times",
+    "saturation_throughput",
+    "single_station_throughput",
+    "solve",
+    "tau_of_p",
+]
