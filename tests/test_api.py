@@ -63,6 +63,20 @@ def test_validate_and_errors() -> None:
         airlab.run("no/such/scenario")
 
 
+def test_validate_wifi_network() -> None:
+    n2 = {"wifi.mesh.node": [{"name": "n2", "mcs": 7}]}
+    resolved = airlab.validate(DATA / "wifi-chain.toml", set=n2)
+    (mesh,) = resolved["wifi"]
+    assert [n["name"] for n in mesh["nodes"]] == ["n0", "n1", "n2", "n3", "n4"]
+    phy = {(link["from"], link["to"]): link["phy"] for link in mesh["links"]}
+    assert phy[("n0", "n1")] == {"rate_bps": 0, "mcs": 15, "nss": 2, "width_mhz": 40, "gi_ns": 400}
+    assert phy[("n2", "n3")]["mcs"] == 7  # n2's own transmissions
+    hops = {(r["at"], r["to"]): r["via"] for r in resolved["next_hop"]}
+    assert hops[("n0", "n4")] == "n1" and hops[("n2", "n4")] == "n3"
+    with pytest.raises(airlab.ScenarioError, match=r"wifi\[0\]\.width: width must be 20 or 40"):
+        airlab.validate(DATA / "wifi-chain.toml", set={"wifi[0].width": 80})
+
+
 def test_components_lists_builtin_algorithms() -> None:
     comps = airlab.components()
     assert {"cubic", "reno"} <= set(comps["cc"])

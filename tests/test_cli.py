@@ -67,6 +67,11 @@ def test_validate_ok(cli) -> None:
     assert proc.stdout.startswith("OK")
 
 
+def test_validate_counts_wifi_networks(cli) -> None:
+    proc = cli("validate", str(DATA / "wifi-chain.toml"), check=True)
+    assert "0 links, 1 Wi-Fi networks, 1 flows" in proc.stdout
+
+
 def test_validate_bad_file_exits_2_with_key_path(cli) -> None:
     proc = cli("validate", str(DATA / "bad-duration.toml"))
     assert proc.returncode == 2, proc

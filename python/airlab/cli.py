@@ -187,9 +187,11 @@ def _describe(resolved: dict[str, Any]) -> str:
     parts = [str(base.get("name", "?"))]
     if base.get("duration") is not None:
         parts.append(f"duration {base['duration']}")
+    n_wifi = count(base, "wifi")
+    wifi = f"{n_wifi} Wi-Fi networks, " if n_wifi else ""
     parts.append(
         f"{count(base, 'hosts')} hosts, {count(base, 'routers')} routers, "
-        f"{count(base, 'link', 'links')} links, {n_flows} flows"
+        f"{count(base, 'link', 'links')} links, {wifi}{n_flows} flows"
     )
     text = ", ".join(parts)
     desc = str(base.get("description") or "").strip()

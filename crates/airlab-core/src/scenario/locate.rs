@@ -1,7 +1,7 @@
 //! Pinpoints errors inside tables that serde buffers before deserializing them: a link's shared
-//! settings (`#[serde(flatten)]`) and the internally tagged `qdisc` and `app` tables. Inside
-//! those, `serde_path_to_error` only sees the enclosing table (`link[0]`), so we re-check that
-//! table field by field against the schema's types to name the offending key
+//! settings (`#[serde(flatten)]`) and the internally tagged `qdisc`, `app` and Wi-Fi `device`
+//! tables. Inside those, `serde_path_to_error` only sees the enclosing table (`link[0]`), so we
+//! re-check that table field by field against the schema's types to name the offending key
 //! (`link[0].qdisc.limit`).
 
 use super::model::{CakeIsolation, CakeTins, QdiscSpec, XlayerMean, XlayerWrr};
@@ -18,6 +18,8 @@ enum Buffered {
     LinkSettings,
     Qdisc,
     App,
+    /// The device layer of a Wi-Fi interface (`DeviceSpec`).
+    Device,
 }
 
 type Check = fn(Value) -> Result<(), String>;
@@ -57,6 +59,7 @@ fn buffered(key: &str) -> Option<Buffered> {
     match last {
         "qdisc" => Some(Buffered::Qdisc),
         "app" if parent.starts_with("flow[") => Some(Buffered::App),
+        "device" if parent.starts_with("wifi[") => Some(Buffered::Device),
         "forward" | "reverse" if parent.starts_with("link[") => Some(Buffered::LinkSettings),
         _ if parent.is_empty() && last.starts_with("link[") => Some(Buffered::LinkSettings),
         _ => None,
@@ -98,6 +101,8 @@ fn field_check(table: Buffered, tag: Option<&str>, field: &str) -> Option<Check>
         (Buffered::App, Some("udp"), "rate") => check::<Rate>,
         (Buffered::App, Some("periodic"), "period" | "random_start") => check::<Duration>,
         (Buffered::App, Some("ping"), "interval") => check::<Duration>,
+        (Buffered::Device, Some("fifo" | "per_station"), "size") => check::<u32>,
+        (Buffered::Device, Some("per_station"), "airtime_fairness") => check::<bool>,
         _ => return None,
     })
 }

@@ -9,12 +9,14 @@ mod locate;
 pub mod model;
 mod overrides;
 mod resolve;
+mod resolve_wifi;
 mod routing;
-pub mod wifi;
 pub mod units;
+pub mod wifi;
 
 pub use model::*;
 pub use resolve::{Resolved, ResolvedFlow};
+pub use resolve_wifi::{check_phy, BEST_EFFORT_EDCA, MAX_PPDU_DURATION};
 pub use units::{parse_bytes, parse_duration, parse_rate, Bytes, Duration, Rate};
 
 use std::fmt;
@@ -111,11 +113,20 @@ fn deserialize(doc: toml::Value, applied: &[overrides::Applied]) -> Result<Scena
     if let Some(field) = found.message.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`')) {
         found = KeyError::new(join_key(&found.key, field), "missing required key");
     }
-    // serde calls the `kind` tag of `qdisc` and `app` tables a "variant"; use the schema's word.
+    // serde calls the `kind` tag of `qdisc`, `app` and `device` tables, and a Wi-Fi
+    // `standard`, a "variant"; use the schema's word.
     if let Some(rest) = found.message.strip_prefix("unknown variant") {
         if let Some(table) = found.key.strip_suffix(".kind").and_then(|t| t.rsplit('.').next()) {
             found.message = format!("unknown {table} kind{rest}");
+        } else if found.key.ends_with(".standard") {
+            found.message = format!("unknown Wi-Fi standard{rest}");
         }
+    }
+    // The fixed-size arrays of the schema (`between`, `peers` and `hears` entries) are pairs.
+    let length = found.message.strip_prefix("invalid length ").and_then(|m| m.split(',').next());
+    if let Some(length) = length.filter(|_| found.message.contains("array")) {
+        let entries = if length == "1" { "entry" } else { "entries" };
+        found.message = format!("expected a pair of node names such as [\"a\", \"b\"], got {length} {entries}");
     }
     if let Some(set) = applied.iter().find(|set| set.touches(&found.key)) {
         found.message = format!("{} (from --set {}={})", found.message, set.key, set.value);

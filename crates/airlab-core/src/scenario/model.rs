@@ -2,6 +2,7 @@
 //! Quantities with units are parsed by the newtypes in [`super::units`].
 
 use super::units::{Bytes, Duration, Rate};
+use super::wifi::{DeviceSpec, Standard};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -24,6 +25,9 @@ pub struct Scenario {
     pub routers: Vec<String>,
     #[serde(default, rename = "link")]
     pub links: Vec<Link>,
+    /// Wi-Fi networks: infrastructure BSSs and ad hoc/mesh networks.
+    #[serde(default)]
+    pub wifi: Vec<Wifi>,
     /// Explicit static routes; missing ones are filled with shortest (fewest-hop) paths.
     #[serde(default, rename = "route")]
     pub routes: Vec<Route>,
@@ -577,5 +581,176 @@ pub struct Metrics {
 impl Default for Metrics {
     fn default() -> Self {
         Metrics { interval: Duration(100 * crate::sim::MS), warmup: Duration(0) }
+    }
+}
+
+/// A Wi-Fi network (`[[wifi]]`): an infrastructure BSS (`ap` and `stations`) or an ad hoc/mesh
+/// network (`nodes`, and optionally `peers`). Its PHY keys apply to every link of the network
+/// unless a member's `[[wifi.node]]` table overrides them; `None` means the standard's default.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Wifi {
+    /// Defaults to "wifi<i>"; unique among Wi-Fi networks and links.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub standard: Standard,
+    /// The access point of an infrastructure BSS.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ap: Option<String>,
+    /// The stations of an infrastructure BSS; each exchanges frames with the AP only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stations: Option<Vec<String>>,
+    /// The members of an ad hoc/mesh network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Vec<String>>,
+    /// Mesh only: the pairs that exchange frames; every pair when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peers: Option<Vec<[String; 2]>>,
+    /// Carrier-sense graph (unordered pairs that hear each other); everyone hears everyone when
+    /// absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hears: Option<Vec<[String; 2]>>,
+    /// Non-HT rate (802.11a only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcs: Option<u8>,
+    /// Channel width in MHz.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<u16>,
+    /// Guard interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gi: Option<Duration>,
+    /// Spatial streams (802.11ac/ax; 802.11n derives them from the MCS).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nss: Option<u8>,
+    /// Per-MPDU error probability, in [0, 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per: Option<f64>,
+    /// RTS/CTS before every data frame.
+    #[serde(default)]
+    pub rts: bool,
+    #[serde(default)]
+    pub edca: WifiEdca,
+    #[serde(default)]
+    pub aggregation: WifiAggregation,
+    /// The qdisc layer of every member's Wi-Fi interface.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qdisc: Option<QdiscSpec>,
+    /// The device layer of every member's Wi-Fi interface.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<DeviceSpec>,
+    /// Per-member settings (`[[wifi.node]]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub node: Vec<WifiNode>,
+}
+
+/// The settings of one member of a Wi-Fi network (`[[wifi.node]]`), over the network's.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WifiNode {
+    /// A member of the network.
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcs: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gi: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nss: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per: Option<f64>,
+    /// Layered key by key over the network's `aggregation`.
+    #[serde(default)]
+    pub aggregation: WifiAggregation,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qdisc: Option<QdiscSpec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<DeviceSpec>,
+}
+
+/// EDCA parameters as written; missing ones take the best-effort defaults.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WifiEdca {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cw_min: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cw_max: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aifsn: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_limit: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub txop: Option<Duration>,
+}
+
+/// A-MPDU aggregation as written; missing keys take the next layer's value or the standard's
+/// default.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WifiAggregation {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_mpdus: Option<u32>,
+    /// Bytes (a plain integer, like the 802.11 limits it is compared with).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_duration: Option<Duration>,
+}
+
+/// The PHY keys of a `[[wifi]]` entry or a `[[wifi.node]]` table, to layer them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WifiPhyKeys {
+    pub rate: Option<Rate>,
+    pub mcs: Option<u8>,
+    pub width: Option<u16>,
+    pub gi: Option<Duration>,
+    pub nss: Option<u8>,
+    pub per: Option<f64>,
+}
+
+impl Wifi {
+    pub fn phy_keys(&self) -> WifiPhyKeys {
+        let (rate, mcs, width, gi, nss, per) = (self.rate, self.mcs, self.width, self.gi, self.nss, self.per);
+        WifiPhyKeys { rate, mcs, width, gi, nss, per }
+    }
+
+    /// The members: the AP then the stations (a BSS), or `nodes` (ad hoc/mesh).
+    pub fn members(&self) -> Vec<&str> {
+        let ap = self.ap.iter();
+        let listed = if self.ap.is_some() { &self.stations } else { &self.nodes };
+        ap.chain(listed.iter().flatten()).map(String::as_str).collect()
+    }
+
+    /// The pairs that exchange frames, in order: the AP with each station; the mesh `peers`, or
+    /// every pair of members in member order.
+    pub fn pairs(&self) -> Vec<[&str; 2]> {
+        if let Some(ap) = &self.ap {
+            return self.stations.iter().flatten().map(|sta| [ap.as_str(), sta.as_str()]).collect();
+        }
+        if let Some(peers) = &self.peers {
+            return peers.iter().map(|[a, b]| [a.as_str(), b.as_str()]).collect();
+        }
+        let members = self.members();
+        let mut pairs = Vec::new();
+        for (i, a) in members.iter().enumerate() {
+            for b in &members[i + 1..] {
+                pairs.push([*a, *b]);
+            }
+        }
+        pairs
+    }
+}
+
+impl WifiNode {
+    pub fn phy_keys(&self) -> WifiPhyKeys {
+        let (rate, mcs, width, gi, nss, per) = (self.rate, self.mcs, self.width, self.gi, self.nss, self.per);
+        WifiPhyKeys { rate, mcs, width, gi, nss, per }
     }
 }

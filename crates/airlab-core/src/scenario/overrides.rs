@@ -2,7 +2,8 @@
 //! so that an override is held to exactly the same rules as the file itself.
 //!
 //! Paths are dotted; list elements are addressed by index (`flow.0.cc` or `flow[0].cc`) or by
-//! name (`link.bottleneck.rate`), where a link's default name is "a-b" and a flow's "flow<i>".
+//! name (`link.bottleneck.rate`, `wifi.bss.node.sta1.mcs`), where a link's default name is
+//! "a-b", a flow's "flow<i>" and a Wi-Fi network's "wifi<i>".
 
 use super::KeyError;
 use toml::Value;
@@ -72,12 +73,16 @@ fn apply_one(doc: &mut Value, key: &str, text: &str) -> Result<Applied, KeyError
     Ok(Applied { key: key.to_string(), value: text.to_string(), path })
 }
 
-/// Top-level keys of the scenario schema; any other first step may name a link or a flow.
+/// Top-level keys of the scenario schema; any other first step may name a link, a flow or a
+/// Wi-Fi network.
 const TOP_LEVEL: &[&str] =
-    &["name", "description", "duration", "seed", "hosts", "routers", "link", "route", "flow", "metrics"];
+    &["name", "description", "duration", "seed", "hosts", "routers", "link", "wifi", "route", "flow", "metrics"];
+
+/// Lists whose entries a bare name may designate.
+const NAMED_LISTS: [&str; 3] = ["link", "flow", "wifi"];
 
 /// `bottleneck.qdisc.limit` is short for `link.bottleneck.qdisc.limit` when a link (or a
-/// flow) has that name.
+/// flow, or a Wi-Fi network) has that name.
 fn expand_shorthand(doc: &Value, mut steps: Vec<Step>) -> Result<Vec<Step>, String> {
     let Some(Step::Key(first)) = steps.first() else { return Ok(steps) };
     if TOP_LEVEL.contains(&first.as_str()) {
@@ -88,17 +93,21 @@ fn expand_shorthand(doc: &Value, mut steps: Vec<Step>) -> Result<Vec<Step>, Stri
             items.iter().enumerate().any(|(i, item)| element_name(list, i, item).as_deref() == Some(first.as_str()))
         })
     };
-    let owners: Vec<&str> = ["link", "flow"].into_iter().filter(|list| named(list)).collect();
+    let owners: Vec<&str> = NAMED_LISTS.into_iter().filter(|list| named(list)).collect();
     match owners.as_slice() {
         [list] => {
             steps.insert(0, Step::Key(list.to_string()));
             Ok(steps)
         }
         [] => Err(format!(
-            "`{first}` is neither a top-level key ({}) nor the name of a link or flow",
+            "`{first}` is neither a top-level key ({}) nor the name of a link, flow or Wi-Fi network",
             TOP_LEVEL.join(", ")
         )),
-        _ => Err(format!("`{first}` names both a link and a flow; write `link.{first}` or `flow.{first}`")),
+        lists => Err(format!(
+            "`{first}` names entries of several lists ({}); write {}",
+            lists.join(", "),
+            lists.iter().map(|list| format!("`{list}.{first}`")).collect::<Vec<_>>().join(" or ")
+        )),
     }
 }
 
@@ -158,6 +167,7 @@ fn element_name(list_key: &str, index: usize, item: &Value) -> Option<String> {
             }
         }
         "flow" => Some(format!("flow{index}")),
+        "wifi" => Some(format!("wifi{index}")),
         _ => None,
     }
 }

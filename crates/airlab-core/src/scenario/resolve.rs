@@ -2,7 +2,9 @@
 //! simulator runs. Each check names the key path it is about and what was expected.
 
 use super::model::*;
+use super::resolve_wifi::resolve_wifi;
 use super::routing::{self, NextHop};
+use super::wifi::ResolvedWifi;
 use super::KeyError;
 use crate::sim::Time;
 use crate::tcp::cc::{CcParams, NAMES as CC_NAMES};
@@ -21,6 +23,8 @@ pub struct Resolved {
     pub next_hop: NextHop,
     /// Flows with `count` copies expanded.
     pub flows: Vec<ResolvedFlow>,
+    /// Wi-Fi networks, in file order.
+    pub wifi: Vec<ResolvedWifi>,
 }
 
 impl Resolved {
@@ -47,7 +51,7 @@ pub struct ResolvedFlow {
 /// Largest IPv4 UDP payload.
 const MAX_UDP_PAYLOAD: u64 = 65_507;
 /// Bounds on a driver ring: beyond this the "device" is really a second, hidden qdisc.
-const MAX_DEVICE_QUEUE: u32 = 100_000;
+pub(super) const MAX_DEVICE_QUEUE: u32 = 100_000;
 /// RFC 879's minimum and the largest MSS that fits an IPv4 packet.
 const MSS_RANGE: std::ops::RangeInclusive<u32> = 536..=65_495;
 
@@ -58,16 +62,18 @@ pub(crate) fn resolve(scenario: Scenario) -> Result<Resolved, KeyError> {
     }
     let nodes = Nodes::check(s)?;
     let directions = resolve_links(s, &nodes)?;
+    let link_names: Vec<&str> = directions.iter().step_by(2).map(|d| d.link.as_str()).collect();
+    let wifi = resolve_wifi(s, &nodes, &link_names)?;
     check_routes(s, &nodes)?;
     let flows = resolve_flows(s, &nodes)?;
     check_metrics(s)?;
     let next_hop = routing::next_hops(s);
     routing::check_paths(s, &next_hop)?;
-    Ok(Resolved { directions, next_hop, flows, scenario })
+    Ok(Resolved { directions, next_hop, flows, wifi, scenario })
 }
 
 /// The declared hosts and routers.
-struct Nodes<'a> {
+pub(super) struct Nodes<'a> {
     hosts: &'a [String],
     routers: &'a [String],
 }
@@ -98,7 +104,7 @@ impl<'a> Nodes<'a> {
     }
 
     /// Checks that `name` is a declared node.
-    fn known(&self, key: String, name: &str) -> Result<(), KeyError> {
+    pub(super) fn known(&self, key: String, name: &str) -> Result<(), KeyError> {
         if self.all().any(|n| n == name) {
             return Ok(());
         }

@@ -8,11 +8,13 @@ use std::collections::{BTreeMap, VecDeque};
 /// (node, destination host) -> next-hop neighbour.
 pub type NextHop = BTreeMap<(String, String), String>;
 
-/// Neighbours of each node, in link order (which breaks ties between equal-length paths).
+/// Neighbours of each node: over wired links in link order, then over Wi-Fi (each network's
+/// pairs that exchange frames, in network order). The order breaks ties between equal-length
+/// paths.
 pub(crate) fn neighbours(s: &Scenario) -> BTreeMap<&str, Vec<&str>> {
     let mut adjacent: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for link in &s.links {
-        let [a, b] = &link.between;
+    let wired = s.links.iter().map(|link| [link.between[0].as_str(), link.between[1].as_str()]);
+    for [a, b] in wired.chain(s.wifi.iter().flat_map(|w| w.pairs())) {
         adjacent.entry(a).or_default().push(b);
         adjacent.entry(b).or_default().push(a);
     }

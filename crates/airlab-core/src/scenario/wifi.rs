@@ -3,11 +3,11 @@
 
 use super::model::QdiscSpec;
 use crate::sim::Time;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The 802.11 amendment a network runs: it picks the PHY format, the timing and the
 /// aggregation limits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Standard {
     /// 802.11a: non-HT OFDM, 6-54 Mbit/s, no aggregation.
@@ -55,15 +55,31 @@ pub struct AggregationSpec {
     pub max_duration: Time,
 }
 
-/// The device layer below a Wi-Fi interface's qdisc.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+/// The device layer below a Wi-Fi interface's qdisc (also the `device` table of a scenario,
+/// where `size` defaults to [`DEFAULT_DEVICE_SIZE`] and `airtime_fairness` to false).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum DeviceSpec {
     /// One driver FIFO of `size` packets for all destinations (legacy drivers).
-    Fifo { size: u32 },
+    Fifo {
+        #[serde(default = "default_device_size")]
+        size: u32,
+    },
     /// mac80211-style queues, one per destination of `size` packets each, served round robin,
     /// or by deficit round robin on airtime when `airtime_fairness`.
-    PerStation { size: u32, airtime_fairness: bool },
+    PerStation {
+        #[serde(default = "default_device_size")]
+        size: u32,
+        #[serde(default)]
+        airtime_fairness: bool,
+    },
+}
+
+/// Packets per device queue when a scenario does not say.
+pub const DEFAULT_DEVICE_SIZE: u32 = 128;
+
+fn default_device_size() -> u32 {
+    DEFAULT_DEVICE_SIZE
 }
 
 /// One member of a Wi-Fi network and the settings of its Wi-Fi interface.

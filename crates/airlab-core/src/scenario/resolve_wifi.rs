@@ -1,0 +1,718 @@
+//! `[[wifi]]` networks: structural and parameter checks, and resolution into the explicit
+//! [`ResolvedWifi`] form (every member with its interface, every directed link with its PHY).
+//!
+//! Checks run on each table as written (the network's and each `[[wifi.node]]`), so that an
+//! error names the key where the offending value is, even when another layer shadows it; the
+//! PHY of each link is then checked as a whole, for combinations that no single key decides.
+
+use super::model::*;
+use super::resolve::{Nodes, MAX_DEVICE_QUEUE};
+use super::units::{Duration, Rate};
+use super::wifi::*;
+use super::KeyError;
+use crate::sim::{Time, US};
+use std::collections::BTreeMap;
+
+/// Non-HT (802.11a) rates in Mbit/s.
+pub const A_RATES_MBIT: [u64; 8] = [6, 9, 12, 18, 24, 36, 48, 54];
+/// aPPDUMaxTime: the longest HT-mixed, VHT or HE PPDU.
+pub const MAX_PPDU_DURATION: Time = 5_484 * US;
+/// The largest contention window the 4-bit ECWmin/ECWmax fields express (2^15 - 1).
+pub const MAX_CW: u32 = 32_767;
+/// The largest AIFSN (a 4-bit field).
+pub const MAX_AIFSN: u32 = 15;
+/// dot11ShortRetryLimit is 1 to 255.
+pub const MAX_RETRY_LIMIT: u32 = 255;
+/// The TXOP limit field counts units of 32 us in 8 bits.
+pub const MAX_TXOP: Time = 255 * 32 * US;
+/// The largest non-HT PSDU (aPSDUMaxLength of 802.11a).
+const MAX_NON_HT_PSDU: u32 = 4_095;
+
+/// Best-effort EDCA parameters (802.11 default EDCA parameter set; ns-3's defaults).
+pub const BEST_EFFORT_EDCA: EdcaSpec = EdcaSpec { cw_min: 15, cw_max: 1023, aifsn: 3, retry_limit: 7, txop: 0 };
+
+impl Standard {
+    /// "802.11n", for messages.
+    pub fn label(self) -> &'static str {
+        match self {
+            Standard::A => "802.11a",
+            Standard::N => "802.11n",
+            Standard::Ac => "802.11ac",
+            Standard::Ax => "802.11ax",
+        }
+    }
+
+    /// MPDUs a Block Ack agreement covers: the most one A-MPDU may carry (1 for 802.11a,
+    /// which does not aggregate).
+    pub fn block_ack_window(self) -> u32 {
+        match self {
+            Standard::A => 1,
+            Standard::N | Standard::Ac => 64,
+            Standard::Ax => 256,
+        }
+    }
+
+    /// The longest A-MPDU in bytes (for 802.11a, the longest PSDU).
+    pub fn max_ampdu_bytes(self) -> u32 {
+        match self {
+            Standard::A => MAX_NON_HT_PSDU,
+            Standard::N => 65_535,
+            Standard::Ac => 1_048_575,
+            Standard::Ax => 6_500_631,
+        }
+    }
+
+    /// The PHY of a link that sets nothing: 54 Mbit/s for 802.11a, else MCS 7, one spatial
+    /// stream, 20 MHz, 800 ns guard interval.
+    pub fn default_phy(self) -> PhySpec {
+        let rate_bps = if self == Standard::A { 54_000_000 } else { 0 };
+        let mcs = if self == Standard::A { 0 } else { 7 };
+        PhySpec { rate_bps, mcs, nss: 1, width_mhz: 20, gi_ns: 800 }
+    }
+
+    /// Aggregation of an interface that sets nothing: on, up to the Block Ack window and the
+    /// longest A-MPDU, in PPDUs of at most 5.484 ms (off for 802.11a).
+    pub fn default_aggregation(self) -> AggregationSpec {
+        AggregationSpec {
+            enabled: self != Standard::A,
+            max_mpdus: self.block_ack_window(),
+            max_bytes: self.max_ampdu_bytes(),
+            max_duration: MAX_PPDU_DURATION,
+        }
+    }
+
+    fn widths(self) -> &'static [u16] {
+        match self {
+            Standard::A => &[20],
+            Standard::N => &[20, 40],
+            Standard::Ac | Standard::Ax => &[20, 40, 80, 160],
+        }
+    }
+
+    fn guard_intervals_ns(self) -> &'static [u64] {
+        match self {
+            Standard::A => &[800],
+            Standard::N | Standard::Ac => &[800, 400],
+            Standard::Ax => &[800, 1600, 3200],
+        }
+    }
+
+    fn max_mcs(self) -> u8 {
+        match self {
+            Standard::A => 0,
+            Standard::N => 31,
+            Standard::Ac => 9,
+            Standard::Ax => 11,
+        }
+    }
+}
+
+impl ResolvedWifi {
+    pub fn node(&self, name: &str) -> Option<&ResolvedWifiNode> {
+        self.nodes.iter().find(|n| n.name == name)
+    }
+
+    /// The directed link `from -> to`, if the two exchange frames.
+    pub fn link(&self, from: &str, to: &str) -> Option<&ResolvedWifiLink> {
+        self.links.iter().find(|l| l.from == from && l.to == to)
+    }
+
+    /// True if two different members hear each other's transmissions (carrier sense).
+    pub fn hears_each_other(&self, a: &str, b: &str) -> bool {
+        if a == b || self.node(a).is_none() || self.node(b).is_none() {
+            return false;
+        }
+        match &self.hears {
+            None => true,
+            Some(pairs) => pairs.iter().any(|[x, y]| (x == a && y == b) || (x == b && y == a)),
+        }
+    }
+}
+
+/// Checks a directed link's PHY against its standard: every value in range, and a valid
+/// combination. On error, the PHY key to blame (`rate`, `mcs`, `width`, `gi`, `nss`) and what
+/// was expected. Combinations are blamed on `mcs`, the key most often changed.
+pub fn check_phy(standard: Standard, phy: &PhySpec) -> Result<(), (&'static str, String)> {
+    let std = standard.label();
+    if standard == Standard::A {
+        check_rate(standard, phy.rate_bps).map_err(|m| ("rate", m))?;
+        if phy.mcs != 0 {
+            return Err(("mcs", format!("{std} has no MCS (it is 0 in the resolved PHY), got {}", phy.mcs)));
+        }
+    } else {
+        if phy.rate_bps != 0 {
+            return Err(("rate", format!("{std} sets `mcs`, not a non-HT rate (0 in the resolved PHY)")));
+        }
+        check_mcs(standard, phy.mcs).map_err(|m| ("mcs", m))?;
+    }
+    check_width(standard, phy.width_mhz).map_err(|m| ("width", m))?;
+    check_gi(standard, u64::from(phy.gi_ns)).map_err(|m| ("gi", m))?;
+    match standard {
+        Standard::A if phy.nss != 1 => {
+            return Err(("nss", format!("{std} sends one spatial stream, got nss = {}", phy.nss)))
+        }
+        Standard::N if phy.nss != phy.mcs / 8 + 1 => {
+            return Err((
+                "nss",
+                format!(
+                    "HT MCS {} has {} spatial stream(s) (nss = mcs / 8 + 1), got nss = {}",
+                    phy.mcs,
+                    phy.mcs / 8 + 1,
+                    phy.nss
+                ),
+            ))
+        }
+        Standard::Ac | Standard::Ax => check_nss(standard, phy.nss).map_err(|m| ("nss", m))?,
+        _ => {}
+    }
+    if standard == Standard::Ac {
+        check_vht_combination(phy).map_err(|m| ("mcs", m))?;
+    }
+    Ok(())
+}
+
+/// 802.11ac leaves out the MCS, width and stream combinations whose bits do not divide evenly
+/// among OFDM symbols and encoders (IEEE 802.11-2016, 21.5).
+fn check_vht_combination(phy: &PhySpec) -> Result<(), String> {
+    let (mcs, width, nss) = (phy.mcs, phy.width_mhz, phy.nss);
+    let valid = match (mcs, width) {
+        (9, 20) => nss == 3 || nss == 6,
+        (6, 80) => nss != 3 && nss != 7,
+        (9, 80) => nss != 6,
+        (9, 160) => nss != 3,
+        _ => true,
+    };
+    if valid {
+        return Ok(());
+    }
+    let hint = if (mcs, width) == (9, 20) { " (at 20 MHz, MCS 9 needs nss = 3 or 6)" } else { "" };
+    Err(format!(
+        "VHT MCS {mcs} is not defined at {width} MHz with {nss} spatial stream(s){hint}; \
+         choose another MCS, width or nss"
+    ))
+}
+
+fn check_rate(standard: Standard, bps: u64) -> Result<(), String> {
+    if bps.is_multiple_of(1_000_000) && A_RATES_MBIT.contains(&(bps / 1_000_000)) {
+        return Ok(());
+    }
+    let rates = A_RATES_MBIT.map(|r| r.to_string()).join(", ");
+    Err(format!("{} rates are {rates} Mbit/s, got {}", standard.label(), Rate(bps)))
+}
+
+fn check_mcs(standard: Standard, mcs: u8) -> Result<(), String> {
+    let max = standard.max_mcs();
+    if mcs <= max {
+        return Ok(());
+    }
+    let streams = if standard == Standard::N { " (0-7: 1 spatial stream, 8-15: 2, 16-23: 3, 24-31: 4)" } else { "" };
+    Err(format!("mcs must be 0 to {max} for {}{streams}, got {mcs}", standard.label()))
+}
+
+fn check_width(standard: Standard, width: u16) -> Result<(), String> {
+    let widths = standard.widths();
+    if widths.contains(&width) {
+        return Ok(());
+    }
+    let list = widths.iter().map(u16::to_string).collect::<Vec<_>>().join(" or ");
+    Err(format!("width must be {list} (MHz) for {}, got {width}", standard.label()))
+}
+
+fn check_gi(standard: Standard, gi_ns: u64) -> Result<(), String> {
+    let gis = standard.guard_intervals_ns();
+    if gis.contains(&gi_ns) {
+        return Ok(());
+    }
+    let list = gis.iter().map(|g| format!("\"{g}ns\"")).collect::<Vec<_>>().join(" or ");
+    Err(format!("gi must be {list} for {}, got \"{}\"", standard.label(), Duration(gi_ns)))
+}
+
+fn check_nss(standard: Standard, nss: u8) -> Result<(), String> {
+    if (1..=8).contains(&nss) {
+        return Ok(());
+    }
+    Err(format!("nss must be 1 to 8 spatial streams for {}, got {nss}", standard.label()))
+}
+
+/// Checks the PHY keys written in one table: each applies to the standard and is in range.
+fn check_phy_keys(standard: Standard, keys: &WifiPhyKeys) -> Result<(), (&'static str, String)> {
+    let std = standard.label();
+    if let Some(rate) = keys.rate {
+        if standard != Standard::A {
+            return Err(("rate", format!("`rate` is the non-HT rate of 802.11a; {std} sets `mcs` instead")));
+        }
+        check_rate(standard, rate.0).map_err(|m| ("rate", m))?;
+    }
+    if let Some(mcs) = keys.mcs {
+        if standard == Standard::A {
+            let rates = A_RATES_MBIT.map(|r| r.to_string()).join(", ");
+            return Err(("mcs", format!("802.11a has no MCS; set `rate` to one of {rates} Mbit/s")));
+        }
+        check_mcs(standard, mcs).map_err(|m| ("mcs", m))?;
+    }
+    if let Some(width) = keys.width {
+        check_width(standard, width).map_err(|m| ("width", m))?;
+    }
+    if let Some(gi) = keys.gi {
+        check_gi(standard, gi.0).map_err(|m| ("gi", m))?;
+    }
+    if let Some(nss) = keys.nss {
+        match standard {
+            Standard::A => return Err(("nss", "802.11a sends one spatial stream; remove `nss`".into())),
+            Standard::N => {
+                return Err((
+                    "nss",
+                    "802.11n MCS imply the spatial streams (nss = mcs / 8 + 1: MCS 0-7 one stream, \
+                     8-15 two, ...); remove `nss` and choose the MCS"
+                        .into(),
+                ))
+            }
+            Standard::Ac | Standard::Ax => check_nss(standard, nss).map_err(|m| ("nss", m))?,
+        }
+    }
+    if let Some(per) = keys.per {
+        if !(0.0..1.0).contains(&per) {
+            return Err(("per", format!("per must be a probability in [0, 1), such as 0.01; got {per}")));
+        }
+    }
+    Ok(())
+}
+
+fn check_aggregation_keys(standard: Standard, agg: &WifiAggregation) -> Result<(), (&'static str, String)> {
+    let std = standard.label();
+    if standard == Standard::A {
+        if agg.enabled == Some(true) {
+            return Err((
+                "enabled",
+                "802.11a has no A-MPDU aggregation (it came with 802.11n); remove `enabled = true`".into(),
+            ));
+        }
+        let limits = [
+            ("max_mpdus", agg.max_mpdus.is_some()),
+            ("max_bytes", agg.max_bytes.is_some()),
+            ("max_duration", agg.max_duration.is_some()),
+        ];
+        if let Some((field, _)) = limits.into_iter().find(|(_, set)| *set) {
+            return Err((field, format!("802.11a has no A-MPDU aggregation, so `{field}` does not apply")));
+        }
+        return Ok(());
+    }
+    if let Some(n) = agg.max_mpdus {
+        let window = standard.block_ack_window();
+        if !(1..=window).contains(&n) {
+            return Err((
+                "max_mpdus",
+                format!("max_mpdus must be 1 to {window} for {std} (its Block Ack window), got {n}"),
+            ));
+        }
+    }
+    if let Some(n) = agg.max_bytes {
+        let max = standard.max_ampdu_bytes();
+        if !(1..=max).contains(&n) {
+            return Err(("max_bytes", format!("max_bytes must be 1 to {max} for {std} (its longest A-MPDU), got {n}")));
+        }
+    }
+    if let Some(d) = agg.max_duration {
+        if d.0 == 0 || d.0 > MAX_PPDU_DURATION {
+            return Err((
+                "max_duration",
+                format!(
+                    "max_duration must be greater than 0 and at most 5.484ms (aPPDUMaxTime, the longest PPDU), got {d}"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn resolve_edca(edca: &WifiEdca) -> Result<EdcaSpec, (&'static str, String)> {
+    let d = BEST_EFFORT_EDCA;
+    for (field, cw) in [("cw_min", edca.cw_min), ("cw_max", edca.cw_max)] {
+        if let Some(cw) = cw {
+            if !(1..=MAX_CW).contains(&cw) || !(cw + 1).is_power_of_two() {
+                return Err((
+                    field,
+                    format!(
+                        "{field} must be of the form 2^k - 1 between 1 and {MAX_CW} (such as 15, 31, 1023), got {cw}"
+                    ),
+                ));
+            }
+        }
+    }
+    let (cw_min, cw_max) = (edca.cw_min.unwrap_or(d.cw_min), edca.cw_max.unwrap_or(d.cw_max));
+    if cw_max < cw_min {
+        let (blame, default) = if edca.cw_max.is_some() { ("cw_max", "") } else { ("cw_min", ", the default") };
+        return Err((blame, format!("cw_max ({cw_max}{default}) must be at least cw_min ({cw_min})")));
+    }
+    let aifsn = edca.aifsn.unwrap_or(d.aifsn);
+    if !(1..=MAX_AIFSN).contains(&aifsn) {
+        return Err((
+            "aifsn",
+            format!(
+                "aifsn must be 1 to {MAX_AIFSN} slots (best effort uses 3; 2 is the least for a station), got {aifsn}"
+            ),
+        ));
+    }
+    let retry_limit = edca.retry_limit.unwrap_or(d.retry_limit);
+    if !(1..=MAX_RETRY_LIMIT).contains(&retry_limit) {
+        return Err((
+            "retry_limit",
+            format!("retry_limit must be 1 to {MAX_RETRY_LIMIT} transmission attempts (default 7), got {retry_limit}"),
+        ));
+    }
+    let txop = edca.txop.map_or(d.txop, |t| t.0);
+    if txop > MAX_TXOP {
+        return Err((
+            "txop",
+            format!("txop must be at most 8.16ms (255 x 32us; 0 for one exchange per access), got {}", Duration(txop)),
+        ));
+    }
+    Ok(EdcaSpec { cw_min, cw_max, aifsn, retry_limit, txop })
+}
+
+fn check_device(device: &DeviceSpec) -> Result<(), (&'static str, String)> {
+    let (DeviceSpec::Fifo { size } | DeviceSpec::PerStation { size, .. }) = *device;
+    if !(1..=MAX_DEVICE_QUEUE).contains(&size) {
+        return Err((
+            "size",
+            format!("size must be 1 to {MAX_DEVICE_QUEUE} packets (put long queues in `qdisc`), got {size}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks the settings of one table (the network's, at `at` = `wifi[i]`, or a member's, at
+/// `wifi[i].node[j]`) on their own.
+fn check_table(
+    standard: Standard,
+    at: &str,
+    phy: &WifiPhyKeys,
+    aggregation: &WifiAggregation,
+    qdisc: Option<&QdiscSpec>,
+    device: Option<&DeviceSpec>,
+) -> Result<(), KeyError> {
+    let under = |table: &str, (field, message): (&str, String)| KeyError::new(format!("{at}{table}.{field}"), message);
+    check_phy_keys(standard, phy).map_err(|e| under("", e))?;
+    check_aggregation_keys(standard, aggregation).map_err(|e| under(".aggregation", e))?;
+    if let Some(qdisc) = qdisc {
+        qdisc.check().map_err(|(field, message)| under(".qdisc", (&field, message)))?;
+    }
+    if let Some(device) = device {
+        check_device(device).map_err(|e| under(".device", e))?;
+    }
+    Ok(())
+}
+
+/// One table of PHY keys in the precedence order of a link, and where it is written.
+struct PhyLayer {
+    at: String,
+    keys: WifiPhyKeys,
+}
+
+/// A link's PHY and PER: each key from the first layer that sets it, else the default.
+fn layered_phy(standard: Standard, layers: &[PhyLayer]) -> (PhySpec, f64) {
+    fn pick<T>(layers: &[PhyLayer], get: impl Fn(&WifiPhyKeys) -> Option<T>) -> Option<T> {
+        layers.iter().find_map(|layer| get(&layer.keys))
+    }
+    let d = standard.default_phy();
+    let mcs = if standard == Standard::A { 0 } else { pick(layers, |k| k.mcs).unwrap_or(d.mcs) };
+    let nss = match standard {
+        Standard::A => 1,
+        Standard::N => mcs / 8 + 1,
+        Standard::Ac | Standard::Ax => pick(layers, |k| k.nss).unwrap_or(d.nss),
+    };
+    let phy = PhySpec {
+        rate_bps: if standard == Standard::A { pick(layers, |k| k.rate).map_or(d.rate_bps, |r| r.0) } else { 0 },
+        mcs,
+        nss,
+        width_mhz: pick(layers, |k| k.width).unwrap_or(d.width_mhz),
+        // Checked against the standard's guard intervals, so it fits.
+        gi_ns: pick(layers, |k| k.gi).map_or(d.gi_ns, |gi| u16::try_from(gi.0).unwrap_or(u16::MAX)),
+    };
+    (phy, pick(layers, |k| k.per).unwrap_or(0.0))
+}
+
+/// The key a PHY field of a link was taken from (the network's key when it is a default).
+fn phy_source(layers: &[PhyLayer], field: &str, network: &str) -> String {
+    let set = |k: &WifiPhyKeys| match field {
+        "rate" => k.rate.is_some(),
+        "mcs" => k.mcs.is_some(),
+        "width" => k.width.is_some(),
+        "gi" => k.gi.is_some(),
+        "nss" => k.nss.is_some(),
+        _ => k.per.is_some(),
+    };
+    let at = layers.iter().find(|layer| set(&layer.keys)).map_or(network, |layer| layer.at.as_str());
+    format!("{at}.{field}")
+}
+
+/// Checks every `[[wifi]]` entry and resolves it. `link_names` are the resolved names of the
+/// wired links, which share one namespace with the networks.
+pub(super) fn resolve_wifi(s: &Scenario, nodes: &Nodes, link_names: &[&str]) -> Result<Vec<ResolvedWifi>, KeyError> {
+    let mut names: BTreeMap<String, String> =
+        link_names.iter().enumerate().map(|(j, name)| (name.to_string(), format!("link[{j}]"))).collect();
+    let mut wired: BTreeMap<[&str; 2], usize> = BTreeMap::new();
+    for (j, link) in s.links.iter().enumerate() {
+        wired.insert(unordered(&link.between[0], &link.between[1]), j);
+    }
+    // Node -> (network name, key of its membership), to keep each node in one network.
+    let mut membership: BTreeMap<&str, (String, String)> = BTreeMap::new();
+    let mut networks = Vec::with_capacity(s.wifi.len());
+    for (i, w) in s.wifi.iter().enumerate() {
+        let key = format!("wifi[{i}]");
+        let name = w.name.clone().unwrap_or_else(|| format!("wifi{i}"));
+        if name.trim().is_empty() {
+            return Err(KeyError::new(format!("{key}.name"), "Wi-Fi network names must not be empty"));
+        }
+        if let Some(other) = names.get(&name) {
+            let message = match w.name {
+                Some(_) => format!("duplicate name \"{name}\" (also {other}); links and Wi-Fi networks share names"),
+                None => format!("the default name \"{name}\" of this network is taken by {other}; give it a `name`"),
+            };
+            return Err(KeyError::new(format!("{key}.name"), message));
+        }
+        names.insert(name.clone(), key.clone());
+
+        let listed = check_shape(&key, w)?;
+        let mut local: BTreeMap<&str, &str> = BTreeMap::new();
+        for (member_key, member) in &listed {
+            nodes.known(member_key.clone(), member)?;
+            if let Some(first) = local.insert(member, member_key) {
+                return Err(KeyError::new(
+                    member_key.clone(),
+                    format!("\"{member}\" is already a member of this network ({first})"),
+                ));
+            }
+            if let Some((network, at)) = membership.get(member) {
+                return Err(KeyError::new(
+                    member_key.clone(),
+                    format!(
+                        "\"{member}\" is already in Wi-Fi network \"{network}\" ({at}); \
+                         a node can be in at most one Wi-Fi network"
+                    ),
+                ));
+            }
+        }
+        for (member_key, member) in &listed {
+            membership.insert(member, (name.clone(), member_key.clone()));
+        }
+        networks.push(resolve_network(&key, name, w, &wired)?);
+    }
+    Ok(networks)
+}
+
+fn unordered<'a>(a: &'a str, b: &'a str) -> [&'a str; 2] {
+    if a <= b {
+        [a, b]
+    } else {
+        [b, a]
+    }
+}
+
+/// BSS or mesh: the right keys are present. Returns the members with the key each is listed at.
+fn check_shape<'a>(key: &str, w: &'a Wifi) -> Result<Vec<(String, &'a str)>, KeyError> {
+    let at = |field: &str| format!("{key}.{field}");
+    match (&w.ap, &w.stations, &w.nodes) {
+        (Some(_), _, Some(_)) => Err(KeyError::new(
+            at("nodes"),
+            "a network is an infrastructure BSS (`ap` and `stations`) or ad hoc/mesh (`nodes`), not both; \
+             remove `nodes` or `ap`",
+        )),
+        (Some(_), _, None) if w.peers.is_some() => Err(KeyError::new(
+            at("peers"),
+            "`peers` is for ad hoc/mesh networks; in a BSS each station exchanges frames with the AP only",
+        )),
+        (Some(_), None, None) => Err(KeyError::new(at("stations"), "missing required key: a BSS needs its stations")),
+        (Some(_), Some(stations), None) if stations.is_empty() => {
+            Err(KeyError::new(at("stations"), "a BSS needs at least one station"))
+        }
+        (Some(ap), Some(stations), None) => {
+            let stations = stations.iter().enumerate().map(|(k, sta)| (format!("{key}.stations[{k}]"), sta.as_str()));
+            Ok([(at("ap"), ap.as_str())].into_iter().chain(stations).collect())
+        }
+        (None, Some(_), _) => Err(KeyError::new(
+            at("ap"),
+            "missing required key: `stations` belong to an infrastructure BSS, which needs its `ap`; \
+             for ad hoc/mesh, list the members in `nodes`",
+        )),
+        (None, None, None) => Err(KeyError::new(
+            key,
+            "expected either `ap` and `stations` (an infrastructure BSS) or `nodes` (ad hoc/mesh)",
+        )),
+        (None, None, Some(members)) if members.len() < 2 => Err(KeyError::new(
+            at("nodes"),
+            format!("an ad hoc/mesh network needs at least 2 nodes, got {}", members.len()),
+        )),
+        (None, None, Some(members)) => {
+            Ok(members.iter().enumerate().map(|(k, m)| (format!("{key}.nodes[{k}]"), m.as_str())).collect())
+        }
+    }
+}
+
+/// Checks a list of unordered pairs of members (`peers`, `hears`) at `list_key`.
+fn check_pairs(list_key: &str, pairs: &[[String; 2]], members: &[&str]) -> Result<(), KeyError> {
+    let mut seen: BTreeMap<[&str; 2], usize> = BTreeMap::new();
+    for (k, [a, b]) in pairs.iter().enumerate() {
+        for (e, end) in [a, b].into_iter().enumerate() {
+            if !members.contains(&end.as_str()) {
+                return Err(KeyError::new(
+                    format!("{list_key}[{k}][{e}]"),
+                    format!("\"{end}\" is not a member of this network, expected one of: {}", members.join(", ")),
+                ));
+            }
+        }
+        if a == b {
+            return Err(KeyError::new(
+                format!("{list_key}[{k}]"),
+                format!("a pair needs two different nodes, got \"{a}\" twice"),
+            ));
+        }
+        if let Some(first) = seen.insert(unordered(a, b), k) {
+            let list = list_key.rsplit('.').next().unwrap_or(list_key);
+            return Err(KeyError::new(
+                format!("{list_key}[{k}]"),
+                format!("\"{a}\" and \"{b}\" are already paired at {list}[{first}]"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn resolve_network(
+    key: &str,
+    name: String,
+    w: &Wifi,
+    wired: &BTreeMap<[&str; 2], usize>,
+) -> Result<ResolvedWifi, KeyError> {
+    let standard = w.standard;
+    let members = w.members();
+    let pairs = w.pairs();
+    // Where each pair comes from, for messages.
+    let pair_key = |k: usize| match (&w.ap, &w.peers) {
+        (Some(_), _) => format!("{key}.stations[{k}]"),
+        (None, Some(_)) => format!("{key}.peers[{k}]"),
+        (None, None) => format!("{key}.nodes"),
+    };
+
+    if let Some(peers) = &w.peers {
+        if peers.is_empty() {
+            return Err(KeyError::new(
+                format!("{key}.peers"),
+                "`peers` is empty, so no two members exchange frames; list pairs such as \
+                 [[\"n0\", \"n1\"]], or leave `peers` out for every pair",
+            ));
+        }
+        check_pairs(&format!("{key}.peers"), peers, &members)?;
+        if let Some((k, lonely)) = members.iter().enumerate().find(|(_, m)| !pairs.iter().any(|p| p.contains(m))) {
+            return Err(KeyError::new(
+                format!("{key}.nodes[{k}]"),
+                format!(
+                    "\"{lonely}\" is in no pair of `peers`, so it exchanges frames with no one; pair it or remove it"
+                ),
+            ));
+        }
+    }
+    for (k, [a, b]) in pairs.iter().enumerate() {
+        if let Some(j) = wired.get(&unordered(a, b)) {
+            let hint = if w.ap.is_none() && w.peers.is_none() { "; list `peers` without this pair" } else { "" };
+            return Err(KeyError::new(
+                pair_key(k),
+                format!(
+                    "\"{a}\" and \"{b}\" are already connected by link[{j}]; \
+                     a pair is either wired or Wi-Fi peers, not both{hint}"
+                ),
+            ));
+        }
+    }
+    if let Some(hears) = &w.hears {
+        check_pairs(&format!("{key}.hears"), hears, &members)?;
+        let heard: Vec<[&str; 2]> = hears.iter().map(|[a, b]| unordered(a, b)).collect();
+        for (k, [a, b]) in pairs.iter().enumerate() {
+            if !heard.contains(&unordered(a, b)) {
+                let source = match (&w.ap, &w.peers) {
+                    (None, None) => "as every pair of `nodes` does without `peers`".to_string(),
+                    _ => pair_key(k).strip_prefix(&format!("{key}.")).unwrap_or_default().to_string(),
+                };
+                return Err(KeyError::new(
+                    format!("{key}.hears"),
+                    format!(
+                        "\"{a}\" and \"{b}\" exchange frames ({source}) but do not hear each other; \
+                         add [\"{a}\", \"{b}\"] to `hears`"
+                    ),
+                ));
+            }
+        }
+    }
+
+    check_table(standard, key, &w.phy_keys(), &w.aggregation, w.qdisc.as_ref(), w.device.as_ref())?;
+    let edca =
+        resolve_edca(&w.edca).map_err(|(field, message)| KeyError::new(format!("{key}.edca.{field}"), message))?;
+    let mut tables: BTreeMap<&str, (String, &WifiNode)> = BTreeMap::new();
+    for (j, table) in w.node.iter().enumerate() {
+        let at = format!("{key}.node[{j}]");
+        if !members.contains(&table.name.as_str()) {
+            return Err(KeyError::new(
+                format!("{at}.name"),
+                format!("\"{}\" is not a member of this network, expected one of: {}", table.name, members.join(", ")),
+            ));
+        }
+        let (phy, qdisc, device) = (table.phy_keys(), table.qdisc.as_ref(), table.device.as_ref());
+        check_table(standard, &at, &phy, &table.aggregation, qdisc, device)?;
+        if let Some((first, _)) = tables.insert(&table.name, (at.clone(), table)) {
+            return Err(KeyError::new(
+                format!("{at}.name"),
+                format!("\"{}\" already has its settings at {first}", table.name),
+            ));
+        }
+    }
+
+    let node_layer = |member: &str| tables.get(member).map(|(at, t)| PhyLayer { at: at.clone(), keys: t.phy_keys() });
+    let mut links = Vec::with_capacity(2 * pairs.len());
+    for [a, b] in &pairs {
+        for (from, to) in [(a, b), (b, a)] {
+            // BSS: the station's settings, then the AP's; mesh: the sender's.
+            let mut layers: Vec<PhyLayer> = match &w.ap {
+                Some(ap) => {
+                    let station = if from == ap { to } else { from };
+                    node_layer(station).into_iter().chain(node_layer(ap)).collect()
+                }
+                None => node_layer(from).into_iter().collect(),
+            };
+            layers.push(PhyLayer { at: key.to_string(), keys: w.phy_keys() });
+            let (phy, per) = layered_phy(standard, &layers);
+            check_phy(standard, &phy).map_err(|(field, message)| {
+                KeyError::new(phy_source(&layers, field, key), format!("{message} (link {from} -> {to})"))
+            })?;
+            links.push(ResolvedWifiLink { from: from.to_string(), to: to.to_string(), phy, per });
+        }
+    }
+
+    let defaults = standard.default_aggregation();
+    let nodes = members
+        .iter()
+        .map(|member| {
+            let own = tables.get(member).map(|(_, t)| *t);
+            let aggregation = AggregationSpec {
+                enabled: layered(own, w, |a| a.enabled).unwrap_or(defaults.enabled),
+                max_mpdus: layered(own, w, |a| a.max_mpdus).unwrap_or(defaults.max_mpdus),
+                max_bytes: layered(own, w, |a| a.max_bytes).unwrap_or(defaults.max_bytes),
+                max_duration: layered(own, w, |a| a.max_duration).map_or(defaults.max_duration, |d| d.0),
+            };
+            let qdisc = own.and_then(|t| t.qdisc.clone()).or_else(|| w.qdisc.clone());
+            let device = own.and_then(|t| t.device).or(w.device);
+            ResolvedWifiNode {
+                name: member.to_string(),
+                qdisc: qdisc.unwrap_or(QdiscSpec::Pfifo { limit: default_pfifo_limit() }),
+                device: device.unwrap_or(DeviceSpec::PerStation { size: DEFAULT_DEVICE_SIZE, airtime_fairness: false }),
+                aggregation,
+            }
+        })
+        .collect();
+
+    Ok(ResolvedWifi { name, standard, ap: w.ap.clone(), nodes, links, hears: w.hears.clone(), edca, rts: w.rts })
+}
+
+/// An aggregation key of a member: its own table's, else the network's.
+fn layered<T>(own: Option<&WifiNode>, w: &Wifi, get: fn(&WifiAggregation) -> Option<T>) -> Option<T> {
+    own.and_then(|t| get(&t.aggregation)).or_else(|| get(&w.aggregation))
+}

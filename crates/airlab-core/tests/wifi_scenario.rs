@@ -1,0 +1,619 @@
+//! `[[wifi]]` sections of scenario files: resolution, routing over Wi-Fi, checks and overrides.
+
+use airlab_core::scenario::wifi::{AggregationSpec, DeviceSpec, EdcaSpec, PhySpec, ResolvedWifi, Standard};
+use airlab_core::scenario::{check_phy, load_str, QdiscSpec, Resolved, ScenarioError};
+use airlab_core::sim::{MS, US};
+
+/// A wired server behind an AP router and two stations; the AP and `sta2` override the PHY.
+const BSS: &str = r#"
+name = "bss"
+duration = "10s"
+hosts = ["server", "sta1", "sta2"]
+routers = ["ap"]
+
+[[link]]
+between = ["server", "ap"]
+rate = "1Gbit"
+delay = "5ms"
+
+[[wifi]]
+name = "bss"
+standard = "n"
+ap = "ap"
+stations = ["sta1", "sta2"]
+mcs = 7
+width = 40
+
+[[wifi.node]]
+name = "sta2"
+mcs = 3
+gi = "400ns"
+aggregation = { max_mpdus = 32 }
+
+[[wifi.node]]
+name = "ap"
+mcs = 5
+per = 0.1
+
+[[flow]]
+from = "server"
+to = "sta1"
+cc = "cubic"
+app = { kind = "bulk" }
+
+[[flow]]
+from = "sta2"
+to = "sta1"
+app = { kind = "ping" }
+"#;
+
+/// Five nodes in a line, each hearing only its neighbours: 802.11n at MCS 15, 40 MHz, short GI
+/// (300 Mbit/s), with ath9k's aggregation limits.
+const CHAIN: &str = r#"
+name = "chain"
+duration = "10s"
+hosts = ["n0", "n4"]
+routers = ["n1", "n2", "n3"]
+
+[[wifi]]
+name = "mesh"
+standard = "n"
+nodes = ["n0", "n1", "n2", "n3", "n4"]
+peers = [["n0", "n1"], ["n1", "n2"], ["n2", "n3"], ["n3", "n4"]]
+hears = [["n0", "n1"], ["n1", "n2"], ["n2", "n3"], ["n3", "n4"]]
+mcs = 15
+width = 40
+gi = "400ns"
+aggregation = { max_mpdus = 32, max_duration = "4ms" }
+
+[[flow]]
+from = "n0"
+to = "n4"
+cc = "reno"
+app = { kind = "bulk" }
+"#;
+
+fn load(text: &str) -> Result<Resolved, ScenarioError> {
+    load_str(text, "test.toml", &[])
+}
+
+fn load_with(text: &str, sets: &[(&str, &str)]) -> Result<Resolved, ScenarioError> {
+    let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    load_str(text, "test.toml", &sets)
+}
+
+#[track_caller]
+fn assert_error(result: Result<Resolved, ScenarioError>, key: &str, fragment: &str) {
+    let err = result.expect_err("the scenario should be refused");
+    assert_eq!(err.key, key, "wrong key in: {err}");
+    assert!(err.message.contains(fragment), "expected {fragment:?} in: {err}");
+}
+
+/// `text` with `from` (which must occur exactly once) replaced by `to`.
+#[track_caller]
+fn with(text: &str, from: &str, to: &str) -> String {
+    assert_eq!(text.matches(from).count(), 1, "{from:?} must occur once");
+    text.replace(from, to)
+}
+
+fn phy(mcs: u8, nss: u8, width_mhz: u16, gi_ns: u16) -> PhySpec {
+    PhySpec { rate_bps: 0, mcs, nss, width_mhz, gi_ns }
+}
+
+/// The path of packets from `from` to `to`, following the next hops.
+fn path(r: &Resolved, from: &str, to: &str) -> String {
+    let mut path = vec![from.to_string()];
+    while path.last().unwrap() != to {
+        let at = path.last().unwrap().clone();
+        path.push(r.next_hop[&(at, to.to_string())].clone());
+        assert!(path.len() < 10, "no path: {path:?}");
+    }
+    path.join(" ")
+}
+
+fn link_phy(w: &ResolvedWifi, from: &str, to: &str) -> (PhySpec, f64) {
+    let link = w.link(from, to).unwrap_or_else(|| panic!("no link {from} -> {to}"));
+    (link.phy, link.per)
+}
+
+#[test]
+fn bss_resolves_with_defaults_and_precedence() {
+    let r = load(BSS).unwrap();
+    assert_eq!(r.wifi.len(), 1);
+    let w = &r.wifi[0];
+    assert_eq!((w.name.as_str(), w.standard, w.ap.as_deref()), ("bss", Standard::N, Some("ap")));
+    let members: Vec<&str> = w.nodes.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(members, ["ap", "sta1", "sta2"]);
+    let links: Vec<(&str, &str)> = w.links.iter().map(|l| (l.from.as_str(), l.to.as_str())).collect();
+    assert_eq!(links, [("ap", "sta1"), ("sta1", "ap"), ("ap", "sta2"), ("sta2", "ap")]);
+
+    // sta1 has no settings: the AP's MCS and PER, the network's width, the default GI.
+    for (from, to) in [("ap", "sta1"), ("sta1", "ap")] {
+        assert_eq!(link_phy(w, from, to), (phy(5, 1, 40, 800), 0.1), "{from} -> {to}");
+    }
+    // sta2's MCS and GI beat the AP's; the AP's PER still applies.
+    for (from, to) in [("ap", "sta2"), ("sta2", "ap")] {
+        assert_eq!(link_phy(w, from, to), (phy(3, 1, 40, 400), 0.1), "{from} -> {to}");
+    }
+
+    assert_eq!(w.edca, EdcaSpec { cw_min: 15, cw_max: 1023, aifsn: 3, retry_limit: 7, txop: 0 });
+    assert!(!w.rts);
+    assert_eq!(w.hears, None);
+    assert!(w.hears_each_other("sta1", "sta2"));
+    let ht = AggregationSpec { enabled: true, max_mpdus: 64, max_bytes: 65_535, max_duration: 5_484 * US };
+    for node in &w.nodes {
+        let max_mpdus = if node.name == "sta2" { 32 } else { 64 };
+        assert_eq!(node.aggregation, AggregationSpec { max_mpdus, ..ht }, "{}", node.name);
+        assert_eq!(node.qdisc, QdiscSpec::Pfifo { limit: 1000 });
+        assert_eq!(node.device, DeviceSpec::PerStation { size: 128, airtime_fairness: false });
+    }
+
+    // Routes run over the BSS; station to station goes through the AP (a router).
+    assert_eq!(path(&r, "server", "sta1"), "server ap sta1");
+    assert_eq!(path(&r, "sta1", "server"), "sta1 ap server");
+    assert_eq!(path(&r, "sta2", "sta1"), "sta2 ap sta1");
+
+    let json = serde_json::to_string(&r).unwrap();
+    assert!(json.contains(r#""wifi":[{"name":"bss","standard":"n","ap":"ap""#), "{json}");
+}
+
+#[test]
+fn standard_defaults() {
+    let net =
+        |standard: &str| with(BSS, "standard = \"n\"\nap = \"ap\"", &format!("standard = \"{standard}\"\nap = \"ap\""));
+    // Without PHY keys (the file's are for 802.11n).
+    let plain = |standard: &str| {
+        let text = net(standard).replace("mcs = 7\nwidth = 40\n", "");
+        let text = text.replace("mcs = 3\ngi = \"400ns\"\n", "").replace("mcs = 5\n", "");
+        let text = text.replace("aggregation = { max_mpdus = 32 }\n", "");
+        load(&text).unwrap_or_else(|e| panic!("{e}")).wifi.remove(0)
+    };
+    let a = plain("a");
+    assert_eq!(a.links[0].phy, PhySpec { rate_bps: 54_000_000, mcs: 0, nss: 1, width_mhz: 20, gi_ns: 800 });
+    assert!(!a.nodes[0].aggregation.enabled);
+    for (standard, max_mpdus, max_bytes) in [("n", 64, 65_535), ("ac", 64, 1_048_575), ("ax", 256, 6_500_631)] {
+        let w = plain(standard);
+        assert_eq!(w.links[0].phy, phy(7, 1, 20, 800), "{standard}");
+        let want = AggregationSpec { enabled: true, max_mpdus, max_bytes, max_duration: 5_484 * US };
+        assert_eq!(w.nodes[0].aggregation, want, "{standard}");
+    }
+}
+
+#[test]
+fn mesh_chain_routes_hop_by_hop() {
+    let r = load(CHAIN).unwrap();
+    let w = &r.wifi[0];
+    assert_eq!(w.ap, None);
+    assert_eq!(w.links.len(), 8);
+    assert_eq!((w.links[0].from.as_str(), w.links[0].to.as_str()), ("n0", "n1"));
+    assert_eq!((w.links[7].from.as_str(), w.links[7].to.as_str()), ("n4", "n3"));
+    // MCS 15 = two streams: 300 Mbit/s at 40 MHz with the short GI.
+    assert!(w.links.iter().all(|l| l.phy == phy(15, 2, 40, 400)));
+    let ath9k = AggregationSpec { enabled: true, max_mpdus: 32, max_bytes: 65_535, max_duration: 4 * MS };
+    assert!(w.nodes.iter().all(|n| n.aggregation == ath9k));
+    assert!(w.hears_each_other("n1", "n2") && !w.hears_each_other("n0", "n2"));
+
+    assert_eq!(path(&r, "n0", "n4"), "n0 n1 n2 n3 n4");
+    assert_eq!(path(&r, "n4", "n0"), "n4 n3 n2 n1 n0");
+
+    // Every pair exchanges frames by default: one hop.
+    let all_pairs =
+        with(CHAIN, "peers = [[\"n0\", \"n1\"], [\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\n", "");
+    let all_pairs =
+        with(&all_pairs, "hears = [[\"n0\", \"n1\"], [\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\n", "");
+    let r = load(&all_pairs).unwrap();
+    assert_eq!(r.wifi[0].links.len(), 20);
+    assert_eq!((r.wifi[0].links[2].from.as_str(), r.wifi[0].links[2].to.as_str()), ("n0", "n2"));
+    assert_eq!(path(&r, "n0", "n4"), "n0 n4");
+}
+
+#[test]
+fn explicit_routes_use_wifi_peers() {
+    let text = CHAIN.to_string() + "[[route]]\nat = \"n1\"\nto = \"n4\"\nvia = \"n2\"\n";
+    assert_eq!(path(&load(&text).unwrap(), "n0", "n4"), "n0 n1 n2 n3 n4");
+    let text = CHAIN.to_string() + "[[route]]\nat = \"n1\"\nto = \"n4\"\nvia = \"n3\"\n";
+    assert_error(load(&text), "route[0].via", "\"n3\" is not a neighbour of \"n1\", expected one of: n0, n2");
+}
+
+#[test]
+fn mesh_node_settings_apply_to_its_own_transmissions() {
+    // `[[wifi.node]]` belongs to the last `[[wifi]]` even after other tables.
+    let text =
+        CHAIN.to_string() + "[[wifi.node]]\nname = \"n2\"\nmcs = 8\nper = 0.05\nqdisc = { kind = \"fq_codel\" }\n";
+    let r = load(&text).unwrap();
+    let w = &r.wifi[0];
+    assert_eq!(link_phy(w, "n2", "n1"), (phy(8, 2, 40, 400), 0.05));
+    assert_eq!(link_phy(w, "n2", "n3"), (phy(8, 2, 40, 400), 0.05));
+    assert_eq!(link_phy(w, "n1", "n2"), (phy(15, 2, 40, 400), 0.0));
+    assert!(matches!(w.node("n2").unwrap().qdisc, QdiscSpec::FqCodel { .. }));
+    assert_eq!(w.node("n1").unwrap().qdisc, QdiscSpec::Pfifo { limit: 1000 });
+}
+
+#[test]
+fn node_tables_may_be_an_inline_array() {
+    let text = with(
+        BSS,
+        "width = 40\n",
+        "width = 40\nnode = [{ name = \"sta1\", mcs = 0 }, { name = \"sta2\", device = { kind = \"fifo\" } }]\n",
+    );
+    let text = text.split("[[wifi.node]]").next().unwrap().to_string()
+        + "[[flow]]\nfrom = \"server\"\nto = \"sta1\"\ncc = \"cubic\"\napp = { kind = \"bulk\" }\n";
+    let r = load(&text).unwrap();
+    let w = &r.wifi[0];
+    assert_eq!(link_phy(w, "sta1", "ap").0.mcs, 0);
+    assert_eq!(link_phy(w, "sta2", "ap").0.mcs, 7);
+    assert_eq!(w.node("sta2").unwrap().device, DeviceSpec::Fifo { size: 128 });
+}
+
+#[test]
+fn building_a_world_with_wifi_does_not_panic() {
+    // The engine does not run Wi-Fi yet; the wired part builds.
+    let r = load(BSS).unwrap();
+    let world = airlab_core::scenario::build::build(&r, 1);
+    assert_eq!(world.nodes.len(), 4);
+}
+
+// ---- checks: each names the key and says what was expected ----
+
+#[test]
+fn members_must_be_declared_nodes_once() {
+    let text = with(BSS, "stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta9\"]");
+    assert_error(load(&text), "wifi[0].stations[1]", "unknown node \"sta9\", expected one of: server, sta1, sta2, ap");
+    let text = with(BSS, "stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta1\"]");
+    assert_error(
+        load(&text),
+        "wifi[0].stations[1]",
+        "\"sta1\" is already a member of this network (wifi[0].stations[0])",
+    );
+    let text = with(BSS, "stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"ap\"]");
+    assert_error(load(&text), "wifi[0].stations[1]", "already a member of this network (wifi[0].ap)");
+}
+
+#[test]
+fn a_node_is_in_one_network_at_most() {
+    let text = CHAIN.to_string() + "\n[[wifi]]\nstandard = \"ac\"\nnodes = [\"n4\", \"n0\"]\n";
+    assert_error(
+        load(&text),
+        "wifi[1].nodes[0]",
+        "\"n4\" is already in Wi-Fi network \"mesh\" (wifi[0].nodes[4]); a node can be in at most one Wi-Fi network",
+    );
+}
+
+#[test]
+fn bss_and_mesh_keys_do_not_mix() {
+    let text =
+        with(BSS, "stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta2\"]\nnodes = [\"sta1\", \"sta2\"]");
+    assert_error(
+        load(&text),
+        "wifi[0].nodes",
+        "infrastructure BSS (`ap` and `stations`) or ad hoc/mesh (`nodes`), not both",
+    );
+    let text =
+        with(BSS, "stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta2\"]\npeers = [[\"sta1\", \"sta2\"]]");
+    assert_error(load(&text), "wifi[0].peers", "`peers` is for ad hoc/mesh networks");
+    let text = with(BSS, "stations = [\"sta1\", \"sta2\"]", "stations = []");
+    assert_error(load(&text), "wifi[0].stations", "a BSS needs at least one station");
+    let text = with(BSS, "stations = [\"sta1\", \"sta2\"]", "");
+    assert_error(load(&text), "wifi[0].stations", "missing required key");
+    let text = with(BSS, "ap = \"ap\"\n", "");
+    assert_error(load(&text), "wifi[0].ap", "`stations` belong to an infrastructure BSS, which needs its `ap`");
+    let text = with(CHAIN, "nodes = [\"n0\", \"n1\", \"n2\", \"n3\", \"n4\"]", "");
+    assert_error(load(&text), "wifi[0]", "expected either `ap` and `stations` (an infrastructure BSS) or `nodes`");
+    let text = "name = \"x\"\nduration = \"1s\"\nhosts = [\"a\"]\n[[wifi]]\nstandard = \"n\"\nnodes = [\"a\"]\n";
+    assert_error(load(text), "wifi[0].nodes", "needs at least 2 nodes, got 1");
+}
+
+#[test]
+fn peers_and_hears_are_pairs_of_members() {
+    let text = with(
+        CHAIN,
+        "[\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
+        "[\"n1\", \"n5\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
+    );
+    assert_error(
+        load(&text),
+        "wifi[0].peers[1][1]",
+        "\"n5\" is not a member of this network, expected one of: n0, n1, n2, n3, n4",
+    );
+    let text = with(CHAIN, "peers = [[\"n0\", \"n1\"]", "peers = [[\"n0\", \"n1\", \"n2\"]");
+    assert_error(
+        load(&text),
+        "wifi[0].peers[0]",
+        "expected a pair of node names such as [\"a\", \"b\"], got 3 entries",
+    );
+    let text = with(CHAIN, "peers = [[\"n0\", \"n1\"]", "peers = [[\"n0\", \"n0\"]");
+    assert_error(load(&text), "wifi[0].peers[0]", "a pair needs two different nodes");
+    let text =
+        with(CHAIN, "peers = [[\"n0\", \"n1\"], [\"n1\", \"n2\"]", "peers = [[\"n0\", \"n1\"], [\"n1\", \"n0\"]");
+    assert_error(load(&text), "wifi[0].peers[1]", "\"n1\" and \"n0\" are already paired at peers[0]");
+    let text = with(
+        CHAIN,
+        "[\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
+        "[\"n1\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
+    );
+    assert_error(load(&text), "wifi[0].nodes[2]", "\"n2\" is in no pair of `peers`");
+    let text =
+        with(CHAIN, "hears = [[\"n0\", \"n1\"], [\"n1\", \"n2\"]", "hears = [[\"n0\", \"n1\"], [\"n0\", \"n2\"]");
+    assert_error(
+        load(&text),
+        "wifi[0].hears",
+        "\"n1\" and \"n2\" exchange frames (peers[1]) but do not hear each other",
+    );
+    let text = with(CHAIN, "peers = [[\"n0\", \"n1\"], [\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\n", "");
+    assert_error(
+        load(&text),
+        "wifi[0].hears",
+        "\"n0\" and \"n2\" exchange frames (as every pair of `nodes` does without `peers`)",
+    );
+    let text = with(BSS, "width = 40\n", "width = 40\nhears = [[\"ap\", \"sta1\"]]\n");
+    assert_error(load(&text), "wifi[0].hears", "\"ap\" and \"sta2\" exchange frames (stations[1])");
+    // Hidden stations are fine.
+    let text = with(BSS, "width = 40\n", "width = 40\nhears = [[\"ap\", \"sta1\"], [\"sta2\", \"ap\"]]\n");
+    assert!(!load(&text).unwrap().wifi[0].hears_each_other("sta1", "sta2"));
+}
+
+#[test]
+fn a_pair_is_wired_or_wifi_not_both() {
+    let text =
+        with(CHAIN, "[[wifi]]", "[[link]]\nbetween = [\"n2\", \"n1\"]\nrate = \"1Gbit\"\ndelay = \"1ms\"\n\n[[wifi]]");
+    assert_error(load(&text), "wifi[0].peers[1]", "\"n1\" and \"n2\" are already connected by link[0]");
+    let text = with(BSS, "between = [\"server\", \"ap\"]", "between = [\"sta1\", \"ap\"]");
+    assert_error(load(&text), "wifi[0].stations[0]", "a pair is either wired or Wi-Fi peers, not both");
+}
+
+#[test]
+fn names_are_unique_among_links_and_networks() {
+    let text = with(BSS, "name = \"bss\"\nstandard", "name = \"server-ap\"\nstandard");
+    assert_error(load(&text), "wifi[0].name", "duplicate name \"server-ap\" (also link[0])");
+    let text = with(BSS, "name = \"bss\"\nstandard", "standard");
+    assert_eq!(load(&text).unwrap().wifi[0].name, "wifi0");
+    let text = with(&text, "between = [\"server\", \"ap\"]", "name = \"wifi0\"\nbetween = [\"server\", \"ap\"]");
+    assert_error(load(&text), "wifi[0].name", "the default name \"wifi0\" of this network is taken by link[0]");
+}
+
+#[test]
+fn unknown_keys_are_refused() {
+    let text = with(BSS, "width = 40\n", "width = 40\ncolour = \"blue\"\n");
+    assert_error(load(&text), "wifi[0].colour", "unknown field `colour`, expected one of");
+    let text = with(BSS, "per = 0.1", "per = 0.1\nrts = true");
+    assert_error(load(&text), "wifi[0].node[1].rts", "unknown field `rts`");
+    let text = with(BSS, "width = 40\n", "width = 40\nedca = { cwmin = 7 }\n");
+    assert_error(load(&text), "wifi[0].edca.cwmin", "unknown field `cwmin`, expected one of `cw_min`");
+    let text = with(BSS, "width = 40\n", "width = 40\ndevice = { kind = \"fifo\", airtime_fairness = true }\n");
+    assert_error(load(&text), "wifi[0].device.airtime_fairness", "unknown field `airtime_fairness`");
+    let text = with(BSS, "width = 40\n", "width = 40\ndevice = { kind = \"per_station\", size = -1 }\n");
+    assert_error(load(&text), "wifi[0].device.size", "expected u32");
+    let text = with(BSS, "width = 40\n", "width = 40\ndevice = { kind = \"drr\" }\n");
+    assert_error(load(&text), "wifi[0].device.kind", "unknown device kind `drr`, expected `fifo` or `per_station`");
+    let text = with(BSS, "width = 40\n", "width = 40\nqdisc = { kind = \"codel\", target = 5 }\n");
+    assert_error(load(&text), "wifi[0].qdisc.target", "duration 5 has no unit");
+}
+
+#[test]
+fn the_standard_is_required_and_known() {
+    let text = with(BSS, "standard = \"n\"\n", "");
+    assert_error(load(&text), "wifi[0].standard", "missing required key");
+    let text = with(BSS, "standard = \"n\"", "standard = \"b\"");
+    assert_error(load(&text), "wifi[0].standard", "unknown Wi-Fi standard `b`, expected one of `a`, `n`, `ac`, `ax`");
+}
+
+#[test]
+fn node_settings_name_a_member() {
+    let text = with(BSS, "name = \"sta2\"", "name = \"sta3\"");
+    assert_error(
+        load(&text),
+        "wifi[0].node[0].name",
+        "\"sta3\" is not a member of this network, expected one of: ap, sta1, sta2",
+    );
+    let text = with(BSS, "name = \"ap\"", "name = \"sta2\"");
+    assert_error(load(&text), "wifi[0].node[1].name", "\"sta2\" already has its settings at wifi[0].node[0]");
+}
+
+#[test]
+fn phy_keys_are_checked_per_standard() {
+    let net = |keys: &str| with(BSS, "mcs = 7\nwidth = 40\n", keys);
+    assert_error(load(&net("mcs = 40")), "wifi[0].mcs", "mcs must be 0 to 31 for 802.11n (0-7: 1 spatial stream");
+    assert_error(load(&net("mcs = 300")), "wifi[0].mcs", "expected u8");
+    assert_error(load(&net("width = 80")), "wifi[0].width", "width must be 20 or 40 (MHz) for 802.11n, got 80");
+    assert_error(
+        load(&net("gi = \"3.2us\"")),
+        "wifi[0].gi",
+        "gi must be \"800ns\" or \"400ns\" for 802.11n, got \"3200ns\"",
+    );
+    assert_error(load(&net("gi = 400")), "wifi[0].gi", "duration 400 has no unit");
+    assert_error(load(&net("nss = 2")), "wifi[0].nss", "802.11n MCS imply the spatial streams");
+    assert_error(load(&net("rate = \"54Mbit\"")), "wifi[0].rate", "`rate` is the non-HT rate of 802.11a");
+    assert_error(load(&net("per = 1.0")), "wifi[0].per", "per must be a probability in [0, 1)");
+    // A member's table is checked where it is written.
+    assert_error(load(&with(BSS, "mcs = 3", "mcs = 32")), "wifi[0].node[0].mcs", "got 32");
+
+    let std = |standard: &str, keys: &str| with(&net(keys), "standard = \"n\"", &format!("standard = \"{standard}\""));
+    assert_error(load(&std("a", "mcs = 3")), "wifi[0].mcs", "802.11a has no MCS; set `rate` to one of 6, 9, 12");
+    let text = with(&std("a", "rate = \"11Mbit\""), "mcs = 3\n", "").replace("mcs = 5\n", "");
+    assert_error(load(&text), "wifi[0].rate", "802.11a rates are 6, 9, 12, 18, 24, 36, 48, 54 Mbit/s, got 11Mbit");
+    assert_error(load(&std("ac", "mcs = 10")), "wifi[0].mcs", "mcs must be 0 to 9 for 802.11ac, got 10");
+    assert_error(load(&std("ac", "nss = 9")), "wifi[0].nss", "nss must be 1 to 8 spatial streams");
+    assert_error(
+        load(&std("ax", "gi = \"400ns\"")),
+        "wifi[0].gi",
+        "\"800ns\" or \"1600ns\" or \"3200ns\" for 802.11ax",
+    );
+    let ax = std("ax", "mcs = 11\nwidth = 160\ngi = \"3200ns\"\nnss = 4");
+    assert_error(load(&ax), "wifi[0].node[0].gi", "for 802.11ax, got \"400ns\"");
+    let r = load(&with(&ax, "gi = \"400ns\"", "gi = \"1.6us\"")).unwrap();
+    assert_eq!(link_phy(&r.wifi[0], "ap", "sta2").0, phy(3, 4, 160, 1600));
+}
+
+#[test]
+fn vht_mcs9_at_20mhz_needs_3_or_6_streams() {
+    let ac = |keys: &str| with(&with(BSS, "mcs = 7\nwidth = 40\n", keys), "standard = \"n\"", "standard = \"ac\"");
+    assert_error(
+        load(&with(&ac("mcs = 9\nwidth = 20"), "mcs = 3\n", "").replace("mcs = 5\n", "")),
+        "wifi[0].mcs",
+        "VHT MCS 9 is not defined at 20 MHz with 1 spatial stream(s) (at 20 MHz, MCS 9 needs nss = 3 or 6)",
+    );
+    // The combination is checked per link: sta2 at MCS 9 with the network's 20 MHz.
+    assert_error(load(&with(&ac("width = 20"), "mcs = 3", "mcs = 9")), "wifi[0].node[0].mcs", "(link ap -> sta2)");
+    assert!(load(&with(&ac("width = 20\nnss = 3"), "mcs = 3", "mcs = 9")).is_ok());
+
+    assert_eq!(check_phy(Standard::Ac, &phy(9, 1, 20, 800)).unwrap_err().0, "mcs");
+    assert!(check_phy(Standard::Ac, &phy(9, 3, 20, 800)).is_ok());
+    assert!(check_phy(Standard::Ac, &phy(9, 6, 20, 400)).is_ok());
+    assert!(check_phy(Standard::Ac, &phy(6, 3, 80, 800)).is_err());
+    assert!(check_phy(Standard::Ac, &phy(9, 3, 160, 800)).is_err());
+    assert!(check_phy(Standard::Ac, &phy(9, 4, 160, 800)).is_ok());
+    assert!(check_phy(Standard::Ax, &phy(9, 1, 20, 800)).is_ok());
+    assert_eq!(check_phy(Standard::N, &phy(15, 1, 40, 400)).unwrap_err().0, "nss");
+    assert!(check_phy(Standard::N, &phy(15, 2, 40, 400)).is_ok());
+}
+
+#[test]
+fn aggregation_limits_follow_the_standard() {
+    let agg = |table: &str| with(BSS, "mcs = 7\nwidth = 40\n", &format!("aggregation = {table}\n"));
+    assert_error(
+        load(&agg("{ max_mpdus = 128 }")),
+        "wifi[0].aggregation.max_mpdus",
+        "max_mpdus must be 1 to 64 for 802.11n (its Block Ack window), got 128",
+    );
+    assert_error(load(&agg("{ max_bytes = 70000 }")), "wifi[0].aggregation.max_bytes", "1 to 65535 for 802.11n");
+    assert_error(load(&agg("{ max_duration = \"6ms\" }")), "wifi[0].aggregation.max_duration", "at most 5.484ms");
+    assert_error(load(&agg("{ max_duration = 4 }")), "wifi[0].aggregation.max_duration", "has no unit");
+    assert_error(load(&with(BSS, "max_mpdus = 32", "max_mpdus = 0")), "wifi[0].node[0].aggregation.max_mpdus", "got 0");
+    let ax = with(&agg("{ max_mpdus = 256, enabled = false }"), "standard = \"n\"", "standard = \"ax\"");
+    let ax = with(&ax, "gi = \"400ns\"", "gi = \"1600ns\"");
+    let r = load(&ax).unwrap();
+    // sta2's table changes max_mpdus only; `enabled = false` comes from the network.
+    let sta2 = r.wifi[0].node("sta2").unwrap().aggregation;
+    assert_eq!((sta2.enabled, sta2.max_mpdus, sta2.max_bytes), (false, 32, 6_500_631));
+    assert_eq!(r.wifi[0].node("ap").unwrap().aggregation.max_mpdus, 256);
+
+    let a = |table: &str| {
+        let text = with(&agg(table), "standard = \"n\"", "standard = \"a\"");
+        text.replace("mcs = 3\n", "")
+            .replace("mcs = 5\n", "")
+            .replace("gi = \"400ns\"\n", "")
+            .replace("aggregation = { max_mpdus = 32 }\n", "")
+    };
+    assert_error(load(&a("{ enabled = true }")), "wifi[0].aggregation.enabled", "802.11a has no A-MPDU aggregation");
+    assert_error(load(&a("{ max_mpdus = 2 }")), "wifi[0].aggregation.max_mpdus", "so `max_mpdus` does not apply");
+    assert!(load(&a("{ enabled = false }")).is_ok());
+}
+
+#[test]
+fn edca_parameters_are_checked() {
+    let edca = |table: &str| with(BSS, "mcs = 7\nwidth = 40\n", &format!("edca = {table}\n"));
+    let r = load(&edca("{ cw_min = 31, txop = \"2.528ms\" }")).unwrap();
+    assert_eq!(r.wifi[0].edca, EdcaSpec { cw_min: 31, cw_max: 1023, aifsn: 3, retry_limit: 7, txop: 2_528 * US });
+    assert_error(load(&edca("{ cw_min = 16 }")), "wifi[0].edca.cw_min", "cw_min must be of the form 2^k - 1");
+    assert_error(load(&edca("{ cw_min = 0 }")), "wifi[0].edca.cw_min", "got 0");
+    assert_error(load(&edca("{ cw_max = 65535 }")), "wifi[0].edca.cw_max", "between 1 and 32767");
+    assert_error(
+        load(&edca("{ cw_min = 63, cw_max = 31 }")),
+        "wifi[0].edca.cw_max",
+        "cw_max (31) must be at least cw_min (63)",
+    );
+    assert_error(
+        load(&edca("{ cw_min = 2047 }")),
+        "wifi[0].edca.cw_min",
+        "cw_max (1023, the default) must be at least cw_min (2047)",
+    );
+    assert_error(load(&edca("{ aifsn = 0 }")), "wifi[0].edca.aifsn", "aifsn must be 1 to 15 slots");
+    assert!(load(&edca("{ aifsn = 1 }")).is_ok());
+    assert_error(load(&edca("{ retry_limit = 0 }")), "wifi[0].edca.retry_limit", "retry_limit must be 1 to 255");
+    assert_error(load(&edca("{ txop = \"10ms\" }")), "wifi[0].edca.txop", "txop must be at most 8.16ms");
+}
+
+#[test]
+fn interface_layers_are_checked_where_written() {
+    let net = |keys: &str| with(BSS, "mcs = 7\nwidth = 40\n", keys);
+    assert_error(
+        load(&net("device = { kind = \"fifo\", size = 0 }")),
+        "wifi[0].device.size",
+        "size must be 1 to 100000 packets",
+    );
+    assert_error(load(&net("qdisc = { kind = \"pfifo\", limit = 0 }")), "wifi[0].qdisc.limit", "greater than 0");
+    let text = with(BSS, "per = 0.1", "per = 0.1\ndevice = { kind = \"per_station\", size = 200000 }");
+    assert_error(load(&text), "wifi[0].node[1].device.size", "got 200000");
+    let text = with(
+        &net("qdisc = { kind = \"fq_codel\" }\ndevice = { kind = \"per_station\", airtime_fairness = true }"),
+        "per = 0.1",
+        "per = 0.1\nqdisc = { kind = \"pfifo\", limit = 64 }",
+    );
+    let r = load(&text).unwrap();
+    let w = &r.wifi[0];
+    assert_eq!(w.node("ap").unwrap().qdisc, QdiscSpec::Pfifo { limit: 64 });
+    assert!(matches!(w.node("sta1").unwrap().qdisc, QdiscSpec::FqCodel { .. }));
+    assert!(w.nodes.iter().all(|n| n.device == DeviceSpec::PerStation { size: 128, airtime_fairness: true }));
+}
+
+// ---- --set overrides ----
+
+#[test]
+fn set_wifi_keys_by_index_and_name() {
+    let r = load_with(CHAIN, &[("wifi[0].mcs", "7")]).unwrap();
+    assert!(r.wifi[0].links.iter().all(|l| (l.phy.mcs, l.phy.nss) == (7, 1)));
+    let r = load_with(BSS, &[("wifi.bss.width", "20"), ("wifi.bss.node.sta2.mcs", "15")]).unwrap();
+    assert_eq!(link_phy(&r.wifi[0], "sta2", "ap").0, phy(15, 2, 20, 400));
+    let r = load_with(BSS, &[("bss.gi", "400ns"), ("wifi[0].node[1].per", "0")]).unwrap();
+    assert_eq!(link_phy(&r.wifi[0], "ap", "sta1"), (phy(5, 1, 40, 400), 0.0));
+    let r = load_with(BSS, &[("wifi.bss.aggregation.max_duration", "4ms"), ("wifi.bss.edca.cw_min", "31")]).unwrap();
+    assert_eq!(r.wifi[0].node("ap").unwrap().aggregation.max_duration, 4 * MS);
+    assert_eq!(r.wifi[0].edca.cw_min, 31);
+    // A network without a name is "wifi<i>".
+    let unnamed = with(CHAIN, "name = \"mesh\"\n", "");
+    let r = load_with(&unnamed, &[("wifi.wifi0.width", "20")]).unwrap();
+    assert_eq!(r.wifi[0].links[0].phy.width_mhz, 20);
+}
+
+#[test]
+fn set_rate_of_an_11a_member() {
+    let a = with(CHAIN, "standard = \"n\"", "standard = \"a\"");
+    let a = with(
+        &a,
+        "mcs = 15\nwidth = 40\ngi = \"400ns\"\naggregation = { max_mpdus = 32, max_duration = \"4ms\" }\n",
+        "",
+    );
+    let a = with(&a, "[[flow]]", "[[wifi.node]]\nname = \"n1\"\n\n[[flow]]");
+    let r = load_with(&a, &[("wifi[0].node[0].rate", "\"6Mbit\""), ("wifi.mesh.rate", "24Mbit")]).unwrap();
+    let w = &r.wifi[0];
+    assert_eq!(link_phy(w, "n1", "n2").0.rate_bps, 6_000_000);
+    assert_eq!(link_phy(w, "n2", "n1").0.rate_bps, 24_000_000);
+}
+
+#[test]
+fn set_wifi_errors_name_the_override() {
+    let err = load_with(CHAIN, &[("wifi[0].mcs", "300")]).unwrap_err();
+    assert_eq!(err.key, "wifi[0].mcs");
+    assert!(err.message.contains("expected u8") && err.message.contains("(from --set wifi[0].mcs=300)"), "{err}");
+    assert_error(load_with(CHAIN, &[("wifi.mesh.width", "80")]), "wifi[0].width", "width must be 20 or 40");
+    assert_error(
+        load_with(CHAIN, &[("wifi.nowhere.mcs", "1")]),
+        "wifi.nowhere.mcs",
+        "no entry of `wifi` is named \"nowhere\", expected one of: mesh",
+    );
+    let err = load_with(CHAIN, &[("wifi.mesh.edca.cwmin", "3")]).unwrap_err();
+    assert_eq!(err.key, "wifi[0].edca.cwmin");
+    assert!(err.message.contains("from --set"), "{err}");
+}
+
+// ---- documentation ----
+
+#[test]
+fn docs_examples_load() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/scenario.md");
+    let docs = std::fs::read_to_string(file).unwrap();
+    let examples: Vec<&str> = docs
+        .split("```toml\n")
+        .skip(1)
+        .map(|block| block.split("```").next().unwrap())
+        .filter(|block| block.contains("[[wifi]]"))
+        .collect();
+    assert_eq!(examples.len(), 2);
+    let bss = load(examples[0]).unwrap_or_else(|e| panic!("{e}"));
+    let w = &bss.wifi[0];
+    assert_eq!((link_phy(w, "ap", "near").0.mcs, link_phy(w, "far", "ap").0.mcs), (7, 1));
+    assert_eq!(w.node("far").unwrap().device, DeviceSpec::PerStation { size: 128, airtime_fairness: true });
+    let chain = load(examples[1]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(path(&chain, "n0", "n4"), "n0 n1 n2 n3 n4");
+    assert!(chain.wifi[0].links.iter().all(|l| l.phy == phy(15, 2, 40, 400)));
+}
