@@ -1,1 +1,0 @@
-//! 802.11 PHY: data rates and PPDU durations for non-HT OFDM, HT, VHT and HE.
