@@ -31,6 +31,7 @@ __all__ = [
     "list_builtin",
     "resolve",
     "run",
+    "run_text",
     "validate",
 ]
 
@@ -92,6 +93,21 @@ def run(
     text, file = _load(scenario)
     raw = _core.run(text, file, overrides_list(set), seed, progress)
     return Result.from_core(raw, source=file)
+
+
+def run_text(
+    text: str,
+    seed: int | None = None,
+    set: Overrides = None,
+    progress: Callable[[float], object] | None = None,
+    name: str = "<scenario text>",
+) -> Result:
+    """Run a scenario given as TOML text, e.g. one built in a notebook or a test.
+
+    ``name`` stands for the file in error messages; the other arguments are as for :func:`run`.
+    """
+    raw = _core.run(text, name, overrides_list(set), seed, progress)
+    return Result.from_core(raw, source=None)
 
 
 def validate(scenario: str | Path, set: Overrides = None) -> dict[str, Any]:

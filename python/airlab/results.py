@@ -39,12 +39,24 @@ QUEUE_COLUMNS = [
     "marks",
 ]
 LINK_COLUMNS = ["time_s", "link", "utilization", "throughput_mbps"]
+WIFI_COLUMNS = [
+    "time_s",
+    "link",
+    "airtime_share",
+    "throughput_mbps",
+    "mpdus_per_ppdu",
+    "ppdus",
+    "failed_ppdus",
+    "collisions",
+    "mpdu_drops",
+]
 FCT_COLUMNS = ["flow", "conn", "start_s", "end_s", "fct_s", "bytes"]
 
 TABLES: dict[str, tuple[list[str], str | None]] = {
     "flows": (FLOW_COLUMNS, "flow"),
     "queues": (QUEUE_COLUMNS, "queue"),
     "links": (LINK_COLUMNS, "link"),
+    "wifi": (WIFI_COLUMNS, "link"),
     "fcts": (FCT_COLUMNS, "flow"),
 }
 
@@ -68,8 +80,8 @@ class Result:
     """Everything one run produced.
 
     ``summary`` is the engine's summary (see docs/results.md), ``scenario`` the resolved
-    scenario, and ``flows``, ``queues``, ``links``, ``fcts`` are long-format DataFrames with one
-    row per (sample time, flow/queue/link) or per completed connection.
+    scenario, and ``flows``, ``queues``, ``links``, ``wifi``, ``fcts`` are long-format DataFrames
+    with one row per (sample time, flow/queue/link/Wi-Fi link) or per completed connection.
     """
 
     summary: dict[str, Any]
@@ -77,6 +89,7 @@ class Result:
     flows: pd.DataFrame
     queues: pd.DataFrame
     links: pd.DataFrame
+    wifi: pd.DataFrame
     fcts: pd.DataFrame
     source: str | None = None
     _summary_text: str | None = field(default=None, repr=False)

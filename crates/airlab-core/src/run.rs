@@ -13,6 +13,8 @@ pub struct RunOutput {
     pub flows: Table,
     pub queues: Table,
     pub links: Table,
+    /// One row per sample and Wi-Fi link: airtime share, throughput, aggregation, losses.
+    pub wifi: Table,
     /// One row per completed connection: columns conn, start_s, end_s, fct_s, bytes.
     pub fcts: Table,
 }
@@ -86,6 +88,7 @@ pub fn run_with_progress(
         flows: std::mem::take(&mut world.flow_series),
         queues: std::mem::take(&mut world.queue_series),
         links: std::mem::take(&mut world.link_series),
+        wifi: std::mem::take(&mut world.wifi_series),
         fcts,
     })
 }

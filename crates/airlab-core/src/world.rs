@@ -10,6 +10,7 @@ use crate::scenario::model::TcpOptions;
 use crate::sim::{secs, EventQueue, Rng, Time};
 use crate::tcp::cc::{CcEnv, CcParams, Shared};
 use crate::tcp::{cc, Ctx, TcpReceiver, TcpSender, TimerKind};
+use crate::wifi::net::{WifiEvent, WifiNet};
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
@@ -22,14 +23,24 @@ pub enum Event {
     AppWake(u32),
     /// A shaping qdisc of an interface may hand out a packet again.
     QdiscWake(IfaceId),
+    /// An event of Wi-Fi network `net`.
+    Wifi(u16, WifiEvent),
     Sample,
+}
+
+/// Where a node sends packets for a destination: out of a wired interface, or through its
+/// Wi-Fi device in a network (which knows the next hop).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Route {
+    Wire(IfaceId),
+    Wifi { net: u16, dev: u32 },
 }
 
 pub struct Node {
     pub name: String,
     pub is_host: bool,
-    /// Egress interface towards each destination node (indexed by NodeId).
-    pub routes: Vec<Option<IfaceId>>,
+    /// Egress towards each destination node (indexed by NodeId).
+    pub routes: Vec<Option<Route>>,
 }
 
 /// TCP settings an app uses for every connection it opens.
@@ -48,6 +59,7 @@ pub struct World {
     pub events: EventQueue<Event>,
     pub nodes: Vec<Node>,
     pub ifaces: Vec<Iface>,
+    pub wifi: Vec<WifiNet>,
     pub conns: Vec<Conn>,
     pub apps: Vec<App>,
     /// Per app (same index): TCP profile for TCP apps.
@@ -65,6 +77,8 @@ pub struct World {
     pub flow_series: Table,
     pub queue_series: Table,
     pub link_series: Table,
+    /// Per Wi-Fi link: airtime, throughput, aggregation.
+    pub wifi_series: Table,
     pub packets_forwarded: u64,
     /// Interface busy time and delivered bytes at the end of warm-up, for summaries.
     pub busy_at_warmup: Vec<Time>,
@@ -83,6 +97,7 @@ impl World {
             events: EventQueue::new(),
             nodes: Vec::new(),
             ifaces: Vec::new(),
+            wifi: Vec::new(),
             conns: Vec::new(),
             apps: Vec::new(),
             profiles: Vec::new(),
@@ -96,6 +111,7 @@ impl World {
             flow_series: Table::default(),
             queue_series: Table::default(),
             link_series: Table::default(),
+            wifi_series: Table::default(),
             packets_forwarded: 0,
             busy_at_warmup: Vec::new(),
             delivered_at_warmup: Vec::new(),
@@ -145,6 +161,7 @@ impl World {
         self.flow_series.finish();
         self.queue_series.finish();
         self.link_series.finish();
+        self.wifi_series.finish();
     }
 
     fn dispatch(&mut self, ev: Event) {
@@ -158,12 +175,12 @@ impl World {
                 let iface = &mut self.ifaces[i as usize];
                 let pkt = iface.arrive();
                 let node = iface.to;
-                if pkt.dst == node {
-                    self.deliver_local(node, pkt);
-                } else {
-                    self.packets_forwarded += 1;
-                    self.send_from(node, pkt);
-                }
+                self.arrive_at(node, pkt);
+            }
+            Event::Wifi(net, ev) => {
+                let now = self.now();
+                self.wifi[net as usize].handle(ev, now, &mut self.flows);
+                self.collect_wifi(net);
             }
             Event::Timer(c, kind) => {
                 let now = self.now();
@@ -204,15 +221,50 @@ impl World {
         }
     }
 
+    /// A packet reached `node` over a link: take it in or forward it.
+    fn arrive_at(&mut self, node: NodeId, pkt: Packet) {
+        if pkt.dst == node {
+            self.deliver_local(node, pkt);
+        } else {
+            self.packets_forwarded += 1;
+            self.send_from(node, pkt);
+        }
+    }
+
     /// Route a packet out of `node` towards its destination.
     fn send_from(&mut self, node: NodeId, pkt: Packet) {
-        let Some(i) = self.nodes[node as usize].routes[pkt.dst as usize] else {
+        let Some(route) = self.nodes[node as usize].routes[pkt.dst as usize] else {
             // Validation guarantees routes for every flow; a missing one is an engine bug.
             panic!("no route at {} to {}", self.nodes[node as usize].name, self.nodes[pkt.dst as usize].name);
         };
         let now = self.now();
-        let next = self.ifaces[i as usize].enqueue(pkt, now, &mut self.flows);
-        self.schedule_iface(i, next);
+        match route {
+            Route::Wire(i) => {
+                let next = self.ifaces[i as usize].enqueue(pkt, now, &mut self.flows);
+                self.schedule_iface(i, next);
+            }
+            Route::Wifi { net, dev } => {
+                self.wifi[net as usize].enqueue(dev, pkt, now, &mut self.flows);
+                self.collect_wifi(net);
+            }
+        }
+    }
+
+    /// Schedule what a Wi-Fi network asked for and pass on the packets it delivered.
+    fn collect_wifi(&mut self, net: u16) {
+        let w = &mut self.wifi[net as usize];
+        for (at, ev) in w.events.drain(..) {
+            self.events.schedule(at, Event::Wifi(net, ev));
+        }
+        let mut delivered = std::mem::take(&mut w.delivered);
+        for (node, pkt) in delivered.drain(..) {
+            self.arrive_at(node, pkt);
+        }
+        // Keep the buffer's allocation unless forwarding refilled it meanwhile.
+        let w = &mut self.wifi[net as usize];
+        if w.delivered.is_empty() {
+            w.delivered = delivered;
+        }
     }
 
     /// Hand the packets and timer requests a socket produced to the network and the clock.
@@ -383,6 +435,58 @@ impl World {
             self.last_tx_bytes[i] = st.tx_bytes;
             if at_warmup {
                 self.busy_at_warmup[i] = st.busy;
+            }
+        }
+        self.sample_wifi(t, dt, at_warmup);
+    }
+
+    /// One queue row per Wi-Fi interface and one row per Wi-Fi link.
+    fn sample_wifi(&mut self, t: f64, dt: f64, at_warmup: bool) {
+        for net in self.wifi.iter_mut() {
+            for d in net.devs.iter_mut() {
+                let q = &mut self.queue_series;
+                q.push_row(t, &d.name);
+                q.set("backlog_pkts", d.qdisc.len() as f64);
+                q.set("backlog_bytes", d.qdisc.bytes() as f64);
+                q.set("device_pkts", d.device_backlog() as f64);
+                let mut vars = Vec::new();
+                d.qdisc.vars(&mut vars);
+                for (name, v) in vars {
+                    q.set(&format!("qdisc.{name}"), v);
+                }
+                let st = &mut d.stats;
+                let sojourn = if st.interval_dequeued > 0 {
+                    st.interval_sojourn_ms / st.interval_dequeued as f64
+                } else {
+                    f64::NAN
+                };
+                q.set("sojourn_ms", sojourn);
+                st.interval_sojourn_ms = 0.0;
+                st.interval_dequeued = 0;
+                q.set("drops", st.dropped as f64);
+                q.set("marks", st.marked as f64);
+                for p in d.peers.iter_mut() {
+                    let (now, last) = (&p.stats, &p.at_sample);
+                    let name = format!(
+                        "{}:{}->{}",
+                        net.name, self.nodes[d.node as usize].name, self.nodes[p.node as usize].name
+                    );
+                    let s = &mut self.wifi_series;
+                    s.push_row(t, &name);
+                    s.set("airtime_share", secs(now.airtime - last.airtime) / dt);
+                    s.set("throughput_mbps", (now.bytes_acked - last.bytes_acked) as f64 * 8.0 / dt / 1e6);
+                    let ppdus = now.ppdus - last.ppdus;
+                    let mean = |n: u64| if ppdus > 0 { n as f64 / ppdus as f64 } else { f64::NAN };
+                    s.set("mpdus_per_ppdu", mean(now.mpdus - last.mpdus));
+                    s.set("ppdus", ppdus as f64);
+                    s.set("failed_ppdus", (now.ppdus_failed - last.ppdus_failed) as f64);
+                    s.set("collisions", (now.collisions - last.collisions) as f64);
+                    s.set("mpdu_drops", (now.mpdus_dropped - last.mpdus_dropped) as f64);
+                    p.at_sample = p.stats.clone();
+                    if at_warmup {
+                        p.at_warmup = p.stats.clone();
+                    }
+                }
             }
         }
     }

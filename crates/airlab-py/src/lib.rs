@@ -64,6 +64,7 @@ fn run<'py>(
     d.set_item("flows", table(py, &out.flows, "time_s", "flow")?)?;
     d.set_item("queues", table(py, &out.queues, "time_s", "queue")?)?;
     d.set_item("links", table(py, &out.links, "time_s", "link")?)?;
+    d.set_item("wifi", table(py, &out.wifi, "time_s", "link")?)?;
     d.set_item("fcts", table(py, &out.fcts, "start_s", "flow")?)?;
     Ok(d)
 }

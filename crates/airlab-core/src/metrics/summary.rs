@@ -111,23 +111,28 @@ pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
         })
         .collect();
     let span = end.saturating_sub(w.warmup).max(1);
-    let queues: Vec<Value> = w
+    let queue = |name: &str, node: &str, link: &str, kind: &str, st: &crate::net::iface::IfaceStats| {
+        let backlog = window(&w.queue_series, name, "backlog_pkts", w.warmup, end);
+        json!({
+            "name": name, "node": node, "link": link, "kind": kind,
+            "enqueued": st.enqueued, "dequeued": st.dequeued, "drops": st.dropped, "marks": st.marked,
+            "sojourn_ms": dist(&st.sojourn_ms),
+            "backlog_pkts": {
+                "mean": (!backlog.is_empty()).then(|| backlog.iter().sum::<f64>() / backlog.len() as f64),
+                "max": backlog.iter().copied().fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x)))),
+            },
+        })
+    };
+    let mut queues: Vec<Value> = w
         .ifaces
         .iter()
-        .map(|i| {
-            let backlog = window(&w.queue_series, &i.name, "backlog_pkts", w.warmup, end);
-            let st = &i.stats;
-            json!({
-                "name": i.name, "node": w.nodes[i.from as usize].name, "link": i.link, "kind": i.qdisc.kind(),
-                "enqueued": st.enqueued, "dequeued": st.dequeued, "drops": st.dropped, "marks": st.marked,
-                "sojourn_ms": dist(&st.sojourn_ms),
-                "backlog_pkts": {
-                    "mean": (!backlog.is_empty()).then(|| backlog.iter().sum::<f64>() / backlog.len() as f64),
-                    "max": backlog.iter().copied().fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x)))),
-                },
-            })
-        })
+        .map(|i| queue(&i.name, &w.nodes[i.from as usize].name, &i.link, i.qdisc.kind(), &i.stats))
         .collect();
+    for net in &w.wifi {
+        for d in &net.devs {
+            queues.push(queue(&d.name, &w.nodes[d.node as usize].name, &net.name, d.qdisc.kind(), &d.stats));
+        }
+    }
     let links: Vec<Value> = w
         .ifaces
         .iter()
@@ -152,8 +157,47 @@ pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
         "flows": flows,
         "queues": queues,
         "links": links,
+        "wifi": wifi_summary(w, span),
         "jain_index": jain_index(&goodputs),
     })
+}
+
+/// Per Wi-Fi network: the share of time the channel carried a transmission, and per
+/// directed link its airtime, throughput, aggregation and losses after the warm-up.
+fn wifi_summary(w: &World, span: Time) -> Value {
+    let nets: Vec<Value> = w
+        .wifi
+        .iter()
+        .map(|net| {
+            let mut links = Vec::new();
+            for d in &net.devs {
+                for p in &d.peers {
+                    let (s, b) = (&p.stats, &p.at_warmup);
+                    let ppdus = s.ppdus - b.ppdus;
+                    let ampdus = s.ampdus - b.ampdus;
+                    let txv = p.txv();
+                    links.push(json!({
+                        "name": format!("{}:{}->{}", net.name, w.nodes[d.node as usize].name, w.nodes[p.node as usize].name),
+                        "from": w.nodes[d.node as usize].name, "to": w.nodes[p.node as usize].name,
+                        "phy_rate_mbps": txv.rate_bps() as f64 / 1e6,
+                        "airtime_share": secs(s.airtime - b.airtime) / secs(span),
+                        "throughput_mbps": (s.bytes_acked - b.bytes_acked) as f64 * 8.0 / secs(span) / 1e6,
+                        "ppdus": ppdus,
+                        "failed_ppdus": s.ppdus_failed - b.ppdus_failed,
+                        "collisions": s.collisions - b.collisions,
+                        "mpdus": s.mpdus - b.mpdus,
+                        "mpdus_acked": s.mpdus_acked - b.mpdus_acked,
+                        "mpdu_drops": s.mpdus_dropped - b.mpdus_dropped,
+                        "mpdus_per_ppdu": (ppdus > 0).then(|| (s.mpdus - b.mpdus) as f64 / ppdus as f64),
+                        "ampdus": ampdus,
+                        "mpdus_per_ampdu": (ampdus > 0).then(|| (s.ampdu_mpdus - b.ampdu_mpdus) as f64 / ampdus as f64),
+                    }));
+                }
+            }
+            json!({ "name": net.name, "busy_share": secs(net.busy_time) / secs(w.duration), "links": links })
+        })
+        .collect();
+    Value::Array(nets)
 }
 
 #[cfg(test)]

@@ -1,13 +1,17 @@
 //! The builder: turns a resolved scenario into a [`World`] ready to run.
 
 use super::model::App as AppSpec;
+use super::wifi::{PhySpec, ResolvedWifi, Standard};
 use super::Resolved;
 use crate::app::{App, AppKind};
 use crate::metrics::FlowStats;
 use crate::net::{Iface, IfaceId, NodeId};
 use crate::qdisc;
 use crate::sim::{Rng, Time};
-use crate::world::{Node, TcpProfile, World};
+use crate::wifi::net::{Peer, WifiDev, WifiNet};
+use crate::wifi::phy::{MacTiming, TxVector};
+use crate::wifi::queues::DeviceQueues;
+use crate::world::{Node, Route, TcpProfile, World};
 use std::collections::HashMap;
 
 pub fn build(r: &Resolved, seed: u64) -> World {
@@ -38,13 +42,22 @@ pub fn build(r: &Resolved, seed: u64) -> World {
             rng,
         ));
     }
-    let iface_between = |from: &str, to: &str| -> Option<IfaceId> { r.direction(from, to).map(|i| i as IfaceId) };
+    for w in &r.wifi {
+        world.wifi.push(wifi_net(w, &ids, seed));
+    }
     for node in world.nodes.iter_mut() {
         node.routes = vec![None; n];
     }
     for ((at, to), via) in &r.next_hop {
-        let iface = iface_between(at, via);
-        world.nodes[ids[at.as_str()] as usize].routes[ids[to.as_str()] as usize] = iface;
+        let route = match r.direction(at, via) {
+            Some(i) => Route::Wire(i as IfaceId),
+            None => {
+                let (net, dev, peer) = wifi_hop(r, at, via).expect("routing only uses links and Wi-Fi peers");
+                world.wifi[net].devs[dev].set_route(ids[to.as_str()], peer);
+                Route::Wifi { net: net as u16, dev: dev as u32 }
+            }
+        };
+        world.nodes[ids[at.as_str()] as usize].routes[ids[to.as_str()] as usize] = Some(route);
     }
     for (i, f) in r.flows.iter().enumerate() {
         let (src, dst) = (ids[f.from.as_str()], ids[f.to.as_str()]);
@@ -63,12 +76,83 @@ pub fn build(r: &Resolved, seed: u64) -> World {
     world
 }
 
-/// Rate of the first link a flow's packets take, for UDP apps that saturate it.
+/// Rate of the first link a flow's packets take, for UDP apps that saturate it (the PHY rate
+/// of a Wi-Fi hop).
 fn first_hop_rate(r: &Resolved, from: &str, to: &str) -> u64 {
-    r.next_hop
-        .get(&(from.to_string(), to.to_string()))
-        .and_then(|via| r.direction(from, via))
-        .map_or(0, |d| r.directions[d].rate.0)
+    let Some(via) = r.next_hop.get(&(from.to_string(), to.to_string())) else { return 0 };
+    if let Some(d) = r.direction(from, via) {
+        return r.directions[d].rate.0;
+    }
+    r.wifi
+        .iter()
+        .flat_map(|w| w.links.iter().map(move |l| (w.standard, l)))
+        .find(|(_, l)| l.from == from && &l.to == via)
+        .map_or(0, |(standard, l)| tx_vector(standard, &l.phy).rate_bps())
+}
+
+/// The PHY settings of a scenario as the MAC uses them.
+fn tx_vector(standard: Standard, phy: &PhySpec) -> TxVector {
+    match standard {
+        Standard::A => TxVector::non_ht((phy.rate_bps / 1_000_000) as u16),
+        Standard::N => TxVector::ht(phy.mcs, phy.width_mhz, phy.gi_ns == 400),
+        Standard::Ac => TxVector::vht(phy.mcs, phy.nss, phy.width_mhz, phy.gi_ns == 400),
+        Standard::Ax => TxVector::he(phy.mcs, phy.nss, phy.width_mhz, phy.gi_ns),
+    }
+}
+
+/// The network a resolved `[[wifi]]` describes: one device per member with a peer per link
+/// it transmits on, and who hears whom.
+fn wifi_net(w: &ResolvedWifi, ids: &HashMap<&str, NodeId>, seed: u64) -> WifiNet {
+    let index: HashMap<&str, u32> = w.nodes.iter().enumerate().map(|(i, m)| (m.name.as_str(), i as u32)).collect();
+    let devs = w
+        .nodes
+        .iter()
+        .map(|m| {
+            let peers: Vec<Peer> = w
+                .links
+                .iter()
+                .filter(|l| l.from == m.name)
+                .map(|l| Peer::new(index[l.to.as_str()], ids[l.to.as_str()], tx_vector(w.standard, &l.phy), l.per))
+                .collect();
+            let name = format!("{}:{}", w.name, m.name);
+            let qdisc = qdisc::create(&m.qdisc, Rng::stream(seed, &format!("qdisc:{name}")));
+            let queues = DeviceQueues::new(&m.device, peers.len());
+            let rng = Rng::stream(seed, &format!("backoff:{name}"));
+            WifiDev::new(ids[m.name.as_str()], name, qdisc, queues, m.aggregation, peers, rng)
+        })
+        .collect();
+    let n = w.nodes.len() as u32;
+    let hears: Vec<Vec<u32>> = match &w.hears {
+        None => (0..n).map(|i| (0..n).filter(|&j| j != i).collect()).collect(),
+        Some(pairs) => {
+            let mut hears = vec![Vec::new(); n as usize];
+            for [a, b] in pairs {
+                let (a, b) = (index[a.as_str()], index[b.as_str()]);
+                hears[a as usize].push(b);
+                hears[b as usize].push(a);
+            }
+            hears
+        }
+    };
+    let timing = MacTiming::ofdm_5ghz();
+    WifiNet::new(
+        w.name.clone(),
+        timing,
+        w.edca,
+        w.rts,
+        devs,
+        hears,
+        Rng::stream(seed, &format!("mpdu-errors:{}", w.name)),
+    )
+}
+
+/// The Wi-Fi network, the device of `at` and its peer index for sending to neighbour `via`.
+fn wifi_hop(r: &Resolved, at: &str, via: &str) -> Option<(usize, usize, u16)> {
+    r.wifi.iter().enumerate().find_map(|(net, w)| {
+        let dev = w.nodes.iter().position(|m| m.name == at)?;
+        let peer = w.links.iter().filter(|l| l.from == at).position(|l| l.to == via)?;
+        Some((net, dev, peer as u16))
+    })
 }
 
 fn app_kind(app: &AppSpec, first_hop_bps: u64) -> AppKind {

@@ -25,7 +25,10 @@ pub(crate) fn neighbours(s: &Scenario) -> BTreeMap<&str, Vec<&str>> {
 /// Hosts do not forward, so paths only pass through routers.
 pub(crate) fn next_hops(s: &Scenario) -> NextHop {
     let adjacent = neighbours(s);
-    let forwards = |node: &str, dest: &str| node == dest || s.routers.iter().any(|r| r == node);
+    // Members of an ad hoc/mesh Wi-Fi network relay for each other, hosts included: a
+    // parking lot's relays are also sources (paper 002).
+    let mesh_member = |node: &str| s.wifi.iter().any(|w| w.ap.is_none() && w.members().contains(&node));
+    let forwards = |node: &str, dest: &str| node == dest || s.routers.iter().any(|r| r == node) || mesh_member(node);
     let mut next_hop = NextHop::new();
     for dest in &s.hosts {
         // Breadth-first search outwards from the destination gives each node's hop count.

@@ -1,4 +1,15 @@
 //! Wi-Fi: the 802.11 PHY (rate tables and PPDU durations) and MAC (EDCA contention,
 //! aggregation, Block Ack) that carry packets over a shared channel.
+//!
+//! - [`phy`]: rates and PPDU durations per format.
+//! - [`medium`]: one node's carrier sense and backoff countdown.
+//! - [`queues`]: the device layer below the qdisc (driver FIFO or per-station queues with
+//!   optional airtime fairness).
+//! - [`reorder`]: the receiver's Block Ack reordering buffer.
+//! - [`net`]: a network of nodes sharing a channel, and its frame exchanges.
 
+pub mod medium;
+pub mod net;
 pub mod phy;
+pub mod queues;
+pub mod reorder;

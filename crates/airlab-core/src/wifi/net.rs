@@ -1,0 +1,691 @@
+//! A Wi-Fi network: the members' interfaces (qdisc, device queues, EDCA), the channel they
+//! share, and the frame exchanges that move packets between them.
+//!
+//! An exchange is what a node does when its backoff ends: pick the destination to serve, build
+//! an A-MPDU from that destination's queue (or take one frame), optionally protect it with
+//! RTS/CTS, send it, and wait for the ACK or Block Ack a SIFS later. Every frame, including
+//! the responses, is a transmission on the channel: nodes that hear it turn busy, lock onto it
+//! if they were idle, and lose it if another transmission they hear overlaps it. What is
+//! abstracted away is listed in `docs/models/wifi.md`.
+
+use super::medium::Medium;
+use super::phy::{self, TxVector};
+use super::queues::{DeviceQueues, Mpdu};
+use super::reorder::Reorder;
+use crate::metrics::FlowStats;
+use crate::net::iface::IfaceStats;
+use crate::net::{NodeId, Packet};
+use crate::qdisc::{Qdisc, Verdicts};
+use crate::scenario::wifi::{AggregationSpec, EdcaSpec};
+use crate::sim::{Rng, Time, MS};
+
+/// Events of a Wi-Fi network, scheduled by the world and handed back to [`WifiNet::handle`].
+#[derive(Clone, Copy, Debug)]
+pub enum WifiEvent {
+    /// A node's backoff countdown ends (if `gen` is still its current countdown).
+    Access { dev: u32, gen: u32 },
+    /// A transmission ends.
+    TxEnd { tx: u32 },
+    /// A SIFS after a reception: the node sends its response (CTS, ACK, Block Ack) or, after a
+    /// CTS, its data.
+    Respond { dev: u32 },
+    /// The response an initiator waits for did not come.
+    Timeout { dev: u32, gen: u32 },
+    /// A shaping qdisc of a node's interface may hand out a packet again.
+    QdiscWake { dev: u32 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Frame {
+    Rts,
+    Cts,
+    Data,
+    Ack,
+    BlockAck,
+}
+
+/// A transmission on the air.
+struct Tx {
+    src: u32,
+    dst: u32,
+    frame: Frame,
+    /// End of the medium reservation its duration field announces (NAV for overhearers).
+    nav_until: Time,
+    /// Duration of the response it asks for (CTS after RTS, ACK/Block Ack after data).
+    resp_dur: Time,
+}
+
+/// Counters of one directed link, cumulative since the start of the run.
+#[derive(Clone, Debug, Default)]
+pub struct LinkStats {
+    /// Airtime of this link's exchanges: from the first frame to the response, or to the end
+    /// of the last frame sent when the exchange failed.
+    pub airtime: Time,
+    /// Data PPDUs sent (single MPDUs and A-MPDUs), and those not acknowledged.
+    pub ppdus: u64,
+    pub ppdus_failed: u64,
+    /// Data PPDUs that were corrupted at the receiver by an overlapping transmission.
+    pub collisions: u64,
+    /// MPDU transmissions (retries included), MPDUs acknowledged, and MPDUs given up after the
+    /// retry limit.
+    pub mpdus: u64,
+    pub mpdus_acked: u64,
+    pub mpdus_dropped: u64,
+    /// IP bytes of acknowledged MPDUs.
+    pub bytes_acked: u64,
+    /// PPDUs of more than one MPDU, and the MPDUs in them.
+    pub ampdus: u64,
+    pub ampdu_mpdus: u64,
+}
+
+/// A destination of a node's transmissions.
+pub struct Peer {
+    pub dev: u32,
+    pub node: NodeId,
+    txv: TxVector,
+    /// Rate of the control frames (RTS, CTS, ACK, Block Ack) on this link.
+    basic: TxVector,
+    per: f64,
+    next_seq: u64,
+    /// Reordering of the frames this peer sends to us.
+    rx: Reorder,
+    pub stats: LinkStats,
+    /// The counters at the previous sample and at the end of the warm-up, for the series and
+    /// the summary.
+    pub at_sample: LinkStats,
+    pub at_warmup: LinkStats,
+}
+
+impl Peer {
+    pub fn new(dev: u32, node: NodeId, txv: TxVector, per: f64) -> Self {
+        let basic = txv.control_response_rate();
+        Peer {
+            dev,
+            node,
+            txv,
+            basic,
+            per,
+            next_seq: 0,
+            rx: Reorder::default(),
+            stats: LinkStats::default(),
+            at_sample: LinkStats::default(),
+            at_warmup: LinkStats::default(),
+        }
+    }
+
+    pub fn txv(&self) -> &TxVector {
+        &self.txv
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    AwaitCts,
+    AwaitResponse,
+}
+
+/// The frame exchange a node is in the middle of.
+struct Exchange {
+    peer: u16,
+    mpdus: Vec<Mpdu>,
+    /// Per MPDU: received intact by the peer.
+    received: Vec<bool>,
+    data_dur: Time,
+    resp: Frame,
+    resp_dur: Time,
+    stage: Stage,
+    started: Time,
+    /// End of the last frame this node sent in the exchange.
+    tx_end: Time,
+    timeout_gen: u32,
+}
+
+/// A frame a node must send a SIFS after a reception.
+struct Pending {
+    to: u32,
+    frame: Frame,
+    dur: Time,
+    nav_until: Time,
+    resp_dur: Time,
+}
+
+/// One member's Wi-Fi interface.
+pub struct WifiDev {
+    pub node: NodeId,
+    /// "net:node".
+    pub name: String,
+    pub qdisc: Box<dyn Qdisc>,
+    pub stats: IfaceStats,
+    pub queues: DeviceQueues,
+    aggregation: AggregationSpec,
+    pub peers: Vec<Peer>,
+    /// Destination node -> peer index (the next hop inside this network).
+    route: Vec<Option<u16>>,
+    /// Device index -> peer index.
+    peer_of: Vec<Option<u16>>,
+    cw: u32,
+    exchange: Option<Exchange>,
+    response: Option<Pending>,
+    wake_at: Option<Time>,
+    verdicts: Verdicts,
+    rng: Rng,
+}
+
+impl WifiDev {
+    pub fn new(
+        node: NodeId,
+        name: String,
+        qdisc: Box<dyn Qdisc>,
+        queues: DeviceQueues,
+        aggregation: AggregationSpec,
+        peers: Vec<Peer>,
+        rng: Rng,
+    ) -> Self {
+        WifiDev {
+            node,
+            name,
+            qdisc,
+            stats: IfaceStats::default(),
+            queues,
+            aggregation,
+            peers,
+            route: Vec::new(),
+            peer_of: Vec::new(),
+            cw: 0,
+            exchange: None,
+            response: None,
+            wake_at: None,
+            verdicts: Verdicts::default(),
+            rng,
+        }
+    }
+
+    /// Send packets for `dst` to peer `peer`.
+    pub fn set_route(&mut self, dst: NodeId, peer: u16) {
+        let i = dst as usize;
+        if self.route.len() <= i {
+            self.route.resize(i + 1, None);
+        }
+        self.route[i] = Some(peer);
+    }
+
+    /// Frames held below the qdisc, including the exchange in progress.
+    pub fn device_backlog(&self) -> usize {
+        self.queues.len() + self.exchange.as_ref().map_or(0, |e| e.mpdus.len())
+    }
+}
+
+pub struct WifiNet {
+    pub name: String,
+    slot: Time,
+    sifs: Time,
+    aifs: Time,
+    eifs: Time,
+    edca: EdcaSpec,
+    rts: bool,
+    pub devs: Vec<WifiDev>,
+    medium: Vec<Medium>,
+    /// Per node: the nodes that hear its transmissions.
+    hears: Vec<Vec<u32>>,
+    txs: Vec<Option<Tx>>,
+    free_txs: Vec<u32>,
+    err_rng: Rng,
+    /// Time with at least one transmission on the air, and its bookkeeping.
+    pub busy_time: Time,
+    on_air: u32,
+    busy_since: Time,
+    /// Events to schedule and packets delivered to a member node, for the world to collect
+    /// after each call.
+    pub events: Vec<(Time, WifiEvent)>,
+    pub delivered: Vec<(NodeId, Packet)>,
+    up: Vec<Packet>,
+}
+
+impl WifiNet {
+    /// A network over `devs`, where `hears[i]` lists the devices that hear device `i`.
+    pub fn new(
+        name: String,
+        timing: phy::MacTiming,
+        edca: EdcaSpec,
+        rts: bool,
+        mut devs: Vec<WifiDev>,
+        hears: Vec<Vec<u32>>,
+        err_rng: Rng,
+    ) -> Self {
+        let aifs = timing.aifs(edca.aifsn as u8);
+        let eifs = timing.sifs + phy::ack_duration(&TxVector::non_ht(6)) + aifs;
+        let n = devs.len();
+        for d in devs.iter_mut() {
+            d.cw = edca.cw_min;
+            d.peer_of = vec![None; n];
+            for (k, p) in d.peers.iter().enumerate() {
+                d.peer_of[p.dev as usize] = Some(k as u16);
+            }
+        }
+        WifiNet {
+            name,
+            slot: timing.slot,
+            sifs: timing.sifs,
+            aifs,
+            eifs,
+            edca,
+            rts,
+            devs,
+            medium: (0..n).map(|_| Medium::default()).collect(),
+            hears,
+            txs: Vec::new(),
+            free_txs: Vec::new(),
+            err_rng,
+            busy_time: 0,
+            on_air: 0,
+            busy_since: 0,
+            events: Vec::new(),
+            delivered: Vec::new(),
+            up: Vec::new(),
+        }
+    }
+
+    /// Offer a packet to device `dev`'s qdisc.
+    pub fn enqueue(&mut self, dev: u32, pkt: Packet, now: Time, flows: &mut [FlowStats]) {
+        let d = &mut self.devs[dev as usize];
+        d.stats.enqueued += 1;
+        d.qdisc.enqueue(pkt, now, &mut d.verdicts);
+        account(d, flows);
+        self.pump(dev, now, flows);
+    }
+
+    pub fn handle(&mut self, ev: WifiEvent, now: Time, flows: &mut [FlowStats]) {
+        match ev {
+            WifiEvent::Access { dev, gen } => self.on_access(dev, gen, now),
+            WifiEvent::TxEnd { tx } => self.on_tx_end(tx, now, flows),
+            WifiEvent::Respond { dev } => {
+                if let Some(r) = self.devs[dev as usize].response.take() {
+                    self.start_tx(dev, r.to, r.frame, r.dur, r.nav_until, r.resp_dur, now);
+                }
+            }
+            WifiEvent::Timeout { dev, gen } => {
+                if self.devs[dev as usize].exchange.as_ref().is_some_and(|e| e.timeout_gen == gen) {
+                    self.complete(dev, false, now, flows);
+                }
+            }
+            WifiEvent::QdiscWake { dev } => {
+                if self.devs[dev as usize].wake_at == Some(now) {
+                    self.devs[dev as usize].wake_at = None;
+                    self.pump(dev, now, flows);
+                }
+            }
+        }
+    }
+
+    /// Move packets from the qdisc into the device queues while they have room, then make
+    /// sure the node contends if it has frames.
+    fn pump(&mut self, dev: u32, now: Time, flows: &mut [FlowStats]) {
+        let d = &mut self.devs[dev as usize];
+        while !d.queues.is_full() {
+            let Some(pkt) = d.qdisc.dequeue(now, &mut d.verdicts) else {
+                if !d.qdisc.is_empty() {
+                    if let Some(at) = d.qdisc.next_ready() {
+                        let at = at.max(now + 1);
+                        if d.wake_at.is_none_or(|pending| pending > at) {
+                            d.wake_at = Some(at);
+                            self.events.push((at, WifiEvent::QdiscWake { dev }));
+                        }
+                    }
+                }
+                break;
+            };
+            let sojourn = (now - pkt.enqueued_at) as f64 / MS as f64;
+            d.stats.dequeued += 1;
+            d.stats.sojourn_ms.add(sojourn);
+            d.stats.interval_sojourn_ms += sojourn;
+            d.stats.interval_dequeued += 1;
+            let peer = d.route.get(pkt.dst as usize).copied().flatten().expect("routes are checked at build time");
+            let p = &mut d.peers[peer as usize];
+            let seq = p.next_seq;
+            p.next_seq += 1;
+            d.queues.push(peer, Mpdu { pkt, seq, attempts: 0 });
+        }
+        account(d, flows);
+        // A frame arriving at an idle node that is not backing off goes after AIFS; if the
+        // medium is busy, it draws a backoff first (802.11-2020 10.23.2.2).
+        let m = &mut self.medium[dev as usize];
+        if !m.pending && d.exchange.is_none() && !d.queues.is_empty() {
+            m.pending = true;
+            m.slots = if m.is_idle(now) { 0 } else { d.rng.below(u64::from(d.cw) + 1) as u32 };
+            self.schedule_access(dev, now);
+        }
+    }
+
+    /// Start (or resume) the countdown of a node that wants the channel and senses it idle.
+    fn schedule_access(&mut self, dev: u32, now: Time) {
+        let m = &mut self.medium[dev as usize];
+        let physically_idle = m.busy == 0 && !m.transmitting;
+        if !m.pending || m.access_at.is_some() || !physically_idle || self.devs[dev as usize].exchange.is_some() {
+            return;
+        }
+        let at = m.access_time(now, self.slot, self.aifs, self.eifs);
+        m.access_gen = m.access_gen.wrapping_add(1);
+        m.access_at = Some(at);
+        self.events.push((at, WifiEvent::Access { dev, gen: m.access_gen }));
+    }
+
+    fn on_access(&mut self, dev: u32, gen: u32, now: Time) {
+        let m = &mut self.medium[dev as usize];
+        if m.access_gen != gen || m.access_at != Some(now) {
+            return;
+        }
+        m.access_at = None;
+        m.slots = 0;
+        m.pending = false;
+        if self.devs[dev as usize].queues.is_empty() {
+            return; // The post-transmission backoff ran out with nothing to send.
+        }
+        self.start_exchange(dev, now);
+    }
+
+    /// Take the frames for the next destination, as many as the aggregation limits allow.
+    fn start_exchange(&mut self, dev: u32, now: Time) {
+        let d = &mut self.devs[dev as usize];
+        let peer = d.queues.next_peer().expect("a node with frames has a destination to serve");
+        let p = &d.peers[peer as usize];
+        let (txv, basic, agg) = (p.txv, p.basic, d.aggregation);
+        let max = if agg.enabled { agg.max_mpdus as usize } else { 1 };
+        // Greedy, as paper 002's scheduler: take what is queued now, up to the limits.
+        let mut psdu = 0u32;
+        let mut mpdus = d.queues.take(peer, max, |taken, next| {
+            let sub = phy::ampdu_subframe_bytes(phy::mpdu_bytes(next.pkt.size));
+            if taken.is_empty() {
+                psdu = sub;
+                return true;
+            }
+            let more = psdu + sub;
+            let fits = more <= agg.max_bytes && txv.ppdu_duration(more) <= agg.max_duration;
+            if fits {
+                psdu = more;
+            }
+            fits
+        });
+        let ampdu = mpdus.len() > 1;
+        if !ampdu {
+            psdu = phy::mpdu_bytes(mpdus[0].pkt.size);
+        }
+        for m in mpdus.iter_mut() {
+            m.attempts += 1;
+        }
+        let st = &mut d.peers[peer as usize].stats;
+        st.ppdus += 1;
+        st.mpdus += mpdus.len() as u64;
+        if ampdu {
+            st.ampdus += 1;
+            st.ampdu_mpdus += mpdus.len() as u64;
+        }
+        let data_dur = txv.ppdu_duration(psdu);
+        let ba_window = txv.format.block_ack_window().unwrap_or(64);
+        let (resp, resp_dur) = if ampdu {
+            (Frame::BlockAck, phy::block_ack_duration(&basic, ba_window))
+        } else {
+            (Frame::Ack, phy::ack_duration(&basic))
+        };
+        let to = d.peers[peer as usize].dev;
+        let received = vec![false; mpdus.len()];
+        let data_nav = self.sifs + resp_dur;
+        let stage = if self.rts { Stage::AwaitCts } else { Stage::AwaitResponse };
+        d.exchange = Some(Exchange {
+            peer,
+            mpdus,
+            received,
+            data_dur,
+            resp,
+            resp_dur,
+            stage,
+            started: now,
+            tx_end: now,
+            timeout_gen: 0,
+        });
+        if self.rts {
+            let (rts, cts) = (phy::rts_duration(&basic), phy::cts_duration(&basic));
+            let nav = now + rts + self.sifs + cts + self.sifs + data_dur + data_nav;
+            self.start_tx(dev, to, Frame::Rts, rts, nav, cts, now);
+        } else {
+            self.start_tx(dev, to, Frame::Data, data_dur, now + data_dur + data_nav, resp_dur, now);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn start_tx(&mut self, src: u32, dst: u32, frame: Frame, dur: Time, nav_until: Time, resp_dur: Time, now: Time) {
+        let id = self.free_txs.pop().unwrap_or_else(|| {
+            self.txs.push(None);
+            (self.txs.len() - 1) as u32
+        });
+        self.txs[id as usize] = Some(Tx { src, dst, frame, nav_until, resp_dur });
+        if self.on_air == 0 {
+            self.busy_since = now;
+        }
+        self.on_air += 1;
+        let (slot, aifs, eifs) = (self.slot, self.aifs, self.eifs);
+        let m = &mut self.medium[src as usize];
+        // A responder may have been counting down: it stops, as for any busy medium.
+        if m.access_at.is_some_and(|at| at != now) {
+            m.freeze(now, slot, aifs, eifs);
+        } else if m.access_at.is_some() {
+            m.access_at = None;
+            m.access_gen = m.access_gen.wrapping_add(1);
+        }
+        m.transmitting = true;
+        m.rx = None;
+        for &y in &self.hears[src as usize] {
+            let my = &mut self.medium[y as usize];
+            let was_idle = my.busy == 0 && !my.transmitting;
+            my.busy += 1;
+            if my.transmitting {
+                continue;
+            }
+            if was_idle {
+                my.freeze(now, slot, aifs, eifs);
+                my.rx = Some((id, true));
+            } else if let Some((_, intact)) = my.rx.as_mut() {
+                *intact = false;
+            }
+        }
+        self.events.push((now + dur, WifiEvent::TxEnd { tx: id }));
+    }
+
+    fn on_tx_end(&mut self, id: u32, now: Time, flows: &mut [FlowStats]) {
+        let tx = self.txs[id as usize].take().expect("a transmission ends once");
+        self.free_txs.push(id);
+        self.on_air -= 1;
+        if self.on_air == 0 {
+            self.busy_time += now - self.busy_since;
+        }
+        // Idle periods start now for whoever no longer senses anything, before the frame's
+        // consequences (a completed exchange) schedule any countdown from them.
+        let ms = &mut self.medium[tx.src as usize];
+        ms.transmitting = false;
+        if ms.busy == 0 {
+            ms.idle_since = now;
+        }
+        let mut got = None;
+        for k in 0..self.hears[tx.src as usize].len() {
+            let y = self.hears[tx.src as usize][k];
+            let my = &mut self.medium[y as usize];
+            my.busy -= 1;
+            if my.busy == 0 && !my.transmitting {
+                my.idle_since = now;
+            }
+            let Some((rx, intact)) = my.rx else { continue };
+            if rx != id {
+                continue;
+            }
+            my.rx = None;
+            my.eifs = !intact;
+            if y == tx.dst {
+                got = Some(intact);
+            } else if intact {
+                my.nav_until = my.nav_until.max(tx.nav_until);
+            }
+        }
+        if got == Some(false) && matches!(tx.frame, Frame::Data | Frame::Rts) {
+            let d = &mut self.devs[tx.src as usize];
+            if let Some(peer) = d.exchange.as_ref().map(|ex| ex.peer) {
+                d.peers[peer as usize].stats.collisions += 1;
+            }
+        }
+        if matches!(tx.frame, Frame::Data | Frame::Rts) {
+            // The initiator waits a SIFS and the response; one nanosecond more lets a response
+            // that ends exactly then be taken first.
+            let d = &mut self.devs[tx.src as usize];
+            let ex = d.exchange.as_mut().expect("an initiator is in an exchange");
+            ex.tx_end = now;
+            ex.timeout_gen = ex.timeout_gen.wrapping_add(1);
+            let gen = ex.timeout_gen;
+            self.events.push((now + self.sifs + tx.resp_dur + 1, WifiEvent::Timeout { dev: tx.src, gen }));
+        }
+        if got == Some(true) {
+            self.receive(&tx, now, flows);
+        }
+        // Whoever now senses an idle medium starts counting again.
+        let src = tx.src;
+        for k in 0..=self.hears[src as usize].len() {
+            let y = if k == 0 { src } else { self.hears[src as usize][k - 1] };
+            self.schedule_access(y, now);
+        }
+    }
+
+    /// `tx.dst` received `tx` intact.
+    fn receive(&mut self, tx: &Tx, now: Time, flows: &mut [FlowStats]) {
+        let (src, dst) = (tx.src, tx.dst);
+        match tx.frame {
+            Frame::Rts => {
+                let cts = tx.resp_dur;
+                let ex = self.devs[src as usize].exchange.as_ref().expect("RTS belongs to an exchange");
+                let resp_dur = ex.data_dur;
+                self.respond(
+                    dst,
+                    Pending { to: src, frame: Frame::Cts, dur: cts, nav_until: tx.nav_until, resp_dur },
+                    now,
+                );
+            }
+            Frame::Cts => {
+                let sifs = self.sifs;
+                let ex = self.devs[dst as usize].exchange.as_mut().expect("CTS answers an exchange");
+                if ex.stage != Stage::AwaitCts {
+                    return;
+                }
+                ex.stage = Stage::AwaitResponse;
+                ex.timeout_gen = ex.timeout_gen.wrapping_add(1);
+                let nav_until = now + sifs + ex.data_dur + sifs + ex.resp_dur;
+                let pending =
+                    Pending { to: src, frame: Frame::Data, dur: ex.data_dur, nav_until, resp_dur: ex.resp_dur };
+                self.respond(dst, pending, now);
+            }
+            Frame::Data => self.receive_data(src, dst, tx, now),
+            Frame::Ack | Frame::BlockAck => {
+                let ex = self.devs[dst as usize].exchange.as_mut().expect("a response answers an exchange");
+                if ex.stage == Stage::AwaitResponse {
+                    ex.timeout_gen = ex.timeout_gen.wrapping_add(1);
+                    self.complete(dst, true, now, flows);
+                }
+            }
+        }
+    }
+
+    /// The MPDUs of a data PPDU are each received or not (per-MPDU error probability); the
+    /// intact ones go up in order and are acknowledged.
+    fn receive_data(&mut self, src: u32, dst: u32, tx: &Tx, now: Time) {
+        let [s, r] = self.devs.get_disjoint_mut([src as usize, dst as usize]).expect("a node does not send to itself");
+        let ex = s.exchange.as_mut().expect("data belongs to an exchange");
+        let per = s.peers[ex.peer as usize].per;
+        let back = r.peer_of[src as usize].expect("links are symmetric") as usize;
+        let mut any = false;
+        for (i, m) in ex.mpdus.iter().enumerate() {
+            if self.err_rng.chance(per) {
+                continue;
+            }
+            ex.received[i] = true;
+            any = true;
+            r.peers[back].rx.receive(m.seq, m.pkt, &mut self.up);
+        }
+        let node = r.node;
+        self.delivered.extend(self.up.drain(..).map(|p| (node, p)));
+        if any {
+            let frame = ex.resp;
+            self.respond(
+                dst,
+                Pending { to: src, frame, dur: tx.resp_dur, nav_until: now + self.sifs + tx.resp_dur, resp_dur: 0 },
+                now,
+            );
+        }
+    }
+
+    fn respond(&mut self, dev: u32, pending: Pending, now: Time) {
+        self.devs[dev as usize].response = Some(pending);
+        self.events.push((now + self.sifs, WifiEvent::Respond { dev }));
+    }
+
+    /// The exchange ended with its response (`success`) or a timeout: settle every MPDU,
+    /// adjust the contention window and start the post-transmission backoff.
+    fn complete(&mut self, dev: u32, success: bool, now: Time, flows: &mut [FlowStats]) {
+        let d = &mut self.devs[dev as usize];
+        let ex = d.exchange.take().expect("completing an exchange in progress");
+        let airtime = if success { now } else { ex.tx_end } - ex.started;
+        let peer = ex.peer;
+        d.queues.charge(peer, airtime);
+        let p = &mut d.peers[peer as usize];
+        p.stats.airtime += airtime;
+        if !success {
+            p.stats.ppdus_failed += 1;
+        }
+        let mut retry = Vec::new();
+        let mut dropped = Vec::new();
+        for (m, ok) in ex.mpdus.into_iter().zip(ex.received) {
+            if success && ok {
+                p.stats.mpdus_acked += 1;
+                p.stats.bytes_acked += u64::from(m.pkt.size);
+            } else if m.attempts >= self.edca.retry_limit {
+                p.stats.mpdus_dropped += 1;
+                flows[m.pkt.flow as usize].wire_lost += 1;
+                dropped.push(m.seq);
+            } else {
+                retry.push(m);
+            }
+        }
+        let to = p.dev;
+        // The window doubles after a failure, unless the failure ended the frames' last
+        // attempt: then, as after a success, the next frame starts from CWmin.
+        d.cw = if success || retry.is_empty() { self.edca.cw_min } else { (2 * d.cw + 1).min(self.edca.cw_max) };
+        d.queues.requeue(peer, retry.into_iter());
+        let slots = d.rng.below(u64::from(d.cw) + 1) as u32;
+        // The receiver stops waiting for what was given up (a Block Ack Request).
+        if !dropped.is_empty() {
+            let r = &mut self.devs[to as usize];
+            let back = r.peer_of[dev as usize].expect("links are symmetric") as usize;
+            for seq in dropped {
+                r.peers[back].rx.skip(seq, &mut self.up);
+            }
+            let node = r.node;
+            self.delivered.extend(self.up.drain(..).map(|p| (node, p)));
+        }
+        let m = &mut self.medium[dev as usize];
+        if !success {
+            // A failed initiator defers as the nodes that saw the corrupted frame do (EIFS),
+            // so every party to a collision starts counting at the same time.
+            m.eifs = true;
+        }
+        m.slots = slots;
+        m.pending = true;
+        self.schedule_access(dev, now);
+        self.pump(dev, now, flows);
+    }
+}
+
+/// Charge the qdisc's drops and marks to their flows.
+fn account(d: &mut WifiDev, flows: &mut [FlowStats]) {
+    for pkt in d.verdicts.dropped.drain(..) {
+        d.stats.dropped += 1;
+        flows[pkt.flow as usize].queue_drops += 1;
+    }
+    for pkt in d.verdicts.marked.drain(..) {
+        d.stats.marked += 1;
+        flows[pkt.flow as usize].marks += 1;
+    }
+}

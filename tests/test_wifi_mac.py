@@ -1,0 +1,101 @@
+"""The simulator's 802.11 MAC against closed forms: Bianchi's saturation throughput for n
+contending stations (basic access and RTS/CTS), and the MAC efficiency of one station.
+
+The timing is 802.11a at 5 GHz (slot 9 us, SIFS 16 us, AIFS[BE] = 16 + 3 x 9 = 43 us), every
+station sending 1500-byte UDP packets (1538-byte MPDUs) to the AP. Durations are computed here
+from the standard, independently of the engine's PHY code.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import airlab
+from airlab.model import bianchi
+
+SLOT, SIFS = 9e-6, 16e-6
+AIFS = SIFS + 3 * SLOT
+IP_BYTES = 1500
+MPDU_BYTES = IP_BYTES + 38  # QoS data header 26, FCS 4, LLC/SNAP 8
+
+
+def ofdm_duration(psdu_bytes: int, rate_mbps: int) -> float:
+    """802.11a PPDU: 20 us preamble + SIGNAL, then 4 us symbols of 16 + 8 L + 6 bits."""
+    bits_per_symbol = rate_mbps * 4
+    return 20e-6 + math.ceil((16 + 8 * psdu_bytes + 6) / bits_per_symbol) * 4e-6
+
+
+def control_rate(rate_mbps: int) -> int:
+    """The highest mandatory rate (6, 12, 24 Mbit/s) not above the data rate."""
+    return max(r for r in (6, 12, 24) if r <= rate_mbps)
+
+
+def cell(n: int, rate: str, rts: bool, seconds: int = 6) -> dict:
+    stations = [f"s{i}" for i in range(n)]
+    flows = "".join(
+        f'[[flow]]\nname = "u{i}"\nfrom = "s{i}"\nto = "ap"\napp = {{ kind = "udp" }}\n'
+        for i in range(n)
+    )
+    text = f"""
+name = "cell"
+duration = "{seconds}s"
+hosts = ["ap", {", ".join(f'"{s}"' for s in stations)}]
+[metrics]
+warmup = "1s"
+[[wifi]]
+name = "bss"
+standard = "a"
+ap = "ap"
+stations = [{", ".join(f'"{s}"' for s in stations)}]
+rate = "{rate}"
+rts = {"true" if rts else "false"}
+{flows}"""
+    return airlab.run_text(text, seed=1).summary
+
+
+def total_throughput_bps(summary: dict) -> float:
+    links = summary["wifi"][0]["links"]
+    return sum(lk["throughput_mbps"] for lk in links) * 1e6
+
+
+@pytest.mark.parametrize("access", ["basic", "rts"])
+@pytest.mark.parametrize("n", [5, 10, 20, 50])
+def test_saturation_throughput_matches_bianchi(n: int, access: str) -> None:
+    rate = 54
+    ack = ofdm_duration(14, control_rate(rate))
+    ack_lowest = ofdm_duration(14, 6)
+    data = ofdm_duration(MPDU_BYTES, rate)
+    # A collision costs the longest PPDU plus EIFS (SIFS + ACK at 6 Mbit/s + AIFS), which
+    # every station, the colliding ones included, defers before counting again.
+    eifs = SIFS + ack_lowest + AIFS
+    if access == "basic":
+        t_s = data + SIFS + ack + AIFS
+        t_c = data + eifs
+    else:
+        rts, cts = ofdm_duration(20, control_rate(rate)), ofdm_duration(14, control_rate(rate))
+        t_s = rts + SIFS + cts + SIFS + data + SIFS + ack + AIFS
+        t_c = rts + eifs
+    model = bianchi.saturation_throughput(
+        n, w=16, m=6, slot=SLOT, t_s=t_s, t_c=t_c, payload_bits=IP_BYTES * 8, retry_limit=7
+    )
+    sim = total_throughput_bps(cell(n, f"{rate}Mbit", access == "rts"))
+    err = sim / model.throughput_bps - 1
+    print(f"n={n} {access}: sim {sim / 1e6:.2f} Mbit/s, Bianchi {model.throughput_bps / 1e6:.2f}")
+    assert abs(err) <= 0.02, f"{sim / 1e6:.3f} vs {model.throughput_bps / 1e6:.3f} Mbit/s"
+
+
+@pytest.mark.parametrize("rate", [6, 12, 24, 54])
+def test_one_station_reaches_the_analytic_mac_efficiency(rate: int) -> None:
+    want = bianchi.single_station_throughput(
+        IP_BYTES * 8,
+        t_ppdu=ofdm_duration(MPDU_BYTES, rate),
+        t_ack=ofdm_duration(14, control_rate(rate)),
+        sifs=SIFS,
+        difs=AIFS,
+        slot=SLOT,
+        cw_min=15,
+    )
+    got = total_throughput_bps(cell(1, f"{rate}Mbit", rts=False, seconds=4))
+    assert abs(got / want - 1) <= 0.02, f"{rate} Mbit/s: {got / 1e6:.3f} vs {want / 1e6:.3f}"
