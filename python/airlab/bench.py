@@ -24,6 +24,9 @@ DEFAULT_SCENARIOS = [
     "aqm/bufferbloat-fq_codel",
     "aqm/cake-hosts",
     "aqm/xlayer-uplink",
+    "wifi/ax-cell-10",
+    "wifi/hop-300-ampdu",
+    "bufferbloat-11n/parking-lot",
     "basics/gigabit-50flows",
 ]
 

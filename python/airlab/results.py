@@ -160,7 +160,7 @@ class Result:
     ) -> Path:
         """Write the run's files into ``out_dir`` (created if needed); each write is atomic.
 
-        Files: summary.json, scenario.json, flows/queues/links/fcts.parquet, and unless
+        Files: summary.json, scenario.json, flows/queues/links/wifi/fcts.parquet, and unless
         disabled plots/*.png and report.html.
         """
         d = Path(out_dir)

@@ -136,11 +136,18 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, float]:
     """Numeric summary metrics as flat columns.
 
     ``flow.<name>.goodput_mbps``, ``flow.<name>.rtt_ms.p95``, ``queue.<name>.drops``,
-    ``link.<name>.utilization``, ``jain_index``, ``duration_s``, ``engine.events_per_s``...
+    ``link.<name>.utilization``, ``wifi.<net>.busy_share``, ``wifi.<net:from->to>.airtime_share``,
+    ``jain_index``, ``duration_s``, ``engine.events_per_s``...
     """
     out: dict[str, float] = {}
     for key, value in summary.items():
-        if key in ("flows", "queues", "links"):
+        if key == "wifi":
+            for net in value or []:
+                _flatten_into(out, f"wifi.{net.get('name')}.busy_share", net.get("busy_share"))
+                for lk in net.get("links", []):
+                    fields = {k: v for k, v in lk.items() if k != "name"}
+                    _flatten_into(out, f"wifi.{lk.get('name')}", fields)
+        elif key in ("flows", "queues", "links"):
             kind = key[:-1]
             for item in value or []:
                 name = item.get("name")
