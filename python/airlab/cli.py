@@ -114,6 +114,23 @@ def print_summary(console: Console, s: dict[str, Any], max_rows: int = 20) -> No
             links[: min(max_rows, 8)],
         )
     )
+    for net in s.get("wifi") or []:
+        used = [lk for lk in net.get("links", []) if lk.get("ppdus")]
+        used.sort(key=lambda lk: -(lk.get("airtime_share") or 0))
+        console.print(
+            _num_table(
+                f"Wi-Fi {net.get('name')} (channel busy {fmt(net.get('busy_share'))})",
+                [
+                    ("link", "name"),
+                    ("PHY Mbit/s", "phy_rate_mbps"),
+                    ("airtime", "airtime_share"),
+                    ("throughput Mbit/s", "throughput_mbps"),
+                    ("MPDUs/PPDU", "mpdus_per_ppdu"),
+                    ("failed PPDUs", "failed_ppdus"),
+                ],
+                used[: min(max_rows, 8)],
+            )
+        )
     e = s.get("engine") or {}
     console.print(
         f"Jain's fairness index: [bold]{fmt(s.get('jain_index'))}[/]   "

@@ -175,12 +175,35 @@ def plot_links(res: Result, path: Path) -> Path | None:
     return _save(fig, path)
 
 
+def plot_wifi(res: Result, path: Path) -> Path | None:
+    """Airtime share and aggregation per Wi-Fi link (the links that carried data)."""
+    series = _busiest(_series(res.wifi, "link", "airtime_share"), "airtime_share", "mean")
+    if not series:
+        return None
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7, 5.6), sharex=True)
+    _draw(ax1, series, "airtime_share", scale=100.0)
+    ax1.set_ylabel("airtime (%)")
+    ax1.set_ylim(0, 105)
+    ax1.set_xlabel("")
+    ax1.set_title(_title(res, "Wi-Fi airtime and aggregation per link"))
+    agg = [(n, r) for n, r in series if r["mpdus_per_ppdu"].notna().any()]
+    for name, rows in agg:
+        ax2.plot(rows["time_s"], rows["mpdus_per_ppdu"], marker=".", markersize=2, label=name)
+    if agg and len(agg) <= MAX_LEGEND:
+        ax2.legend(loc="best", frameon=False)
+    ax2.set_ylabel("MPDUs per PPDU")
+    ax2.set_xlabel("time (s)")
+    ax2.set_ylim(bottom=0)
+    return _save(fig, path)
+
+
 PLOTS = {
     "throughput": plot_throughput,
     "cwnd": plot_cwnd,
     "rtt": plot_rtt,
     "queues": plot_queues,
     "links": plot_links,
+    "wifi": plot_wifi,
 }
 
 

@@ -105,6 +105,17 @@ LINK_COLS = [
     ("utilization", "utilization"),
     ("throughput (Mbit/s)", "throughput_mbps"),
 ]
+WIFI_COLS = [
+    ("link", "name"),
+    ("PHY (Mbit/s)", "phy_rate_mbps"),
+    ("airtime", "airtime_share"),
+    ("throughput (Mbit/s)", "throughput_mbps"),
+    ("MPDUs / PPDU", "mpdus_per_ppdu"),
+    ("PPDUs", "ppdus"),
+    ("failed", "failed_ppdus"),
+    ("collisions", "collisions"),
+    ("MPDU drops", "mpdu_drops"),
+]
 ENGINE_COLS = [
     ("events", "events"),
     ("wall (s)", "wall_s"),
@@ -120,6 +131,7 @@ PLOT_TITLES = {
     "rtt": "Round-trip time",
     "queues": "Queues",
     "links": "Link utilization",
+    "wifi": "Wi-Fi airtime and aggregation",
 }
 
 
@@ -158,6 +170,14 @@ def render(res: Result, images: Mapping[str, Path] | None = None) -> str:
         " link directions carried traffic</p>",
         _table(links, LINK_COLS),
     ]
+    for net in s.get("wifi") or []:
+        used = [lk for lk in net.get("links", []) if lk.get("ppdus")]
+        parts += [
+            f"<h2>Wi-Fi network {html.escape(str(net.get('name')))}</h2><p class='meta'>channel "
+            f"busy {fmt(net.get('busy_share'))} of the run; {len(used)} of "
+            f"{len(net.get('links', []))} links carried frames</p>",
+            _table(used, WIFI_COLS),
+        ]
     for key, path in (images or {}).items():
         parts.append(f"<h2>{html.escape(PLOT_TITLES.get(key, key))}</h2>{_img(path)}")
     parts += ["<h2>Engine</h2>", _table([s.get("engine") or {}], ENGINE_COLS)]
