@@ -40,6 +40,22 @@ fn bbr_family_and_fairtt_are_deterministic() {
     }
 }
 
+/// Wi-Fi contention draws backoffs per node and MPDU errors per network: a seed fixes every
+/// draw, including the per-link Wi-Fi series.
+#[test]
+fn wifi_contention_is_bit_identical_for_a_seed() {
+    let overrides = [("duration", "4s"), ("metrics.warmup", "1s"), ("wifi.cell.per", "0.05")];
+    let a = run_builtin("wifi/ax-cell-10", &overrides, Some(5));
+    let b = run_builtin("wifi/ax-cell-10", &overrides, Some(5));
+    assert_eq!(a.deterministic_summary(), b.deterministic_summary());
+    assert!(tables_equal(&a.flows, &b.flows));
+    assert!(tables_equal(&a.queues, &b.queues));
+    assert!(tables_equal(&a.wifi, &b.wifi));
+    assert!(a.wifi.rows() > 0);
+    let c = run_builtin("wifi/ax-cell-10", &overrides, Some(6));
+    assert_ne!(a.deterministic_summary()["wifi"], c.deterministic_summary()["wifi"]);
+}
+
 #[test]
 fn different_seeds_differ_when_loss_is_random() {
     let overrides = [("duration", "10s"), ("link.bottleneck.loss", "0.001")];
