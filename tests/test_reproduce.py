@@ -103,3 +103,19 @@ def test_fairtt_reproduction_end_to_end(tmp_path: Path, monkeypatch: pytest.Monk
     assert "Sensitivity to the reconstruction" in report
     figures = sorted(p.name for p in (tmp_path / "figures").iterdir())
     assert len(figures) >= 2 * 5, figures
+
+
+def test_run_jobs_keeps_requested_series(tmp_path: Path) -> None:
+    """A paper module's SERIES are stored per entity; a run stored without them is redone."""
+    jobs = [Job(DUMBBELL, (("duration", "2s"),), 1)]
+    plain = runner.run_jobs(jobs, tmp_path, 1)
+    assert "series" not in plain.records[jobs[0].id]
+    series = {"flows": ("cwnd_pkts", "srtt_ms"), "queues": ("backlog_pkts",)}
+    again = runner.run_jobs(jobs, tmp_path, 1, series=series)
+    assert (again.executed, again.skipped) == (1, 0)
+    rec = again.records[jobs[0].id]
+    assert len(rec["series"]["flows"]["cubic"]["cwnd_pkts"]) == 20
+    assert len(rec["series"]["queues"]["bottleneck:r1->r2"]["backlog_pkts"]) == 20
+    assert runner.run_jobs(jobs, tmp_path, 1, series=series).skipped == 1
+    # Asking for fewer series than were stored needs no rerun either.
+    assert runner.run_jobs(jobs, tmp_path, 1, series={"flows": ("cwnd_pkts",)}).skipped == 1

@@ -40,14 +40,16 @@ def targets_table(targets: Sequence[Target]) -> str:
     return f"<table>{head}<th>status</th></tr>{''.join(rows)}</table>"
 
 
-def frame_table(df: pd.DataFrame, columns: Sequence[tuple[str, str]]) -> str:
+def frame_table(df: pd.DataFrame, columns: Sequence[tuple[str, str]], spread: str = "_ci") -> str:
+    """An HTML table of ``columns`` (name, header); a column ``<name><spread>`` is shown as
+    ``± value`` (95 % CI half-widths by default, ``_sd`` for standard deviations)."""
     head = "".join(f"<th>{html.escape(label)}</th>" for _, label in columns)
     body = []
     for _, row in df.iterrows():
         cells = []
         for col, _ in columns:
-            v = row[col]
-            ci = row.get(f"{col}_ci")
+            v = row.get(col, math.nan)
+            ci = row.get(f"{col}{spread}")
             text = _num(v)
             if ci is not None and isinstance(ci, float) and not math.isnan(ci):
                 text += f" ± {_num(ci)}"
