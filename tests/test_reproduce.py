@@ -103,3 +103,80 @@ def test_fairtt_reproduction_end_to_end(tmp_path: Path, monkeypatch: pytest.Monk
     assert "Sensitivity to the reconstruction" in report
     figures = sorted(p.name for p in (tmp_path / "figures").iterdir())
     assert len(figures) >= 2 * 5, figures
+
+
+def test_run_jobs_keeps_requested_series(tmp_path: Path) -> None:
+    """A paper module's SERIES are stored per entity; a run stored without them is redone."""
+    jobs = [Job(DUMBBELL, (("duration", "2s"),), 1)]
+    plain = runner.run_jobs(jobs, tmp_path, 1)
+    assert "series" not in plain.records[jobs[0].id]
+    series = {"flows": ("cwnd_pkts", "srtt_ms"), "queues": ("backlog_pkts",)}
+    again = runner.run_jobs(jobs, tmp_path, 1, series=series)
+    assert (again.executed, again.skipped) == (1, 0)
+    rec = again.records[jobs[0].id]
+    assert len(rec["series"]["flows"]["cubic"]["cwnd_pkts"]) == 20
+    assert len(rec["series"]["queues"]["bottleneck:r1->r2"]["backlog_pkts"]) == 20
+    assert runner.run_jobs(jobs, tmp_path, 1, series=series).skipped == 1
+    # Asking for fewer series than were stored needs no rerun either.
+    assert runner.run_jobs(jobs, tmp_path, 1, series={"flows": ("cwnd_pkts",)}).skipped == 1
+
+
+def test_bufferbloat_11n_reproduction_end_to_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`airlab reproduce bufferbloat-11n --quick` on a tiny plan: artefacts and paper numbers."""
+    from airlab import cli
+    from airlab.reproduce import PAPERS, bufferbloat_11n
+
+    assert PAPERS["bufferbloat-11n"] is bufferbloat_11n
+    tiny = bufferbloat_11n.Plan(seeds=(1,), duration_s=3, warmup_s=1)
+    monkeypatch.setattr(bufferbloat_11n, "QUICK", tiny)
+    jobs = bufferbloat_11n.jobs(quick=True)
+    # Chains: 3 rates x 4 hops without A-MPDU, 2 rates x 4 hops with it, 2 rates x 2 partial;
+    # the parking lot at 3 rates without and 2 with A-MPDU.
+    assert len({j.id for j in jobs}) == 12 + 8 + 4 + 3 + 2
+    partial = [j for j in jobs if dict(j.tags)["ampdu"] == "partial" and dict(j.tags)["hops"] == 4]
+    assert {k for k, v in partial[0].params if v == "false"} == {
+        "wifi.chain.node.n2.aggregation.enabled",
+        "wifi.chain.node.n3.aggregation.enabled",
+    }
+    slow = [dict(j.tags) for j in jobs if ("wifi.chain.mcs", "0") in j.params]
+    assert slow and all(t["ampdu"] == "none" for t in slow)  # never aggregate at 6.5 Mbit/s
+    with pytest.raises(SystemExit) as done:
+        cli.main(["reproduce", "bufferbloat-11n", "--quick", "--out", str(tmp_path)])
+    assert done.value.code in (0, None)
+
+    rows = json.loads((tmp_path / "targets.json").read_text())
+    for r in rows:
+        assert set(r) == {"experiment", "variant", "metric", "paper", "airlab", "tolerance",
+                          "status", "note"}  # fmt: skip
+        assert r["status"] in ("within", "outside", "direction-only")
+        if r["status"] != "direction-only":
+            tol = r["tolerance"]
+            allowed = 0.2 * abs(r["paper"]) if tol == "±20 %" else float(tol.lstrip("±"))
+            assert (abs(r["airlab"] - r["paper"]) <= allowed) == (r["status"] == "within"), r
+        else:
+            assert r["note"] in ("holds", "does NOT hold")
+    experiments = {r["experiment"].split()[0] for r in rows}
+    assert experiments == {f"E2-{i}" for i in range(1, 10)}
+    paper = {(r["variant"], r["metric"]): r["paper"] for r in rows}
+    assert paper["300 Mbit/s, no A-MPDU", "1-hop RTT (ms)"] == 286
+    assert paper["6.5 Mbit/s, no A-MPDU", "Jain's index over the 4 flows"] == 0.86
+    assert paper["300 Mbit/s, A-MPDU", "1-hop / 4-hop throughput"] == 150
+
+    runs = pd.read_parquet(tmp_path / "runs.parquet")
+    assert len(runs) == len(jobs)
+    chain = runs[runs.topology == "chain"]
+    assert (chain.thr > 0).all()
+    # Without A-MPDU every data PPDU carries one MPDU; with it the source aggregates.
+    assert (chain[chain.ampdu == "none"].size_n0 == 1).all()
+    assert (chain[(chain.ampdu == "full") & (chain.hops == 1)].size_n0 > 1).all()
+    report = (tmp_path / "report.html").read_text()
+    assert "single collision domain" in report.lower()
+    figures = sorted(p.name for p in (tmp_path / "figures").iterdir())
+    for key in ("fig1ab", "fig1cd", "fig1e", "fig1f", "fig2", "fig3", "fig4", "fig5", "fig6ab",
+                "fig6cd"):  # fmt: skip
+        assert any(f.startswith(key) and f.endswith(".png") for f in figures), (key, figures)
+
+    again = runner.run_jobs(jobs, tmp_path, 1, series=bufferbloat_11n.SERIES)
+    assert (again.executed, again.skipped) == (0, len(jobs))

@@ -431,7 +431,12 @@ def reproduce(paper: str, quick: bool, jobs: int, out: str | None) -> None:
     todo = mod.jobs(quick)
     console.print(f"[bold]{mod.TITLE}[/]: {len(todo)} runs on {jobs} processes -> {out_dir}")
     outcome = runner.run_jobs(
-        todo, out_dir, jobs, _RichReporter(console, "reproduce", each=False), mod.SERIES_LINKS
+        todo,
+        out_dir,
+        jobs,
+        _RichReporter(console, "reproduce", each=False),
+        mod.SERIES_LINKS,
+        getattr(mod, "SERIES", None),
     )
     if outcome.failed:
         for job_id, msg in outcome.failed.items():
@@ -440,7 +445,7 @@ def reproduce(paper: str, quick: bool, jobs: int, out: str | None) -> None:
     analysis = mod.analyze(outcome.records, out_dir, quick)
     _io.write_text(out_dir / "report.html", mod.report(analysis, out_dir, quick))
     t = Table(title="Paper vs airlab", title_justify="left", title_style="bold")
-    for col in ("reading", "experiment", "metric", "paper", "airlab", "status"):
+    for col in ("variant", "experiment", "metric", "paper", "airlab", "status"):
         t.add_column(col)
     for s in analysis["sections"]:
         for tg in s["targets"]:

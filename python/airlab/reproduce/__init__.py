@@ -1,18 +1,19 @@
 """Paper reproductions: ``airlab reproduce NAME`` runs every experiment of one seed paper,
 draws its figures, and compares our numbers with the paper's in ``targets.json``.
 
-Each paper is a module with ``TITLE``, ``jobs(quick)`` (the runs), and ``analyze(records,
-out_dir, quick)`` (tables, figures, targets). :mod:`airlab.reproduce.runner` runs the jobs on a
-process pool, resumably.
+Each paper is a module with ``TITLE``, ``jobs(quick)`` (the runs), ``SERIES_LINKS`` (and
+optionally ``SERIES``: the time series its runs keep), ``analyze(records, out_dir, quick)``
+(tables, figures, targets) and ``report(analysis, out_dir, quick)`` (the HTML page).
+:mod:`airlab.reproduce.runner` runs the jobs on a process pool, resumably.
 """
 
 from __future__ import annotations
 
 from types import ModuleType
 
-from airlab.reproduce import fairtt
+from airlab.reproduce import bufferbloat_11n, fairtt
 
-PAPERS: dict[str, ModuleType] = {"fairtt": fairtt}
+PAPERS: dict[str, ModuleType] = {"fairtt": fairtt, "bufferbloat-11n": bufferbloat_11n}
 
 
 def paper(name: str) -> ModuleType:

@@ -23,31 +23,39 @@ def _num(v: Any) -> str:
     return html.escape(str(v))
 
 
-def targets_table(targets: Sequence[Target]) -> str:
+def targets_table(targets: Sequence[Target], show_variant: bool = False) -> str:
+    """The paper's numbers beside ours; ``show_variant`` adds the variant column (for a table
+    that mixes variants)."""
     rows = []
     for t in targets:
         color = STATUS_COLOR.get(t.status, "black")
         if t.status == "direction-only":
             color = "#1a7f37" if t.note == "holds" else "#cf222e"
+        variant = (
+            f"<td style='text-align:left'>{html.escape(t.variant)}</td>" if show_variant else ""
+        )
         rows.append(
             "<tr>"
-            f"<td>{html.escape(t.experiment)}</td><td>{html.escape(t.metric)}</td>"
+            f"<td>{html.escape(t.experiment)}</td><td>{html.escape(t.metric)}</td>{variant}"
             f"<td>{_num(t.paper)}</td><td>{_num(t.airlab)}</td><td>{html.escape(t.tolerance)}</td>"
             f"<td style='color:{color}'>{html.escape(t.status)}"
             f"{': ' + html.escape(t.note) if t.note else ''}</td></tr>"
         )
-    head = "<tr><th>experiment</th><th>metric</th><th>paper</th><th>airlab</th><th>tolerance</th>"
+    head = "<tr><th>experiment</th><th>metric</th>" + ("<th>variant</th>" if show_variant else "")
+    head += "<th>paper</th><th>airlab</th><th>tolerance</th>"
     return f"<table>{head}<th>status</th></tr>{''.join(rows)}</table>"
 
 
-def frame_table(df: pd.DataFrame, columns: Sequence[tuple[str, str]]) -> str:
+def frame_table(df: pd.DataFrame, columns: Sequence[tuple[str, str]], spread: str = "_ci") -> str:
+    """An HTML table of ``columns`` (name, header); a column ``<name><spread>`` is shown as
+    ``± value`` (95 % CI half-widths by default, ``_sd`` for standard deviations)."""
     head = "".join(f"<th>{html.escape(label)}</th>" for _, label in columns)
     body = []
     for _, row in df.iterrows():
         cells = []
         for col, _ in columns:
-            v = row[col]
-            ci = row.get(f"{col}_ci")
+            v = row.get(col, math.nan)
+            ci = row.get(f"{col}{spread}")
             text = _num(v)
             if ci is not None and isinstance(ci, float) and not math.isnan(ci):
                 text += f" ± {_num(ci)}"

@@ -2,9 +2,9 @@
 
 A job is a built-in scenario, a tuple of ``--set`` overrides and a seed. Each finished job is
 written atomically to ``DIR/runs/<job_id>.json`` with what the analysis needs (the summary and the
-per-flow and bottleneck time series); a rerun skips jobs whose file exists for the same scenario
-text and the same compiled engine, so an interrupted reproduction resumes where it stopped and a
-changed model reruns everything.
+per-flow and bottleneck time series, and any further series the paper module asks for); a rerun
+skips jobs whose file exists for the same scenario text and the same compiled engine, so an
+interrupted reproduction resumes where it stopped and a changed model reruns everything.
 """
 
 from __future__ import annotations
@@ -24,6 +24,14 @@ from airlab import _io
 from airlab import sweep as _sweep
 
 Params = tuple[tuple[str, str], ...]
+
+#: Extra time series a paper module may ask for, by result table: ``{"flows": ("cwnd_pkts",),
+#: "queues": ("backlog_pkts",), "wifi": ("mpdus_per_ppdu",)}``. Each column is stored per entity
+#: (flow, queue, Wi-Fi link) in the record's ``series``: ``{table: {entity: {column: [...]}}}``.
+SeriesSpec = Mapping[str, Sequence[str]]
+
+#: The entity column of each result table a series can come from.
+SERIES_KEYS = {"flows": "flow", "queues": "queue", "links": "link", "wifi": "link"}
 
 
 @dataclass(frozen=True)
@@ -63,7 +71,47 @@ def _digest(scenario: str, engine: bytes) -> str:
     return hashlib.sha256(engine + airlab.resolve(scenario).read_bytes()).hexdigest()
 
 
-def execute(job: Job, runs_dir: str, digest: str, series_links: Sequence[str]) -> dict[str, Any]:
+def _series(res: Any, spec: SeriesSpec) -> dict[str, dict[str, dict[str, list[float]]]]:
+    """The requested columns of the result's tables, per entity."""
+    out: dict[str, dict[str, dict[str, list[float]]]] = {}
+    for table, columns in spec.items():
+        if table not in SERIES_KEYS:
+            raise ValueError(f"unknown series table {table!r}, expected one of {list(SERIES_KEYS)}")
+        df = getattr(res, table)
+        out[table] = {}
+        if df is None or len(df) == 0:
+            continue
+        missing = [c for c in columns if c not in df.columns]
+        if missing:
+            raise KeyError(f"no column {', '.join(missing)} in the {table} series")
+        for name, g in df.groupby(SERIES_KEYS[table], sort=False):
+            out[table][str(name)] = {c: g[c].tolist() for c in columns}
+    return out
+
+
+def has_series(rec: Mapping[str, Any], spec: SeriesSpec | None) -> bool:
+    """Whether a stored record holds every requested series column (for resuming)."""
+    if not spec:
+        return True
+    stored = rec.get("series")
+    if not isinstance(stored, dict):
+        return False
+    for table, columns in spec.items():
+        entities = stored.get(table)
+        if not isinstance(entities, dict):
+            return False
+        if any(c not in cols for cols in entities.values() for c in columns):
+            return False
+    return True
+
+
+def execute(
+    job: Job,
+    runs_dir: str,
+    digest: str,
+    series_links: Sequence[str],
+    series: SeriesSpec | None = None,
+) -> dict[str, Any]:
     """Run one job and write its record atomically (runs in worker processes too)."""
     import airlab
 
@@ -87,6 +135,8 @@ def execute(job: Job, runs_dir: str, digest: str, series_links: Sequence[str]) -
         "utilization": links,
         "summary": res.summary,
     }
+    if series:
+        record["series"] = _series(res, series)
     _io.write_json(Path(runs_dir) / f"{job.id}.json", record)
     return record
 
@@ -97,11 +147,13 @@ def run_jobs(
     n_jobs: int = 1,
     reporter: _sweep.Reporter | None = None,
     series_links: Sequence[str] = (),
+    series: SeriesSpec | None = None,
 ) -> Outcome:
     """Run every job not already finished in ``out_dir/runs``; return all records.
 
-    Every scenario is validated with its overrides before anything runs, so a bad job fails
-    fast with a ``ScenarioError``.
+    ``series`` names further time series to keep (see :data:`SeriesSpec`); a finished run
+    stored without one of them is run again. Every scenario is validated with its overrides
+    before anything runs, so a bad job fails fast with a ``ScenarioError``.
     """
     import airlab
 
@@ -118,7 +170,11 @@ def run_jobs(
     todo = []
     for job in unique:
         rec = on_disk.get(job.id)
-        if rec is not None and rec.get("scenario_sha256") == digests[job.scenario]:
+        if (
+            rec is not None
+            and rec.get("scenario_sha256") == digests[job.scenario]
+            and has_series(rec, series)
+        ):
             rec["tags"] = dict(job.tags)
             outcome.records[job.id] = rec
         else:
@@ -136,14 +192,18 @@ def run_jobs(
         reporter.done(job.id, False, str(err))
 
     def submit(pool: Any, job: Job) -> Any:
-        return pool.submit(execute, job, str(runs_dir), digests[job.scenario], tuple(series_links))
+        return pool.submit(
+            execute, job, str(runs_dir), digests[job.scenario], tuple(series_links), series
+        )
 
     reporter.start(len(unique), outcome.skipped)
     try:
         if n_jobs <= 1:
             for job in todo:
                 try:
-                    rec = execute(job, str(runs_dir), digests[job.scenario], tuple(series_links))
+                    rec = execute(
+                        job, str(runs_dir), digests[job.scenario], tuple(series_links), series
+                    )
                 except (KeyboardInterrupt, SystemExit):
                     raise
                 except BaseException as e:  # pyo3 panics too
