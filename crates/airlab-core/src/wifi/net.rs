@@ -64,7 +64,8 @@ pub struct LinkStats {
     /// Data PPDUs sent (single MPDUs and A-MPDUs), and those not acknowledged.
     pub ppdus: u64,
     pub ppdus_failed: u64,
-    /// Data PPDUs that were corrupted at the receiver by an overlapping transmission.
+    /// Data (or RTS) PPDUs the receiver did not get intact because of another transmission:
+    /// one that overlapped them, or the receiver's own.
     pub collisions: u64,
     /// MPDU transmissions (retries included), MPDUs acknowledged, and MPDUs given up after the
     /// retry limit.
@@ -524,7 +525,9 @@ impl WifiNet {
                 my.nav_until = my.nav_until.max(tx.nav_until);
             }
         }
-        if got == Some(false) && matches!(tx.frame, Frame::Data | Frame::Rts) {
+        // A frame its receiver did not get intact collided: with a frame the receiver was
+        // locked onto or that overlapped it, or with the receiver's own transmission.
+        if got != Some(true) && matches!(tx.frame, Frame::Data | Frame::Rts) {
             let d = &mut self.devs[tx.src as usize];
             if let Some(peer) = d.exchange.as_ref().map(|ex| ex.peer) {
                 d.peers[peer as usize].stats.collisions += 1;
