@@ -810,7 +810,7 @@ fn docs_examples_load() {
         .map(|block| block.split("```").next().unwrap())
         .filter(|block| block.contains("[[wifi]]"))
         .collect();
-    assert_eq!(examples.len(), 2);
+    assert_eq!(examples.len(), 3);
     let bss = load(examples[0]).unwrap_or_else(|e| panic!("{e}"));
     let w = &bss.wifi[0];
     assert_eq!((link_phy(w, "ap", "near").0.mcs, link_phy(w, "far", "ap").0.mcs), (7, 1));
@@ -818,4 +818,9 @@ fn docs_examples_load() {
     let chain = load(examples[1]).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(path(&chain, "n0", "n4"), "n0 n1 n2 n3 n4");
     assert!(chain.wifi[0].links.iter().all(|l| l.phy == phy(15, 2, 40, 400)));
+    let switch = load(examples[2]).unwrap_or_else(|e| panic!("{e}"));
+    let want = steps(Some(2 * SEC), &[(0, non_ht(24)), (SEC, non_ht(6))]);
+    assert_eq!(schedule_of(&switch.wifi[0], "ap1", "ed1"), want);
+    assert_eq!(schedule_of(&switch.wifi[0], "ed2", "ap1"), None);
+    assert_eq!(path(&switch, "ed1", "ed3"), "ed1 ap1 ap2 ed3");
 }
