@@ -181,6 +181,7 @@ def test_wifi_results_reach_python_and_survive_save(tmp_path: Path) -> None:
     assert 20.0 < data["throughput_mbps"] < 65.0
     assert set(res.wifi["link"]) == {"w:a->b", "w:b->a"}
     assert res.wifi["airtime_share"].between(0.0, 1.0).all()
+    assert (res.wifi["phy_rate_mbps"] - 65.0).abs().max() < 1e-9  # HT MCS 7, 20 MHz, long GI
     assert "w:a" in set(res.queues["queue"])
     flat = flatten_summary(res.summary)
     assert flat["wifi.w:a->b.throughput_mbps"] == data["throughput_mbps"]

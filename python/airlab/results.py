@@ -49,6 +49,7 @@ WIFI_COLUMNS = [
     "failed_ppdus",
     "collisions",
     "mpdu_drops",
+    "phy_rate_mbps",
 ]
 FCT_COLUMNS = ["flow", "conn", "start_s", "end_s", "fct_s", "bytes"]
 

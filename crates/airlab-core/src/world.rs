@@ -128,13 +128,19 @@ impl World {
         self.events.now()
     }
 
-    /// Schedule the apps and the first sample; call once before [`World::advance`].
+    /// Schedule the apps, the Wi-Fi rate schedules and the first sample; call once before
+    /// [`World::advance`].
     pub fn start(&mut self) {
         self.last_busy = vec![0; self.ifaces.len()];
         self.last_tx_bytes = vec![0; self.ifaces.len()];
         self.last_delivered = vec![0; self.flows.len()];
         self.busy_at_warmup = vec![0; self.ifaces.len()];
         self.delivered_at_warmup = vec![0; self.flows.len()];
+        // Rate schedules first, so a step at 0 s precedes any traffic.
+        for net in 0..self.wifi.len() {
+            self.wifi[net].start(0);
+            self.collect_wifi(net as u16);
+        }
         for i in 0..self.apps.len() {
             let at = self.apps[i].first_wake();
             self.events.schedule(at, Event::AppWake(i as u32));
@@ -437,11 +443,12 @@ impl World {
                 self.busy_at_warmup[i] = st.busy;
             }
         }
-        self.sample_wifi(t, dt, at_warmup);
+        self.sample_wifi(now, t, dt, at_warmup);
     }
 
     /// One queue row per Wi-Fi interface and one row per Wi-Fi link.
-    fn sample_wifi(&mut self, t: f64, dt: f64, at_warmup: bool) {
+    fn sample_wifi(&mut self, now: Time, t: f64, dt: f64, at_warmup: bool) {
+        let interval = self.interval as f64;
         for net in self.wifi.iter_mut() {
             for d in net.devs.iter_mut() {
                 let q = &mut self.queue_series;
@@ -466,6 +473,7 @@ impl World {
                 q.set("drops", st.dropped as f64);
                 q.set("marks", st.marked as f64);
                 for p in d.peers.iter_mut() {
+                    p.settle_rate(now);
                     let (now, last) = (&p.stats, &p.at_sample);
                     let name = format!(
                         "{}:{}->{}",
@@ -482,6 +490,8 @@ impl World {
                     s.set("failed_ppdus", (now.ppdus_failed - last.ppdus_failed) as f64);
                     s.set("collisions", (now.collisions - last.collisions) as f64);
                     s.set("mpdu_drops", (now.mpdus_dropped - last.mpdus_dropped) as f64);
+                    // Mean over the interval, so a rate change inside it shows as a mix.
+                    s.set("phy_rate_mbps", (now.rate_time - last.rate_time) as f64 / interval / 1e6);
                     p.at_sample = p.stats.clone();
                     if at_warmup {
                         p.at_warmup = p.stats.clone();

@@ -1,8 +1,10 @@
 //! `[[wifi]]` sections of scenario files: resolution, routing over Wi-Fi, checks and overrides.
 
-use airlab_core::scenario::wifi::{AggregationSpec, DeviceSpec, EdcaSpec, PhySpec, ResolvedWifi, Standard};
+use airlab_core::scenario::wifi::{
+    AggregationSpec, DeviceSpec, EdcaSpec, PhySpec, ResolvedSchedule, ResolvedStep, ResolvedWifi, Standard,
+};
 use airlab_core::scenario::{check_phy, load_str, QdiscSpec, Resolved, ScenarioError};
-use airlab_core::sim::{MS, US};
+use airlab_core::sim::{MS, SEC, US};
 
 /// A wired server behind an AP router and two stations; the AP and `sta2` override the PHY.
 const BSS: &str = r#"
@@ -547,6 +549,205 @@ fn interface_layers_are_checked_where_written() {
     assert!(w.nodes.iter().all(|n| n.device == DeviceSpec::PerStation { size: 128, airtime_fairness: true }));
 }
 
+// ---- rate schedules ----
+
+/// An 802.11a BSS: sta2 alternates 24 and 6 Mbit/s every second, the AP and sta3 set fixed rates.
+const SWITCH: &str = r#"
+name = "switch"
+duration = "10s"
+hosts = ["ap", "sta1", "sta2", "sta3"]
+
+[[wifi]]
+name = "bss"
+standard = "a"
+ap = "ap"
+stations = ["sta1", "sta2", "sta3"]
+rate = "54Mbit"
+
+[[wifi.node]]
+name = "sta2"
+rate = "24Mbit"
+schedule = { period = "2s", steps = [{ at = "0s", rate = "24Mbit" }, { at = "1s", rate = "6Mbit" }] }
+
+[[wifi.node]]
+name = "ap"
+rate = "36Mbit"
+
+[[wifi.node]]
+name = "sta3"
+rate = "48Mbit"
+
+[[flow]]
+from = "sta2"
+to = "ap"
+app = { kind = "udp" }
+"#;
+
+const SWITCH_STEPS: &str =
+    r#"schedule = { period = "2s", steps = [{ at = "0s", rate = "24Mbit" }, { at = "1s", rate = "6Mbit" }] }"#;
+
+fn non_ht(mbit: u64) -> PhySpec {
+    PhySpec { rate_bps: mbit * 1_000_000, mcs: 0, nss: 1, width_mhz: 20, gi_ns: 800 }
+}
+
+fn steps(period: Option<u64>, steps: &[(u64, PhySpec)]) -> Option<ResolvedSchedule> {
+    let steps = steps.iter().map(|&(at, phy)| ResolvedStep { at, phy }).collect();
+    Some(ResolvedSchedule { period, steps })
+}
+
+fn schedule_of(w: &ResolvedWifi, from: &str, to: &str) -> Option<ResolvedSchedule> {
+    w.link(from, to).unwrap_or_else(|| panic!("no link {from} -> {to}")).schedule.clone()
+}
+
+#[test]
+fn a_station_schedule_resolves_to_explicit_phys_in_both_directions() {
+    let r = load(SWITCH).unwrap_or_else(|e| panic!("{e}"));
+    let w = &r.wifi[0];
+    let want = steps(Some(2 * SEC), &[(0, non_ht(24)), (SEC, non_ht(6))]);
+    for (from, to) in [("ap", "sta2"), ("sta2", "ap")] {
+        assert_eq!(link_phy(w, from, to).0, non_ht(24), "{from} -> {to}: the base PHY");
+        assert_eq!(schedule_of(w, from, to), want, "{from} -> {to}");
+    }
+    for sta in ["sta1", "sta3"] {
+        assert_eq!(schedule_of(w, "ap", sta), None);
+        assert_eq!(schedule_of(w, sta, "ap"), None);
+    }
+    let json = serde_json::to_string(&r).unwrap();
+    assert!(json.contains(r#""schedule":{"period":2000000000,"steps":[{"at":0,"phy":{"rate_bps":24000000"#), "{json}");
+}
+
+#[test]
+fn an_ap_schedule_follows_the_precedence_of_its_keys() {
+    let text = with(
+        SWITCH,
+        "name = \"ap\"\nrate = \"36Mbit\"\n",
+        "name = \"ap\"\nrate = \"36Mbit\"\nschedule = { steps = [{ at = \"3s\", rate = \"12Mbit\" }] }\n",
+    );
+    let r = load(&text).unwrap_or_else(|e| panic!("{e}"));
+    let w = &r.wifi[0];
+    // sta1 sets nothing: the AP's steps apply to both directions, once.
+    assert_eq!(schedule_of(w, "ap", "sta1"), steps(None, &[(3 * SEC, non_ht(12))]));
+    assert_eq!(schedule_of(w, "sta1", "ap"), steps(None, &[(3 * SEC, non_ht(12))]));
+    // sta3's own rate ranks above the AP's steps, as above the AP's rate.
+    assert_eq!(schedule_of(w, "sta3", "ap"), steps(None, &[(3 * SEC, non_ht(48))]));
+    // sta2's own schedule shadows the AP's.
+    assert_eq!(schedule_of(w, "ap", "sta2"), steps(Some(2 * SEC), &[(0, non_ht(24)), (SEC, non_ht(6))]));
+}
+
+#[test]
+fn steps_are_layered_over_the_members_own_phy_keys() {
+    // 802.11n: sta2 sets MCS 3 and the short GI; a step sets MCS 15 (two streams), and a step
+    // without PHY keys returns to sta2's own PHY.
+    let text = with(
+        BSS,
+        "gi = \"400ns\"\n",
+        "gi = \"400ns\"\nschedule = { steps = [{ at = \"1s\", mcs = 15 }, { at = \"2.5s\" }] }\n",
+    );
+    let r = load(&text).unwrap_or_else(|e| panic!("{e}"));
+    let want = steps(None, &[(SEC, phy(15, 2, 40, 400)), (2_500 * MS, phy(3, 1, 40, 400))]);
+    assert_eq!(schedule_of(&r.wifi[0], "sta2", "ap"), want);
+    assert_eq!(schedule_of(&r.wifi[0], "ap", "sta2"), want);
+    // In a mesh, of the node's own transmissions only.
+    let text = CHAIN.to_string() + "[[wifi.node]]\nname = \"n1\"\nschedule = { steps = [{ at = \"1s\", mcs = 8 }] }\n";
+    let r = load(&text).unwrap_or_else(|e| panic!("{e}"));
+    let w = &r.wifi[0];
+    assert_eq!(schedule_of(w, "n1", "n0"), steps(None, &[(SEC, phy(8, 2, 40, 400))]));
+    assert_eq!(schedule_of(w, "n1", "n2"), steps(None, &[(SEC, phy(8, 2, 40, 400))]));
+    assert_eq!(schedule_of(w, "n0", "n1"), None);
+    assert_eq!(schedule_of(w, "n2", "n1"), None);
+}
+
+#[test]
+fn schedules_are_checked_where_written() {
+    let sched = |table: &str| with(SWITCH, SWITCH_STEPS, &format!("schedule = {table}"));
+    let at = "wifi[0].node[0].schedule";
+    assert_error(load(&sched("{ period = \"2s\", steps = [] }")), &format!("{at}.steps"), "at least one step");
+    assert_error(load(&sched("{ period = \"2s\" }")), &format!("{at}.steps"), "missing required key");
+    assert_error(
+        load(&sched("{ steps = [{ at = \"1s\", rate = \"6Mbit\" }, { at = \"1s\", rate = \"12Mbit\" }] }")),
+        &format!("{at}.steps[1].at"),
+        "strictly increasing order of `at`: got \"1s\" after \"1s\" (steps[0])",
+    );
+    assert_error(
+        load(&sched("{ steps = [{ at = \"0s\" }, { at = \"2s\" }, { at = \"1s\" }] }")),
+        &format!("{at}.steps[2].at"),
+        "strictly increasing",
+    );
+    assert_error(
+        load(&sched("{ period = \"2s\", steps = [{ at = \"0s\" }, { at = \"2s\", rate = \"6Mbit\" }] }")),
+        &format!("{at}.steps[1].at"),
+        "`at` must be less than the period (\"2s\"), got \"2s\"",
+    );
+    assert_error(
+        load(&sched("{ period = \"0s\", steps = [{ at = \"0s\" }] }")),
+        &format!("{at}.period"),
+        "greater than 0",
+    );
+    assert_error(
+        load(&sched("{ steps = [{ rate = \"6Mbit\" }] }")),
+        &format!("{at}.steps[0].at"),
+        "missing required key",
+    );
+    assert_error(load(&sched("{ steps = [{ at = 1 }] }")), &format!("{at}.steps[0].at"), "has no unit");
+    // Unknown keys, in the schedule and in a step (a step has no `per`).
+    assert_error(
+        load(&sched("{ repeat = true, steps = [{ at = \"0s\" }] }")),
+        &format!("{at}.repeat"),
+        "unknown field `repeat`, expected `period` or `steps`",
+    );
+    assert_error(
+        load(&sched("{ steps = [{ at = \"0s\", per = 0.1 }] }")),
+        &format!("{at}.steps[0].per"),
+        "unknown field `per`",
+    );
+    // PHY keys for the standard.
+    assert_error(
+        load(&sched("{ steps = [{ at = \"0s\" }, { at = \"1s\", rate = \"11Mbit\" }] }")),
+        &format!("{at}.steps[1].rate"),
+        "802.11a rates are 6, 9, 12, 18, 24, 36, 48, 54 Mbit/s, got 11Mbit",
+    );
+    assert_error(
+        load(&sched("{ steps = [{ at = \"0s\", mcs = 3 }] }")),
+        &format!("{at}.steps[0].mcs"),
+        "802.11a has no MCS",
+    );
+    let n = |table: &str| with(BSS, "gi = \"400ns\"\n", &format!("gi = \"400ns\"\nschedule = {table}\n"));
+    assert_error(
+        load(&n("{ steps = [{ at = \"0s\", rate = \"6Mbit\" }] }")),
+        &format!("{at}.steps[0].rate"),
+        "`rate` is the non-HT rate of 802.11a",
+    );
+    assert_error(load(&n("{ steps = [{ at = \"0s\", mcs = 32 }] }")), &format!("{at}.steps[0].mcs"), "got 32");
+    assert_error(load(&n("{ steps = [{ at = \"0s\", width = 80 }] }")), &format!("{at}.steps[0].width"), "got 80");
+    // A combination is checked per link and step: VHT MCS 9 at 20 MHz needs 3 or 6 streams.
+    let ac = with(&n("{ steps = [{ at = \"0s\", mcs = 9, width = 20 }] }"), "standard = \"n\"", "standard = \"ac\"");
+    assert_error(
+        load(&ac),
+        &format!("{at}.steps[0].mcs"),
+        "VHT MCS 9 is not defined at 20 MHz with 1 spatial stream(s)",
+    );
+    assert!(load(&with(&ac, "mcs = 9, width = 20", "mcs = 9, width = 20, nss = 3")).is_ok());
+}
+
+#[test]
+fn set_reaches_a_schedule() {
+    let r = load_with(SWITCH, &[("wifi.bss.node.sta2.schedule.period", "\"4s\"")]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(schedule_of(&r.wifi[0], "sta2", "ap").unwrap().period, Some(4 * SEC));
+    let r = load_with(SWITCH, &[("wifi.bss.node.sta2.schedule.steps[1].rate", "12Mbit")]).unwrap();
+    assert_eq!(schedule_of(&r.wifi[0], "ap", "sta2").unwrap().steps[1].phy, non_ht(12));
+    let sets = [("wifi.bss.node.sta3.schedule", "{ steps = [{ at = \"5s\", rate = \"6Mbit\" }] }")];
+    let r = load_with(SWITCH, &sets).unwrap();
+    assert_eq!(schedule_of(&r.wifi[0], "sta3", "ap"), steps(None, &[(5 * SEC, non_ht(6))]));
+    let err = load_with(SWITCH, &[("wifi.bss.node.sta2.schedule.steps[1].at", "7")]).unwrap_err();
+    assert_eq!(err.key, "wifi[0].node[0].schedule.steps[1].at");
+    assert!(err.message.contains("has no unit") && err.message.contains("(from --set"), "{err}");
+    assert_error(
+        load_with(SWITCH, &[("wifi.bss.node.sta2.schedule.period", "1s")]),
+        "wifi[0].node[0].schedule.steps[1].at",
+        "less than the period (\"1s\")",
+    );
+}
+
 // ---- --set overrides ----
 
 #[test]
@@ -609,7 +810,7 @@ fn docs_examples_load() {
         .map(|block| block.split("```").next().unwrap())
         .filter(|block| block.contains("[[wifi]]"))
         .collect();
-    assert_eq!(examples.len(), 2);
+    assert_eq!(examples.len(), 3);
     let bss = load(examples[0]).unwrap_or_else(|e| panic!("{e}"));
     let w = &bss.wifi[0];
     assert_eq!((link_phy(w, "ap", "near").0.mcs, link_phy(w, "far", "ap").0.mcs), (7, 1));
@@ -617,4 +818,9 @@ fn docs_examples_load() {
     let chain = load(examples[1]).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(path(&chain, "n0", "n4"), "n0 n1 n2 n3 n4");
     assert!(chain.wifi[0].links.iter().all(|l| l.phy == phy(15, 2, 40, 400)));
+    let switch = load(examples[2]).unwrap_or_else(|e| panic!("{e}"));
+    let want = steps(Some(2 * SEC), &[(0, non_ht(24)), (SEC, non_ht(6))]);
+    assert_eq!(schedule_of(&switch.wifi[0], "ap1", "ed1"), want);
+    assert_eq!(schedule_of(&switch.wifi[0], "ed2", "ap1"), None);
+    assert_eq!(path(&switch, "ed1", "ed3"), "ed1 ap1 ap2 ed3");
 }

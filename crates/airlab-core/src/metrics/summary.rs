@@ -175,7 +175,8 @@ fn wifi_summary(w: &World, span: Time) -> Value {
                     let (s, b) = (&p.stats, &p.at_warmup);
                     let ppdus = s.ppdus - b.ppdus;
                     let ampdus = s.ampdus - b.ampdus;
-                    let txv = p.txv();
+                    // The link's own PHY; a rate schedule's steps show in the series.
+                    let txv = p.base_txv();
                     links.push(json!({
                         "name": format!("{}:{}->{}", net.name, w.nodes[d.node as usize].name, w.nodes[p.node as usize].name),
                         "from": w.nodes[d.node as usize].name, "to": w.nodes[p.node as usize].name,

@@ -8,7 +8,7 @@ use crate::metrics::FlowStats;
 use crate::net::{Iface, IfaceId, NodeId};
 use crate::qdisc;
 use crate::sim::{Rng, Time};
-use crate::wifi::net::{Peer, WifiDev, WifiNet};
+use crate::wifi::net::{Peer, RateSchedule, WifiDev, WifiNet};
 use crate::wifi::phy::{MacTiming, TxVector};
 use crate::wifi::queues::DeviceQueues;
 use crate::world::{Node, Route, TcpProfile, World};
@@ -112,7 +112,17 @@ fn wifi_net(w: &ResolvedWifi, ids: &HashMap<&str, NodeId>, seed: u64) -> WifiNet
                 .links
                 .iter()
                 .filter(|l| l.from == m.name)
-                .map(|l| Peer::new(index[l.to.as_str()], ids[l.to.as_str()], tx_vector(w.standard, &l.phy), l.per))
+                .map(|l| {
+                    let peer =
+                        Peer::new(index[l.to.as_str()], ids[l.to.as_str()], tx_vector(w.standard, &l.phy), l.per);
+                    match &l.schedule {
+                        None => peer,
+                        Some(s) => peer.with_schedule(RateSchedule {
+                            steps: s.steps.iter().map(|step| (step.at, tx_vector(w.standard, &step.phy))).collect(),
+                            period: s.period,
+                        }),
+                    }
+                })
                 .collect();
             let name = format!("{}:{}", w.name, m.name);
             let qdisc = qdisc::create(&m.qdisc, Rng::stream(seed, &format!("qdisc:{name}")));

@@ -670,6 +670,41 @@ pub struct WifiNode {
     pub qdisc: Option<QdiscSpec>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceSpec>,
+    /// PHY changes over time, of the links this table's PHY keys apply to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<WifiSchedule>,
+}
+
+/// A member's PHY over time (`schedule` in `[[wifi.node]]`): from each step's `at` on, the
+/// step's PHY keys are layered over the member's own; before the first step the links keep
+/// their PHY.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WifiSchedule {
+    /// The steps repeat every `period`; without it they run once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<Duration>,
+    /// At least one, in increasing order of `at`.
+    pub steps: Vec<WifiScheduleStep>,
+}
+
+/// One step of a [`WifiSchedule`]: when it starts and the PHY keys it sets (none: back to
+/// the links' own PHY).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WifiScheduleStep {
+    /// Time from the start of the run, or of the period when there is one.
+    pub at: Duration,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<Rate>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcs: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gi: Option<Duration>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nss: Option<u8>,
 }
 
 /// EDCA parameters as written; missing ones take the best-effort defaults.
@@ -752,5 +787,13 @@ impl WifiNode {
     pub fn phy_keys(&self) -> WifiPhyKeys {
         let (rate, mcs, width, gi, nss, per) = (self.rate, self.mcs, self.width, self.gi, self.nss, self.per);
         WifiPhyKeys { rate, mcs, width, gi, nss, per }
+    }
+}
+
+impl WifiScheduleStep {
+    /// The step's PHY keys (a step has no `per`).
+    pub fn phy_keys(&self) -> WifiPhyKeys {
+        let (rate, mcs, width, gi, nss) = (self.rate, self.mcs, self.width, self.gi, self.nss);
+        WifiPhyKeys { rate, mcs, width, gi, nss, per: None }
     }
 }

@@ -410,7 +410,50 @@ fn check_table(
     Ok(())
 }
 
+/// Checks a member's `schedule` at `at` (`wifi[0].node[1].schedule`): at least one step, each
+/// `at` after the previous one and within the period, and each step's PHY keys.
+fn check_schedule(standard: Standard, at: &str, schedule: &WifiSchedule) -> Result<(), KeyError> {
+    if let Some(period) = schedule.period {
+        if period.0 == 0 {
+            return Err(KeyError::new(
+                format!("{at}.period"),
+                "the period must be greater than 0; leave it out for a schedule that runs once",
+            ));
+        }
+    }
+    if schedule.steps.is_empty() {
+        return Err(KeyError::new(
+            format!("{at}.steps"),
+            "a schedule needs at least one step, such as [{ at = \"1s\", rate = \"6Mbit\" }]",
+        ));
+    }
+    for (k, step) in schedule.steps.iter().enumerate() {
+        let step_at = format!("{at}.steps[{k}]");
+        if k > 0 && step.at.0 <= schedule.steps[k - 1].at.0 {
+            return Err(KeyError::new(
+                format!("{step_at}.at"),
+                format!(
+                    "steps must be in strictly increasing order of `at`: got \"{}\" after \"{}\" (steps[{}])",
+                    step.at,
+                    schedule.steps[k - 1].at,
+                    k - 1
+                ),
+            ));
+        }
+        if let Some(period) = schedule.period.filter(|p| step.at.0 >= p.0) {
+            return Err(KeyError::new(
+                format!("{step_at}.at"),
+                format!("`at` must be less than the period (\"{period}\"), got \"{}\"", step.at),
+            ));
+        }
+        check_phy_keys(standard, &step.phy_keys())
+            .map_err(|(field, message)| KeyError::new(format!("{step_at}.{field}"), message))?;
+    }
+    Ok(())
+}
+
 /// One table of PHY keys in the precedence order of a link, and where it is written.
+#[derive(Clone)]
 struct PhyLayer {
     at: String,
     keys: WifiPhyKeys,
@@ -665,6 +708,9 @@ fn resolve_network(
         }
         let (phy, qdisc, device) = (table.phy_keys(), table.qdisc.as_ref(), table.device.as_ref());
         check_table(standard, &at, &phy, &table.aggregation, qdisc, device)?;
+        if let Some(schedule) = &table.schedule {
+            check_schedule(standard, &format!("{at}.schedule"), schedule)?;
+        }
         if let Some((first, _)) = tables.insert(&table.name, (at.clone(), table)) {
             return Err(KeyError::new(
                 format!("{at}.name"),
@@ -673,24 +719,46 @@ fn resolve_network(
         }
     }
 
-    let node_layer = |member: &str| tables.get(member).map(|(at, t)| PhyLayer { at: at.clone(), keys: t.phy_keys() });
     let mut links = Vec::with_capacity(2 * pairs.len());
     for [a, b] in &pairs {
         for (from, to) in [(a, b), (b, a)] {
             // BSS: the station's settings, then the AP's; mesh: the sender's.
-            let mut layers: Vec<PhyLayer> = match &w.ap {
-                Some(ap) => {
-                    let station = if from == ap { to } else { from };
-                    node_layer(station).into_iter().chain(node_layer(ap)).collect()
-                }
-                None => node_layer(from).into_iter().collect(),
+            let in_order: Vec<&str> = match &w.ap {
+                Some(ap) => vec![if from == ap { to } else { from }, ap],
+                None => vec![from],
             };
+            // The tables the link follows, in precedence order.
+            let owners: Vec<(&String, &WifiNode)> =
+                in_order.into_iter().filter_map(|m| tables.get(m).map(|(at, t)| (at, *t))).collect();
+            let mut layers: Vec<PhyLayer> =
+                owners.iter().map(|(at, t)| PhyLayer { at: at.to_string(), keys: t.phy_keys() }).collect();
             layers.push(PhyLayer { at: key.to_string(), keys: w.phy_keys() });
-            let (phy, per) = layered_phy(standard, &layers);
-            check_phy(standard, &phy).map_err(|(field, message)| {
-                KeyError::new(phy_source(&layers, field, key), format!("{message} (link {from} -> {to})"))
-            })?;
-            links.push(ResolvedWifiLink { from: from.to_string(), to: to.to_string(), phy, per });
+            let check = |layers: &[PhyLayer]| {
+                let (phy, per) = layered_phy(standard, layers);
+                check_phy(standard, &phy).map_err(|(field, message)| {
+                    KeyError::new(phy_source(layers, field, key), format!("{message} (link {from} -> {to})"))
+                })?;
+                Ok::<_, KeyError>((phy, per))
+            };
+            let (phy, per) = check(&layers)?;
+            // The first table in precedence order with a schedule; each step's keys rank just
+            // above that table's own.
+            let schedule = match owners.iter().position(|(_, t)| t.schedule.is_some()) {
+                None => None,
+                Some(owner) => {
+                    let (at, table) = owners[owner];
+                    let schedule = table.schedule.as_ref().expect("found by its schedule");
+                    let mut steps = Vec::with_capacity(schedule.steps.len());
+                    for (k, step) in schedule.steps.iter().enumerate() {
+                        let mut layers = layers.clone();
+                        let step_at = format!("{at}.schedule.steps[{k}]");
+                        layers.insert(owner, PhyLayer { at: step_at, keys: step.phy_keys() });
+                        steps.push(ResolvedStep { at: step.at.0, phy: check(&layers)?.0 });
+                    }
+                    Some(ResolvedSchedule { period: schedule.period.map(|p| p.0), steps })
+                }
+            };
+            links.push(ResolvedWifiLink { from: from.to_string(), to: to.to_string(), phy, per, schedule });
         }
     }
 

@@ -99,6 +99,26 @@ pub struct ResolvedWifiLink {
     pub phy: PhySpec,
     /// Probability that an MPDU is received in error, independently per MPDU.
     pub per: f64,
+    /// PHY changes over time (`schedule` of the member whose PHY keys the link follows);
+    /// `phy` applies before the first step.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<ResolvedSchedule>,
+}
+
+/// A link's PHY over time: from each step's `at` on (from the start of the run, or of each
+/// period), its PHY.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResolvedSchedule {
+    /// Steps repeat every `period`; `None`: they run once.
+    pub period: Option<Time>,
+    /// At least one, `at` strictly increasing and below `period`.
+    pub steps: Vec<ResolvedStep>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ResolvedStep {
+    pub at: Time,
+    pub phy: PhySpec,
 }
 
 /// A Wi-Fi network: an infrastructure BSS (an AP and its stations) or an ad-hoc/mesh network.

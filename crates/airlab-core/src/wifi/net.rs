@@ -33,6 +33,18 @@ pub enum WifiEvent {
     Timeout { dev: u32, gen: u32 },
     /// A shaping qdisc of a node's interface may hand out a packet again.
     QdiscWake { dev: u32 },
+    /// Step `step` of the rate schedule of a node's link to peer `peer` begins.
+    RateChange { dev: u32, peer: u16, step: u32 },
+}
+
+/// A link's PHY over time: from each step's time on (from the start, or from the start of
+/// each period), its TX vector.
+#[derive(Clone, Debug)]
+pub struct RateSchedule {
+    /// At least one step, times strictly increasing and below `period`.
+    pub steps: Vec<(Time, TxVector)>,
+    /// The steps repeat every period; `None`: once.
+    pub period: Option<Time>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +73,8 @@ pub struct LinkStats {
     /// Airtime of this link's exchanges: from the first frame to the response, or to the end
     /// of the last frame sent when the exchange failed.
     pub airtime: Time,
+    /// The PHY rate integrated over time (bit/s x ns), up to the last rate change or sample.
+    pub rate_time: u128,
     /// Data PPDUs sent (single MPDUs and A-MPDUs), and those not acknowledged.
     pub ppdus: u64,
     pub ppdus_failed: u64,
@@ -83,9 +97,14 @@ pub struct LinkStats {
 pub struct Peer {
     pub dev: u32,
     pub node: NodeId,
+    /// The PHY of this link now, and the one it was built with (before any schedule step).
     txv: TxVector,
+    base: TxVector,
     /// Rate of the control frames (RTS, CTS, ACK, Block Ack) on this link.
     basic: TxVector,
+    schedule: Option<RateSchedule>,
+    /// Since when `stats.rate_time` lacks the current rate.
+    rate_since: Time,
     per: f64,
     next_seq: u64,
     /// Reordering of the frames this peer sends to us.
@@ -104,7 +123,10 @@ impl Peer {
             dev,
             node,
             txv,
+            base: txv,
             basic,
+            schedule: None,
+            rate_since: 0,
             per,
             next_seq: 0,
             rx: Reorder::default(),
@@ -114,8 +136,34 @@ impl Peer {
         }
     }
 
+    /// The link changes its PHY over time as `schedule` says (from [`WifiNet::start`] on).
+    pub fn with_schedule(mut self, schedule: RateSchedule) -> Self {
+        assert!(!schedule.steps.is_empty(), "a rate schedule has steps");
+        self.schedule = Some(schedule);
+        self
+    }
+
+    /// The PHY the next exchange on this link uses.
     pub fn txv(&self) -> &TxVector {
         &self.txv
+    }
+
+    /// The PHY the link was built with, which applies before its schedule's first step.
+    pub fn base_txv(&self) -> &TxVector {
+        &self.base
+    }
+
+    /// Bring `stats.rate_time` up to `now`.
+    pub fn settle_rate(&mut self, now: Time) {
+        let elapsed = u128::from(now.saturating_sub(self.rate_since));
+        self.stats.rate_time += u128::from(self.txv.rate_bps()) * elapsed;
+        self.rate_since = now;
+    }
+
+    fn set_txv(&mut self, txv: TxVector, now: Time) {
+        self.settle_rate(now);
+        self.txv = txv;
+        self.basic = txv.control_response_rate();
     }
 }
 
@@ -286,6 +334,20 @@ impl WifiNet {
         }
     }
 
+    /// Schedule the first step of every link's rate schedule, counted from `now`; call once
+    /// before the run.
+    pub fn start(&mut self, now: Time) {
+        for (dev, d) in self.devs.iter_mut().enumerate() {
+            for (peer, p) in d.peers.iter_mut().enumerate() {
+                p.rate_since = now;
+                if let Some(schedule) = &p.schedule {
+                    let ev = WifiEvent::RateChange { dev: dev as u32, peer: peer as u16, step: 0 };
+                    self.events.push((now + schedule.steps[0].0, ev));
+                }
+            }
+        }
+    }
+
     /// Offer a packet to device `dev`'s qdisc.
     pub fn enqueue(&mut self, dev: u32, pkt: Packet, now: Time, flows: &mut [FlowStats]) {
         let d = &mut self.devs[dev as usize];
@@ -315,6 +377,27 @@ impl WifiNet {
                     self.pump(dev, now, flows);
                 }
             }
+            WifiEvent::RateChange { dev, peer, step } => self.on_rate_change(dev, peer, step as usize, now),
+        }
+    }
+
+    /// A link takes the PHY of a schedule step: the exchange in progress keeps the rates it
+    /// started with (its durations are fixed), the next one uses the new PHY. Then the next
+    /// step is scheduled, wrapping around to the first after the period.
+    fn on_rate_change(&mut self, dev: u32, peer: u16, step: usize, now: Time) {
+        let p = &mut self.devs[dev as usize].peers[peer as usize];
+        let schedule = p.schedule.as_ref().expect("rate changes come from a schedule");
+        let (at, txv) = schedule.steps[step];
+        // The start of this run through the steps.
+        let origin = now - at;
+        let next = match (schedule.steps.get(step + 1), schedule.period) {
+            (Some(&(next_at, _)), _) => Some((step + 1, origin + next_at)),
+            (None, Some(period)) => Some((0, origin + period + schedule.steps[0].0)),
+            (None, None) => None,
+        };
+        p.set_txv(txv, now);
+        if let Some((step, at)) = next {
+            self.events.push((at, WifiEvent::RateChange { dev, peer, step: step as u32 }));
         }
     }
 
@@ -690,5 +773,81 @@ fn account(d: &mut WifiDev, flows: &mut [FlowStats]) {
     for pkt in d.verdicts.marked.drain(..) {
         d.stats.marked += 1;
         flows[pkt.flow as usize].marks += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::FlowStats;
+    use crate::net::{Ecn, Payload};
+    use crate::scenario::wifi::{DeviceSpec, Standard};
+    use crate::scenario::{QdiscSpec, BEST_EFFORT_EDCA};
+    use crate::sim::{EventQueue, US};
+
+    /// Node 0 sends to node 1 over 802.11a at 24 Mbit/s, switching to 6 Mbit/s at `switch_at`.
+    fn pair(switch_at: Time) -> WifiNet {
+        let dev = |node: NodeId, to: u32, peer: Peer| {
+            let qdisc = crate::qdisc::create(&QdiscSpec::Pfifo { limit: 10 }, Rng::stream(1, "q"));
+            let queues = DeviceQueues::new(&DeviceSpec::PerStation { size: 10, airtime_fairness: false }, 1);
+            let mut d = WifiDev::new(
+                node,
+                format!("n{node}"),
+                qdisc,
+                queues,
+                Standard::A.default_aggregation(),
+                vec![peer],
+                Rng::stream(1, &format!("backoff{node}")),
+            );
+            d.set_route(to, 0);
+            d
+        };
+        let schedule = RateSchedule { steps: vec![(switch_at, TxVector::non_ht(6))], period: None };
+        let a = dev(0, 1, Peer::new(1, 1, TxVector::non_ht(24), 0.0).with_schedule(schedule));
+        let b = dev(1, 0, Peer::new(0, 0, TxVector::non_ht(24), 0.0));
+        let timing = phy::MacTiming::ofdm_5ghz();
+        let hears = vec![vec![1], vec![0]];
+        WifiNet::new("w".into(), timing, BEST_EFFORT_EDCA, false, vec![a, b], hears, Rng::stream(1, "err"))
+    }
+
+    fn packet(seq: u64) -> Packet {
+        let payload = Payload::Udp { seq, sent_at: 0 };
+        Packet { flow: 0, conn: 0, src: 0, dst: 1, size: 1500, ecn: Ecn::NotEct, dscp: 0, enqueued_at: 0, payload }
+    }
+
+    /// Runs the network's events until none are left.
+    fn run(net: &mut WifiNet, flows: &mut [FlowStats]) {
+        let mut queue = EventQueue::new();
+        loop {
+            for (at, ev) in net.events.drain(..) {
+                queue.schedule(at, ev);
+            }
+            let Some((now, ev)) = queue.pop() else { break };
+            net.handle(ev, now, flows);
+        }
+    }
+
+    #[test]
+    fn a_rate_change_applies_from_the_next_exchange() {
+        let mut flows = vec![FlowStats::new("f".into(), "a".into(), "b".into(), None, "udp")];
+        // The first exchange starts after AIFS (43 us) and sends for 536 us: the switch at
+        // 100 us falls inside it.
+        let mut net = pair(100 * US);
+        net.start(0);
+        for seq in 0..2 {
+            net.enqueue(0, packet(seq), 0, &mut flows);
+        }
+        run(&mut net, &mut flows);
+        let exchange = |mbit: u16| {
+            let txv = TxVector::non_ht(mbit);
+            txv.ppdu_duration(phy::mpdu_bytes(1500)) + 16 * US + phy::ack_duration(&txv.control_response_rate())
+        };
+        // 24 Mbit/s: 536 + 16 + 28 us; then 6 Mbit/s: 2076 + 16 + 44 us.
+        assert_eq!((exchange(24), exchange(6)), (580 * US, 2136 * US));
+        let p = &net.devs[0].peers[0];
+        assert_eq!(p.stats.mpdus_acked, 2);
+        assert_eq!(p.stats.airtime, exchange(24) + exchange(6));
+        assert_eq!(p.txv().rate_bps(), 6_000_000);
+        assert_eq!(p.base_txv().rate_bps(), 24_000_000);
     }
 }
