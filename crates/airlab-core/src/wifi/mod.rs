@@ -2,12 +2,14 @@
 //! aggregation, Block Ack) that carry packets over a shared channel.
 //!
 //! - [`phy`]: rates and PPDU durations per format.
+//! - [`link`]: a directed link: its PHY (and rate schedule), sequence numbers, counters.
 //! - [`medium`]: one node's carrier sense and backoff countdown.
 //! - [`queues`]: the device layer below the qdisc (driver FIFO or per-station queues with
 //!   optional airtime fairness).
 //! - [`reorder`]: the receiver's Block Ack reordering buffer.
 //! - [`net`]: a network of nodes sharing a channel, and its frame exchanges.
 
+pub mod link;
 pub mod medium;
 pub mod net;
 pub mod phy;

@@ -1,0 +1,119 @@
+//! A directed Wi-Fi link as its transmitter sees it: the PHY it uses now (fixed, or following
+//! a rate schedule), the control-response rate, the MPDU error probability, the sequence
+//! numbers it hands out, the receiver-side reordering of the frames coming the other way, and
+//! its counters.
+
+use super::phy::TxVector;
+use super::reorder::Reorder;
+use crate::net::NodeId;
+use crate::sim::Time;
+
+/// A link's PHY over time: from each step's time on (from the start, or from the start of
+/// each period), its TX vector.
+#[derive(Clone, Debug)]
+pub struct RateSchedule {
+    /// At least one step, times strictly increasing and below `period`.
+    pub steps: Vec<(Time, TxVector)>,
+    /// The steps repeat every period; `None`: once.
+    pub period: Option<Time>,
+}
+
+/// Counters of one directed link, cumulative since the start of the run.
+#[derive(Clone, Debug, Default)]
+pub struct LinkStats {
+    /// Airtime of this link's exchanges: from the first frame to the response, or to the end
+    /// of the last frame sent when the exchange failed.
+    pub airtime: Time,
+    /// The PHY rate integrated over time (bit/s x ns), up to the last rate change or sample.
+    pub rate_time: u128,
+    /// Data PPDUs sent (single MPDUs and A-MPDUs), and those not acknowledged.
+    pub ppdus: u64,
+    pub ppdus_failed: u64,
+    /// Data (or RTS) PPDUs the receiver did not get intact because of another transmission:
+    /// one that overlapped them, or the receiver's own.
+    pub collisions: u64,
+    /// MPDU transmissions (retries included), MPDUs acknowledged, and MPDUs given up after the
+    /// retry limit.
+    pub mpdus: u64,
+    pub mpdus_acked: u64,
+    pub mpdus_dropped: u64,
+    /// IP bytes of acknowledged MPDUs.
+    pub bytes_acked: u64,
+    /// PPDUs of more than one MPDU, and the MPDUs in them.
+    pub ampdus: u64,
+    pub ampdu_mpdus: u64,
+}
+
+/// A destination of a node's transmissions.
+pub struct Peer {
+    pub dev: u32,
+    pub node: NodeId,
+    /// The PHY of this link now, and the one it was built with (before any schedule step).
+    pub(super) txv: TxVector,
+    pub(super) base: TxVector,
+    /// Rate of the control frames (RTS, CTS, ACK, Block Ack) on this link.
+    pub(super) basic: TxVector,
+    pub(super) schedule: Option<RateSchedule>,
+    /// Since when `stats.rate_time` lacks the current rate.
+    pub(super) rate_since: Time,
+    pub(super) per: f64,
+    pub(super) next_seq: u64,
+    /// Reordering of the frames this peer sends to us.
+    pub(super) rx: Reorder,
+    pub stats: LinkStats,
+    /// The counters at the previous sample and at the end of the warm-up, for the series and
+    /// the summary.
+    pub at_sample: LinkStats,
+    pub at_warmup: LinkStats,
+}
+
+impl Peer {
+    pub fn new(dev: u32, node: NodeId, txv: TxVector, per: f64) -> Self {
+        let basic = txv.control_response_rate();
+        Peer {
+            dev,
+            node,
+            txv,
+            base: txv,
+            basic,
+            schedule: None,
+            rate_since: 0,
+            per,
+            next_seq: 0,
+            rx: Reorder::default(),
+            stats: LinkStats::default(),
+            at_sample: LinkStats::default(),
+            at_warmup: LinkStats::default(),
+        }
+    }
+
+    /// The link changes its PHY over time as `schedule` says (from [`super::net::WifiNet::start`] on).
+    pub fn with_schedule(mut self, schedule: RateSchedule) -> Self {
+        assert!(!schedule.steps.is_empty(), "a rate schedule has steps");
+        self.schedule = Some(schedule);
+        self
+    }
+
+    /// The PHY the next exchange on this link uses.
+    pub fn txv(&self) -> &TxVector {
+        &self.txv
+    }
+
+    /// The PHY the link was built with, which applies before its schedule's first step.
+    pub fn base_txv(&self) -> &TxVector {
+        &self.base
+    }
+
+    /// Bring `stats.rate_time` up to `now`.
+    pub fn settle_rate(&mut self, now: Time) {
+        let elapsed = u128::from(now.saturating_sub(self.rate_since));
+        self.stats.rate_time += u128::from(self.txv.rate_bps()) * elapsed;
+        self.rate_since = now;
+    }
+
+    pub(super) fn set_txv(&mut self, txv: TxVector, now: Time) {
+        self.settle_rate(now);
+        self.txv = txv;
+        self.basic = txv.control_response_rate();
+    }
+}
