@@ -23,8 +23,8 @@ pub enum Event {
     AppWake(u32),
     /// A shaping qdisc of an interface may hand out a packet again.
     QdiscWake(IfaceId),
-    /// An event of Wi-Fi network `net`.
-    Wifi(u16, WifiEvent),
+    /// An event of a Wi-Fi network, packed by [`WifiEvent::pack`].
+    Wifi(u8, u16, u32),
     Sample,
 }
 
@@ -183,7 +183,8 @@ impl World {
                 let node = iface.to;
                 self.arrive_at(node, pkt);
             }
-            Event::Wifi(net, ev) => {
+            Event::Wifi(head, dev, arg) => {
+                let (net, ev) = WifiEvent::unpack(head, dev, arg);
                 let now = self.now();
                 self.wifi[net as usize].handle(ev, now, &mut self.flows);
                 self.collect_wifi(net);
@@ -260,7 +261,8 @@ impl World {
     fn collect_wifi(&mut self, net: u16) {
         let w = &mut self.wifi[net as usize];
         for (at, ev) in w.events.drain(..) {
-            self.events.schedule(at, Event::Wifi(net, ev));
+            let (head, dev, arg) = ev.pack(net);
+            self.events.schedule(at, Event::Wifi(head, dev, arg));
         }
         let mut delivered = std::mem::take(&mut w.delivered);
         for (node, pkt) in delivered.drain(..) {

@@ -24,6 +24,11 @@ pub const MAX_AIFSN: u32 = 15;
 /// dot11ShortRetryLimit is 1 to 255.
 pub const MAX_RETRY_LIMIT: u32 = 255;
 /// The TXOP limit field counts units of 32 us in 8 bits.
+/// Bounds that let a Wi-Fi event fit the engine's 8-byte event (`wifi::net::WifiEvent::pack`).
+const MAX_NETWORKS: usize = crate::wifi::net::MAX_NETWORKS;
+const MAX_MEMBERS: usize = u16::MAX as usize;
+const MAX_STEPS: usize = u16::MAX as usize;
+
 pub const MAX_TXOP: Time = 255 * 32 * US;
 /// The largest non-HT PSDU (aPSDUMaxLength of 802.11a).
 const MAX_NON_HT_PSDU: u32 = 4_095;
@@ -427,6 +432,9 @@ fn check_schedule(standard: Standard, at: &str, schedule: &WifiSchedule) -> Resu
             "a schedule needs at least one step, such as [{ at = \"1s\", rate = \"6Mbit\" }]",
         ));
     }
+    if schedule.steps.len() > MAX_STEPS {
+        return Err(KeyError::new(format!("{at}.steps"), format!("a schedule has at most {MAX_STEPS} steps")));
+    }
     for (k, step) in schedule.steps.iter().enumerate() {
         let step_at = format!("{at}.steps[{k}]");
         if k > 0 && step.at.0 <= schedule.steps[k - 1].at.0 {
@@ -507,8 +515,17 @@ pub(super) fn resolve_wifi(s: &Scenario, nodes: &Nodes, link_names: &[&str]) -> 
     }
     // Node -> (network name, key of its membership), to keep each node in one network.
     let mut membership: BTreeMap<&str, (String, String)> = BTreeMap::new();
+    if s.wifi.len() > MAX_NETWORKS {
+        return Err(KeyError::new("wifi", format!("a scenario has at most {MAX_NETWORKS} Wi-Fi networks")));
+    }
     let mut networks = Vec::with_capacity(s.wifi.len());
     for (i, w) in s.wifi.iter().enumerate() {
+        if w.members().len() > MAX_MEMBERS {
+            return Err(KeyError::new(
+                format!("wifi[{i}]"),
+                format!("a Wi-Fi network has at most {MAX_MEMBERS} members"),
+            ));
+        }
         let key = format!("wifi[{i}]");
         let name = w.name.clone().unwrap_or_else(|| format!("wifi{i}"));
         if name.trim().is_empty() {

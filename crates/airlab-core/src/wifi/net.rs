@@ -37,6 +37,42 @@ pub enum WifiEvent {
     RateChange { dev: u32, peer: u16, step: u32 },
 }
 
+/// Networks a scenario may have: the network index shares a byte with the event kind when an
+/// event is packed.
+pub const MAX_NETWORKS: usize = 32;
+
+impl WifiEvent {
+    /// The event and its network in 7 bytes (kind and network, device, argument), so that the
+    /// world's event stays 8 bytes: the event heap is the hottest data of a run. Devices and
+    /// schedule steps fit in 16 bits (checked when the network is built).
+    pub fn pack(self, net: u16) -> (u8, u16, u32) {
+        debug_assert!((net as usize) < MAX_NETWORKS);
+        let (kind, dev, arg) = match self {
+            WifiEvent::Access { dev, gen } => (0, dev, gen),
+            WifiEvent::TxEnd { tx } => (1, 0, tx),
+            WifiEvent::Respond { dev } => (2, dev, 0),
+            WifiEvent::Timeout { dev, gen } => (3, dev, gen),
+            WifiEvent::QdiscWake { dev } => (4, dev, 0),
+            WifiEvent::RateChange { dev, peer, step } => (5, dev, u32::from(peer) << 16 | step),
+        };
+        ((kind << 5) | net as u8, dev as u16, arg)
+    }
+
+    /// The inverse of [`WifiEvent::pack`]: the network and the event.
+    pub fn unpack(head: u8, dev: u16, arg: u32) -> (u16, WifiEvent) {
+        let dev = u32::from(dev);
+        let ev = match head >> 5 {
+            0 => WifiEvent::Access { dev, gen: arg },
+            1 => WifiEvent::TxEnd { tx: arg },
+            2 => WifiEvent::Respond { dev },
+            3 => WifiEvent::Timeout { dev, gen: arg },
+            4 => WifiEvent::QdiscWake { dev },
+            _ => WifiEvent::RateChange { dev, peer: (arg >> 16) as u16, step: arg & 0xffff },
+        };
+        (u16::from(head & 0x1f), ev)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Frame {
     Rts,
@@ -669,12 +705,12 @@ fn account(d: &mut WifiDev, flows: &mut [FlowStats]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wifi::link::RateSchedule;
     use crate::metrics::FlowStats;
     use crate::net::{Ecn, Payload};
     use crate::scenario::wifi::{DeviceSpec, Standard};
     use crate::scenario::{QdiscSpec, BEST_EFFORT_EDCA};
     use crate::sim::{EventQueue, US};
+    use crate::wifi::link::RateSchedule;
 
     /// Node 0 sends to node 1 over 802.11a at 24 Mbit/s, switching to 6 Mbit/s at `switch_at`.
     fn pair(switch_at: Time) -> WifiNet {
