@@ -274,3 +274,46 @@ fn builtin_text_cell() -> String {
         stations.join(", ")
     )
 }
+
+/// One saturated 802.11a station at 54 Mbit/s (1500-byte UDP) with a TXOP limit: UDP
+/// throughput (Mbit/s) at the AP.
+fn txop_throughput(txop: &str) -> f64 {
+    let text = format!(
+        r#"
+name = "txop"
+duration = "4s"
+hosts = ["ap", "sta"]
+[metrics]
+warmup = "1s"
+[[wifi]]
+name = "bss"
+standard = "a"
+ap = "ap"
+stations = ["sta"]
+rate = "54Mbit"
+edca = {{ txop = "{txop}" }}
+[[flow]]
+name = "u"
+from = "sta"
+to = "ap"
+app = {{ kind = "udp", rate = "60Mbit" }}
+"#
+    );
+    f(&wifi_link(&run_toml(&text, None).summary, "bss:sta->ap")["throughput_mbps"])
+}
+
+#[test]
+fn a_txop_sends_as_many_exchanges_as_fit_after_one_channel_access() {
+    // 802.11a 54 Mbit/s, 1538-byte MPDU: PPDU 20 + 58 x 4 = 252 us, ACK at 24 Mbit/s 28 us,
+    // SIFS 16, AIFS 43, slot 9, CWmin 15. One exchange is 252 + 16 + 28 = 296 us; within a TXOP
+    // each further one adds a SIFS: k exchanges fit in 2.528 ms while 296 + 312 (k - 1) <= 2528,
+    // so k = 8. Per access: AIFS + 7.5 slots (mean backoff) + 8 x 296 + 7 x 16 us.
+    let (slot, aifs, exchange, sifs) = (9.0, 43.0, 296.0, 16.0);
+    let per_access = |k: f64| aifs + 7.5 * slot + k * exchange + (k - 1.0) * sifs;
+    let want_one = 12_000.0 / per_access(1.0);
+    let want_txop = 8.0 * 12_000.0 / per_access(8.0);
+    let (one, txop) = (txop_throughput("0ms"), txop_throughput("2.528ms"));
+    eprintln!("TXOP: none {one:.2} Mbit/s (model {want_one:.2}), 2.528 ms {txop:.2} (model {want_txop:.2})");
+    assert!((one / want_one - 1.0).abs() < 0.02, "{one} vs {want_one}");
+    assert!((txop / want_txop - 1.0).abs() < 0.02, "{txop} vs {want_txop}");
+}

@@ -504,9 +504,8 @@ fn aggregation_limits_follow_the_standard() {
 #[test]
 fn edca_parameters_are_checked() {
     let edca = |table: &str| with(BSS, "mcs = 7\nwidth = 40\n", &format!("edca = {table}\n"));
-    let r = load(&edca("{ cw_min = 31, txop = \"0ms\" }")).unwrap();
-    assert_eq!(r.wifi[0].edca, EdcaSpec { cw_min: 31, cw_max: 1023, aifsn: 3, retry_limit: 7, txop: 0 });
-    assert_error(load(&edca("{ txop = \"2.528ms\" }")), "wifi[0].edca.txop", "TXOP bursting is not modelled yet");
+    let r = load(&edca("{ cw_min = 31, txop = \"2.528ms\" }")).unwrap();
+    assert_eq!(r.wifi[0].edca, EdcaSpec { cw_min: 31, cw_max: 1023, aifsn: 3, retry_limit: 7, txop: 2_528 * US });
     assert_error(load(&edca("{ cw_min = 16 }")), "wifi[0].edca.cw_min", "cw_min must be of the form 2^k - 1");
     assert_error(load(&edca("{ cw_min = 0 }")), "wifi[0].edca.cw_min", "got 0");
     assert_error(load(&edca("{ cw_max = 65535 }")), "wifi[0].edca.cw_max", "between 1 and 32767");

@@ -372,13 +372,6 @@ fn resolve_edca(edca: &WifiEdca) -> Result<EdcaSpec, (&'static str, String)> {
             format!("txop must be at most 8.16ms (255 x 32us; 0 for one exchange per access), got {}", Duration(txop)),
         ));
     }
-    if txop > 0 {
-        // Refuse rather than run something else than what was asked for.
-        return Err((
-            "txop",
-            "TXOP bursting is not modelled yet: use 0 (one frame exchange per channel access)".into(),
-        ));
-    }
     Ok(EdcaSpec { cw_min, cw_max, aifsn, retry_limit, txop })
 }
 

@@ -124,6 +124,25 @@ struct Pending {
     resp_dur: Time,
 }
 
+/// The frames of an exchange about to start and the durations it needs.
+struct Plan {
+    peer: u16,
+    mpdus: Vec<Mpdu>,
+    data_dur: Time,
+    resp: Frame,
+    resp_dur: Time,
+    /// RTS and CTS durations when the exchange is protected.
+    protection: Option<(Time, Time)>,
+}
+
+impl Plan {
+    /// From the first frame to the end of the response.
+    fn airtime(&self, sifs: Time) -> Time {
+        let protect = self.protection.map_or(0, |(rts, cts)| rts + sifs + cts + sifs);
+        protect + self.data_dur + sifs + self.resp_dur
+    }
+}
+
 /// One member's Wi-Fi interface.
 pub struct WifiDev {
     pub node: NodeId,
@@ -141,6 +160,8 @@ pub struct WifiDev {
     cw: u32,
     exchange: Option<Exchange>,
     response: Option<Pending>,
+    /// When the node won the channel for its current TXOP.
+    txop_start: Time,
     wake_at: Option<Time>,
     verdicts: Verdicts,
     rng: Rng,
@@ -169,6 +190,7 @@ impl WifiDev {
             cw: 0,
             exchange: None,
             response: None,
+            txop_start: 0,
             wake_at: None,
             verdicts: Verdicts::default(),
             rng,
@@ -390,19 +412,27 @@ impl WifiNet {
         if self.devs[dev as usize].queues.is_empty() {
             return; // The post-transmission backoff ran out with nothing to send.
         }
+        self.devs[dev as usize].txop_start = now;
         self.start_exchange(dev, now);
     }
 
-    /// Take the frames for the next destination, as many as the aggregation limits allow.
+    /// Start an exchange with the frames of the next destination.
     fn start_exchange(&mut self, dev: u32, now: Time) {
+        let plan = self.plan_exchange(dev);
+        self.begin_exchange(dev, plan, now, now);
+    }
+
+    /// Take the frames of the next destination from the device queues, greedily as paper
+    /// 002's scheduler (what is queued now, up to the aggregation limits), and work out the
+    /// durations of their exchange.
+    fn plan_exchange(&mut self, dev: u32) -> Plan {
         let d = &mut self.devs[dev as usize];
         let peer = d.queues.next_peer().expect("a node with frames has a destination to serve");
         let p = &d.peers[peer as usize];
         let (txv, basic, agg) = (p.txv, p.basic, d.aggregation);
         let max = if agg.enabled { agg.max_mpdus as usize } else { 1 };
-        // Greedy, as paper 002's scheduler: take what is queued now, up to the limits.
         let mut psdu = 0u32;
-        let mut mpdus = d.queues.take(peer, max, |taken, next| {
+        let mpdus = d.queues.take(peer, max, |taken, next| {
             let sub = phy::ampdu_subframe_bytes(phy::mpdu_bytes(next.pkt.size));
             if taken.is_empty() {
                 psdu = sub;
@@ -415,49 +445,63 @@ impl WifiNet {
             }
             fits
         });
-        let ampdu = mpdus.len() > 1;
-        if !ampdu {
+        if mpdus.len() == 1 {
             psdu = phy::mpdu_bytes(mpdus[0].pkt.size);
         }
-        for m in mpdus.iter_mut() {
-            m.attempts += 1;
-        }
-        let st = &mut d.peers[peer as usize].stats;
-        st.ppdus += 1;
-        st.mpdus += mpdus.len() as u64;
-        if ampdu {
-            st.ampdus += 1;
-            st.ampdu_mpdus += mpdus.len() as u64;
-        }
-        let data_dur = txv.ppdu_duration(psdu);
         let ba_window = txv.format.block_ack_window().unwrap_or(64);
-        let (resp, resp_dur) = if ampdu {
+        let (resp, resp_dur) = if mpdus.len() > 1 {
             (Frame::BlockAck, phy::block_ack_duration(&basic, ba_window))
         } else {
             (Frame::Ack, phy::ack_duration(&basic))
         };
-        let to = d.peers[peer as usize].dev;
-        let received = vec![false; mpdus.len()];
-        let data_nav = self.sifs + resp_dur;
-        let stage = if self.rts { Stage::AwaitCts } else { Stage::AwaitResponse };
+        let protection = if self.rts { Some((phy::rts_duration(&basic), phy::cts_duration(&basic))) } else { None };
+        Plan { peer, mpdus, data_dur: txv.ppdu_duration(psdu), resp, resp_dur, protection }
+    }
+
+    /// Make `plan` the node's exchange and send its first frame at `at` (now, or a SIFS after
+    /// the previous exchange of a TXOP).
+    fn begin_exchange(&mut self, dev: u32, mut plan: Plan, at: Time, now: Time) {
+        let d = &mut self.devs[dev as usize];
+        for m in plan.mpdus.iter_mut() {
+            m.attempts += 1;
+        }
+        let n = plan.mpdus.len() as u64;
+        let p = &mut d.peers[plan.peer as usize];
+        p.stats.ppdus += 1;
+        p.stats.mpdus += n;
+        if n > 1 {
+            p.stats.ampdus += 1;
+            p.stats.ampdu_mpdus += n;
+        }
+        let to = p.dev;
+        let (sifs, data_dur, resp_dur) = (self.sifs, plan.data_dur, plan.resp_dur);
+        let received = vec![false; plan.mpdus.len()];
         d.exchange = Some(Exchange {
-            peer,
-            mpdus,
+            peer: plan.peer,
+            mpdus: plan.mpdus,
             received,
             data_dur,
-            resp,
+            resp: plan.resp,
             resp_dur,
-            stage,
-            started: now,
-            tx_end: now,
+            stage: if plan.protection.is_some() { Stage::AwaitCts } else { Stage::AwaitResponse },
+            started: at,
+            tx_end: at,
             timeout_gen: 0,
         });
-        if self.rts {
-            let (rts, cts) = (phy::rts_duration(&basic), phy::cts_duration(&basic));
-            let nav = now + rts + self.sifs + cts + self.sifs + data_dur + data_nav;
-            self.start_tx(dev, to, Frame::Rts, rts, nav, cts, now);
+        let first = match plan.protection {
+            Some((rts, cts)) => {
+                let nav_until = at + rts + sifs + cts + sifs + data_dur + sifs + resp_dur;
+                Pending { to, frame: Frame::Rts, dur: rts, nav_until, resp_dur: cts }
+            }
+            None => {
+                Pending { to, frame: Frame::Data, dur: data_dur, nav_until: at + data_dur + sifs + resp_dur, resp_dur }
+            }
+        };
+        if at == now {
+            self.start_tx(dev, first.to, first.frame, first.dur, first.nav_until, first.resp_dur, now);
         } else {
-            self.start_tx(dev, to, Frame::Data, data_dur, now + data_dur + data_nav, resp_dur, now);
+            self.devs[dev as usize].response = Some(first);
+            self.events.push((at, WifiEvent::Respond { dev }));
         }
     }
 
@@ -666,7 +710,6 @@ impl WifiNet {
         // attempt: then, as after a success, the next frame starts from CWmin.
         d.cw = if success || retry.is_empty() { self.edca.cw_min } else { (2 * d.cw + 1).min(self.edca.cw_max) };
         d.queues.requeue(peer, retry.into_iter());
-        let slots = d.rng.below(u64::from(d.cw) + 1) as u32;
         // The receiver stops waiting for what was given up (a Block Ack Request).
         if !dropped.is_empty() {
             let r = &mut self.devs[to as usize];
@@ -677,6 +720,12 @@ impl WifiNet {
             let node = r.node;
             self.delivered.extend(self.up.drain(..).map(|p| (node, p)));
         }
+        if success && self.edca.txop > 0 && self.continue_txop(dev, now) {
+            self.pump(dev, now, flows);
+            return;
+        }
+        let d = &mut self.devs[dev as usize];
+        let slots = d.rng.below(u64::from(d.cw) + 1) as u32;
         let m = &mut self.medium[dev as usize];
         if !success {
             // A failed initiator defers as the nodes that saw the corrupted frame do (EIFS),
@@ -687,6 +736,24 @@ impl WifiNet {
         m.pending = true;
         self.schedule_access(dev, now);
         self.pump(dev, now, flows);
+    }
+
+    /// Within a TXOP the node keeps the channel: its next exchange follows a SIFS after the
+    /// response if it ends within the TXOP limit counted from the channel access (802.11-2020
+    /// 10.23.2.8); otherwise its frames go back to the queue and the TXOP ends.
+    fn continue_txop(&mut self, dev: u32, now: Time) -> bool {
+        if self.devs[dev as usize].queues.is_empty() {
+            return false;
+        }
+        let plan = self.plan_exchange(dev);
+        let at = now + self.sifs;
+        let d = &mut self.devs[dev as usize];
+        if at + plan.airtime(self.sifs) - d.txop_start > self.edca.txop {
+            d.queues.requeue(plan.peer, plan.mpdus.into_iter());
+            return false;
+        }
+        self.begin_exchange(dev, plan, at, now);
+        true
     }
 }
 
