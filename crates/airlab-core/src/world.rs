@@ -415,25 +415,9 @@ impl World {
             }
         }
         for (i, iface) in self.ifaces.iter_mut().enumerate() {
-            let q = &mut self.queue_series;
-            q.push_row(t, &iface.name);
-            q.set("backlog_pkts", iface.qdisc.len() as f64);
-            q.set("backlog_bytes", iface.qdisc.bytes() as f64);
-            q.set("device_pkts", iface.device_backlog() as f64);
-            q.set("device_bytes", iface.device_bytes() as f64);
-            let mut vars = Vec::new();
-            iface.qdisc.vars(&mut vars);
-            for (name, v) in vars {
-                q.set(&format!("qdisc.{name}"), v);
-            }
-            let st = &mut iface.stats;
-            let sojourn =
-                if st.interval_dequeued > 0 { st.interval_sojourn_ms / st.interval_dequeued as f64 } else { f64::NAN };
-            q.set("sojourn_ms", sojourn);
-            st.interval_sojourn_ms = 0.0;
-            st.interval_dequeued = 0;
-            q.set("drops", st.dropped as f64);
-            q.set("marks", st.marked as f64);
+            let device = (iface.device_backlog(), Some(iface.device_bytes()));
+            sample_queue(&mut self.queue_series, t, &iface.name, iface.qdisc.as_ref(), device, &mut iface.stats);
+            let st = &iface.stats;
             let l = &mut self.link_series;
             l.push_row(t, &iface.name);
             let busy = st.busy - self.last_busy[i];
@@ -453,27 +437,8 @@ impl World {
         let interval = self.interval as f64;
         for net in self.wifi.iter_mut() {
             for d in net.devs.iter_mut() {
-                let q = &mut self.queue_series;
-                q.push_row(t, &d.name);
-                q.set("backlog_pkts", d.qdisc.len() as f64);
-                q.set("backlog_bytes", d.qdisc.bytes() as f64);
-                q.set("device_pkts", d.device_backlog() as f64);
-                let mut vars = Vec::new();
-                d.qdisc.vars(&mut vars);
-                for (name, v) in vars {
-                    q.set(&format!("qdisc.{name}"), v);
-                }
-                let st = &mut d.stats;
-                let sojourn = if st.interval_dequeued > 0 {
-                    st.interval_sojourn_ms / st.interval_dequeued as f64
-                } else {
-                    f64::NAN
-                };
-                q.set("sojourn_ms", sojourn);
-                st.interval_sojourn_ms = 0.0;
-                st.interval_dequeued = 0;
-                q.set("drops", st.dropped as f64);
-                q.set("marks", st.marked as f64);
+                let device = (d.device_backlog(), None);
+                sample_queue(&mut self.queue_series, t, &d.name, d.qdisc.as_ref(), device, &mut d.stats);
                 for p in d.peers.iter_mut() {
                     p.settle_rate(now);
                     let (now, last) = (&p.stats, &p.at_sample);
@@ -502,4 +467,36 @@ impl World {
             }
         }
     }
+}
+
+/// One queue row: the qdisc's backlog and variables, what the device below holds (packets and,
+/// for wired devices, bytes), the mean sojourn since the previous row, and the cumulative drops
+/// and marks.
+fn sample_queue(
+    q: &mut Table,
+    t: f64,
+    name: &str,
+    qdisc: &dyn crate::qdisc::Qdisc,
+    (device_pkts, device_bytes): (usize, Option<u64>),
+    st: &mut crate::net::iface::IfaceStats,
+) {
+    q.push_row(t, name);
+    q.set("backlog_pkts", qdisc.len() as f64);
+    q.set("backlog_bytes", qdisc.bytes() as f64);
+    q.set("device_pkts", device_pkts as f64);
+    if let Some(bytes) = device_bytes {
+        q.set("device_bytes", bytes as f64);
+    }
+    let mut vars = Vec::new();
+    qdisc.vars(&mut vars);
+    for (var, v) in vars {
+        q.set(&format!("qdisc.{var}"), v);
+    }
+    let sojourn =
+        if st.interval_dequeued > 0 { st.interval_sojourn_ms / st.interval_dequeued as f64 } else { f64::NAN };
+    q.set("sojourn_ms", sojourn);
+    st.interval_sojourn_ms = 0.0;
+    st.interval_dequeued = 0;
+    q.set("drops", st.dropped as f64);
+    q.set("marks", st.marked as f64);
 }

@@ -34,6 +34,29 @@ pub struct IfaceStats {
     pub interval_dequeued: u64,
 }
 
+impl IfaceStats {
+    /// A packet left the qdisc at `now`: count it and its sojourn.
+    pub fn on_dequeue(&mut self, pkt: &Packet, now: Time) {
+        let sojourn = (now - pkt.enqueued_at) as f64 / MS as f64;
+        self.dequeued += 1;
+        self.sojourn_ms.add(sojourn);
+        self.interval_sojourn_ms += sojourn;
+        self.interval_dequeued += 1;
+    }
+
+    /// Charge the drops and marks a qdisc reported to this interface and to their flows.
+    pub fn settle(&mut self, verdicts: &mut Verdicts, flows: &mut [FlowStats]) {
+        for pkt in verdicts.dropped.drain(..) {
+            self.dropped += 1;
+            flows[pkt.flow as usize].queue_drops += 1;
+        }
+        for pkt in verdicts.marked.drain(..) {
+            self.marked += 1;
+            flows[pkt.flow as usize].marks += 1;
+        }
+    }
+}
+
 pub struct Iface {
     /// "link:from->to".
     pub name: String,
@@ -171,11 +194,7 @@ impl Iface {
             }
             match self.qdisc.dequeue(now, &mut self.verdicts) {
                 Some(pkt) => {
-                    let sojourn = (now - pkt.enqueued_at) as f64 / MS as f64;
-                    self.stats.dequeued += 1;
-                    self.stats.sojourn_ms.add(sojourn);
-                    self.stats.interval_sojourn_ms += sojourn;
-                    self.stats.interval_dequeued += 1;
+                    self.stats.on_dequeue(&pkt, now);
                     self.device_bytes += u64::from(pkt.size);
                     self.ring.push_back(pkt);
                 }
@@ -205,14 +224,7 @@ impl Iface {
     }
 
     fn account(&mut self, flows: &mut [FlowStats]) {
-        for pkt in self.verdicts.dropped.drain(..) {
-            self.stats.dropped += 1;
-            flows[pkt.flow as usize].queue_drops += 1;
-        }
-        for pkt in self.verdicts.marked.drain(..) {
-            self.stats.marked += 1;
-            flows[pkt.flow as usize].marks += 1;
-        }
+        self.stats.settle(&mut self.verdicts, flows);
     }
 
     /// Whether the device takes no more packets from the qdisc: the ring is at its packet

@@ -17,7 +17,7 @@ use crate::net::iface::IfaceStats;
 use crate::net::{NodeId, Packet};
 use crate::qdisc::{Qdisc, Verdicts};
 use crate::scenario::wifi::{AggregationSpec, EdcaSpec};
-use crate::sim::{Rng, Time, MS};
+use crate::sim::{Rng, Time};
 
 /// Events of a Wi-Fi network, scheduled by the world and handed back to [`WifiNet::handle`].
 #[derive(Clone, Copy, Debug)]
@@ -250,7 +250,8 @@ impl WifiNet {
         err_rng: Rng,
     ) -> Self {
         let aifs = timing.aifs(edca.aifsn as u8);
-        let eifs = timing.sifs + phy::ack_duration(&TxVector::non_ht(6)) + aifs;
+        // EDCA defers EIFS − DIFS + AIFS after a corrupted frame (802.11-2020 10.23.2.4).
+        let eifs = timing.eifs(&TxVector::non_ht(6)) - timing.difs() + aifs;
         let n = devs.len();
         for d in devs.iter_mut() {
             d.cw = edca.cw_min;
@@ -301,7 +302,7 @@ impl WifiNet {
         let d = &mut self.devs[dev as usize];
         d.stats.enqueued += 1;
         d.qdisc.enqueue(pkt, now, &mut d.verdicts);
-        account(d, flows);
+        d.stats.settle(&mut d.verdicts, flows);
         self.pump(dev, now, flows);
     }
 
@@ -366,18 +367,14 @@ impl WifiNet {
                 }
                 break;
             };
-            let sojourn = (now - pkt.enqueued_at) as f64 / MS as f64;
-            d.stats.dequeued += 1;
-            d.stats.sojourn_ms.add(sojourn);
-            d.stats.interval_sojourn_ms += sojourn;
-            d.stats.interval_dequeued += 1;
+            d.stats.on_dequeue(&pkt, now);
             let peer = d.route.get(pkt.dst as usize).copied().flatten().expect("routes are checked at build time");
             let p = &mut d.peers[peer as usize];
             let seq = p.next_seq;
             p.next_seq += 1;
             d.queues.push(peer, Mpdu { pkt, seq, attempts: 0 });
         }
-        account(d, flows);
+        d.stats.settle(&mut d.verdicts, flows);
         // A frame arriving at an idle node that is not backing off goes after AIFS; if the
         // medium is busy, it draws a backoff first (802.11-2020 10.23.2.2).
         let m = &mut self.medium[dev as usize];
@@ -754,18 +751,6 @@ impl WifiNet {
         }
         self.begin_exchange(dev, plan, at, now);
         true
-    }
-}
-
-/// Charge the qdisc's drops and marks to their flows.
-fn account(d: &mut WifiDev, flows: &mut [FlowStats]) {
-    for pkt in d.verdicts.dropped.drain(..) {
-        d.stats.dropped += 1;
-        flows[pkt.flow as usize].queue_drops += 1;
-    }
-    for pkt in d.verdicts.marked.drain(..) {
-        d.stats.marked += 1;
-        flows[pkt.flow as usize].marks += 1;
     }
 }
 

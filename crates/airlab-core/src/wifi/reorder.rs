@@ -43,6 +43,7 @@ impl Reorder {
     }
 
     /// Frames held back waiting for a gap to close.
+    #[cfg(test)]
     pub fn held(&self) -> usize {
         self.held.values().filter(|e| e.is_some()).count()
     }
