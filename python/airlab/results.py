@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from airlab import _io
@@ -62,15 +63,20 @@ TABLES: dict[str, tuple[list[str], str | None]] = {
 }
 
 
-def _frame(
-    columns: dict[str, list[Any]] | None, expected: list[str], key: str | None
-) -> pd.DataFrame:
-    df = pd.DataFrame(columns or {})
+def _frame(columns: dict[str, Any] | None, expected: list[str], key: str | None) -> pd.DataFrame:
+    """A DataFrame over the engine's numpy columns, without copying them.
+
+    The entity column arrives as ``(codes, names)`` and becomes a categorical, so a long run
+    holds one small integer per row instead of a string object.
+    """
+    data: dict[str, Any] = dict(columns or {})
+    if key is not None and isinstance(data.get(key), tuple):
+        codes, names = data[key]
+        data[key] = pd.Categorical.from_codes(codes.astype(np.int32), categories=names)
+    df = pd.DataFrame(data, copy=False)
     for col in expected:
         if col not in df.columns:
-            df[col] = pd.Series(dtype="object" if col == key else "float64")
-    if key is not None and key in df.columns:
-        df[key] = df[key].astype("string")
+            df[col] = pd.Categorical([None] * len(df)) if col == key else np.full(len(df), np.nan)
     # the documented columns first, in the documented order, then extras (e.g. "cc.<var>")
     extras = sorted(c for c in df.columns if c not in expected)
     return df[[*expected, *extras]]

@@ -23,6 +23,8 @@ pub enum Event {
     AppWake(u32),
     /// A shaping qdisc of an interface may hand out a packet again.
     QdiscWake(IfaceId),
+    /// The warm-up ends: the summary's measurement window begins.
+    Warmup,
     /// An event of a Wi-Fi network, packed by [`WifiEvent::pack`].
     Wifi(u8, u16, u32),
     Sample,
@@ -80,12 +82,8 @@ pub struct World {
     /// Per Wi-Fi link: airtime, throughput, aggregation.
     pub wifi_series: Table,
     pub packets_forwarded: u64,
-    /// Interface busy time and delivered bytes at the end of warm-up, for summaries.
-    pub busy_at_warmup: Vec<Time>,
-    pub delivered_at_warmup: Vec<u64>,
-    last_busy: Vec<Time>,
-    last_tx_bytes: Vec<u64>,
-    last_delivered: Vec<u64>,
+    /// Per flow: bytes delivered at the previous sample.
+    delivered_at_sample: Vec<u64>,
     out: Vec<Packet>,
     timers: Vec<(Time, TimerKind)>,
     actions: Vec<Action>,
@@ -113,11 +111,7 @@ impl World {
             link_series: Table::default(),
             wifi_series: Table::default(),
             packets_forwarded: 0,
-            busy_at_warmup: Vec::new(),
-            delivered_at_warmup: Vec::new(),
-            last_busy: Vec::new(),
-            last_tx_bytes: Vec::new(),
-            last_delivered: Vec::new(),
+            delivered_at_sample: Vec::new(),
             out: Vec::new(),
             timers: Vec::new(),
             actions: Vec::new(),
@@ -128,14 +122,10 @@ impl World {
         self.events.now()
     }
 
-    /// Schedule the apps, the Wi-Fi rate schedules and the first sample; call once before
-    /// [`World::advance`].
+    /// Schedule the apps, the Wi-Fi rate schedules, the end of the warm-up and the first
+    /// sample; call once before [`World::advance`].
     pub fn start(&mut self) {
-        self.last_busy = vec![0; self.ifaces.len()];
-        self.last_tx_bytes = vec![0; self.ifaces.len()];
-        self.last_delivered = vec![0; self.flows.len()];
-        self.busy_at_warmup = vec![0; self.ifaces.len()];
-        self.delivered_at_warmup = vec![0; self.flows.len()];
+        self.delivered_at_sample = vec![0; self.flows.len()];
         // Rate schedules first, so a step at 0 s precedes any traffic.
         for net in 0..self.wifi.len() {
             self.wifi[net].start(0);
@@ -144,6 +134,9 @@ impl World {
         for i in 0..self.apps.len() {
             let at = self.apps[i].first_wake();
             self.events.schedule(at, Event::AppWake(i as u32));
+        }
+        if self.warmup > 0 {
+            self.events.schedule(self.warmup, Event::Warmup);
         }
         self.events.schedule(self.interval, Event::Sample);
     }
@@ -206,6 +199,7 @@ impl World {
                 let next = self.ifaces[i as usize].wake(now, &mut self.flows);
                 self.schedule_iface(i, next);
             }
+            Event::Warmup => self.start_window(),
             Event::Sample => {
                 self.sample();
                 let next = self.now() + self.interval;
@@ -306,10 +300,11 @@ impl World {
             }
             Payload::Udp { seq, sent_at } => {
                 let flow = &mut self.flows[pkt.flow as usize];
-                flow.udp_received += 1;
-                flow.udp_highest_seq = flow.udp_highest_seq.max(seq + 1);
-                flow.bytes_delivered += (pkt.size - crate::net::packet::UDP_HEADER) as u64;
-                flow.owd_ms.add(secs(now - sent_at) * 1e3);
+                let n = &mut flow.total;
+                n.udp_received += 1;
+                n.udp_highest_seq = n.udp_highest_seq.max(seq + 1);
+                n.bytes_delivered += u64::from(pkt.size - crate::net::packet::UDP_HEADER);
+                flow.owd.add(now - sent_at);
             }
             Payload::Ping { seq, sent_at, reply } => {
                 if reply {
@@ -341,7 +336,7 @@ impl World {
                 }
                 Action::Send(pkt) => {
                     if matches!(pkt.payload, Payload::Udp { .. }) {
-                        self.flows[pkt.flow as usize].udp_sent += 1;
+                        self.flows[pkt.flow as usize].total.udp_sent += 1;
                     }
                     self.send_from(pkt.src, pkt);
                 }
@@ -376,25 +371,44 @@ impl World {
         self.flush(c);
     }
 
+    /// Begin the summary's measurement window now: every counter is taken as its baseline
+    /// and every distribution starts empty.
+    fn start_window(&mut self) {
+        let now = self.now();
+        for flow in self.flows.iter_mut() {
+            flow.start_window(now);
+        }
+        for iface in self.ifaces.iter_mut() {
+            iface.stats.start_window();
+            iface.tx_at_window = iface.meter(now);
+        }
+        for net in self.wifi.iter_mut() {
+            net.busy_at_window = net.busy_at(now);
+            for d in net.devs.iter_mut() {
+                d.stats.start_window();
+                for k in 0..d.peers.len() {
+                    let stats = d.link_stats(k, now);
+                    d.peers[k].at_window = stats;
+                }
+            }
+        }
+    }
+
     /// Record one row per flow, queue and link direction.
     fn sample(&mut self) {
         let now = self.now();
         let t = secs(now);
         let dt = secs(self.interval);
-        let at_warmup = now <= self.warmup && now + self.interval > self.warmup;
         for (a, app) in self.apps.iter().enumerate() {
             let f = app.flow as usize;
             let flow = &self.flows[f];
             let s = &mut self.flow_series;
             s.push_row(t, &flow.name);
-            let delivered = flow.bytes_delivered;
-            s.set("goodput_mbps", (delivered - self.last_delivered[f]) as f64 * 8.0 / dt / 1e6);
-            self.last_delivered[f] = delivered;
-            if at_warmup {
-                self.delivered_at_warmup[f] = delivered;
-            }
-            s.set("retransmits", flow.retransmits as f64);
-            s.set("lost", flow.lost as f64);
+            let delivered = flow.total.bytes_delivered;
+            s.set("goodput_mbps", (delivered - self.delivered_at_sample[f]) as f64 * 8.0 / dt / 1e6);
+            self.delivered_at_sample[f] = delivered;
+            s.set("retransmits", flow.total.retransmits as f64);
+            s.set("lost", flow.total.lost as f64);
             // The newest connection speaks for the flow (periodic apps open many).
             let Some(&c) = self.app_conns[a].last() else { continue };
             let snd = &self.conns[c as usize].sender;
@@ -414,55 +428,48 @@ impl World {
                 s.set(&format!("cc.{name}"), v);
             }
         }
-        for (i, iface) in self.ifaces.iter_mut().enumerate() {
+        for iface in self.ifaces.iter_mut() {
             let device = (iface.device_backlog(), Some(iface.device_bytes()));
             sample_queue(&mut self.queue_series, t, &iface.name, iface.qdisc.as_ref(), device, &mut iface.stats);
-            let st = &iface.stats;
+            let meter = iface.meter(now);
+            let tx = meter.since(&iface.tx_at_sample);
+            iface.tx_at_sample = meter;
             let l = &mut self.link_series;
             l.push_row(t, &iface.name);
-            let busy = st.busy - self.last_busy[i];
-            l.set("utilization", (busy as f64 / self.interval as f64).min(1.0));
-            l.set("throughput_mbps", (st.tx_bytes - self.last_tx_bytes[i]) as f64 * 8.0 / dt / 1e6);
-            self.last_busy[i] = st.busy;
-            self.last_tx_bytes[i] = st.tx_bytes;
-            if at_warmup {
-                self.busy_at_warmup[i] = st.busy;
-            }
+            l.set("utilization", tx.busy as f64 / self.interval as f64);
+            l.set("throughput_mbps", tx.bytes * 8.0 / dt / 1e6);
         }
-        self.sample_wifi(now, t, dt, at_warmup);
+        self.sample_wifi(now, t, dt);
     }
 
     /// One queue row per Wi-Fi interface and one row per Wi-Fi link.
-    fn sample_wifi(&mut self, now: Time, t: f64, dt: f64, at_warmup: bool) {
+    fn sample_wifi(&mut self, now: Time, t: f64, dt: f64) {
         let interval = self.interval as f64;
         for net in self.wifi.iter_mut() {
             for d in net.devs.iter_mut() {
                 let device = (d.device_backlog(), None);
                 sample_queue(&mut self.queue_series, t, &d.name, d.qdisc.as_ref(), device, &mut d.stats);
-                for p in d.peers.iter_mut() {
-                    p.settle_rate(now);
-                    let (now, last) = (&p.stats, &p.at_sample);
+                for k in 0..d.peers.len() {
+                    let stats = d.link_stats(k, now);
+                    let p = &mut d.peers[k];
+                    let n = stats.since(&p.at_sample);
+                    p.at_sample = stats;
                     let name = format!(
                         "{}:{}->{}",
                         net.name, self.nodes[d.node as usize].name, self.nodes[p.node as usize].name
                     );
                     let s = &mut self.wifi_series;
                     s.push_row(t, &name);
-                    s.set("airtime_share", secs(now.airtime - last.airtime) / dt);
-                    s.set("throughput_mbps", (now.bytes_acked - last.bytes_acked) as f64 * 8.0 / dt / 1e6);
-                    let ppdus = now.ppdus - last.ppdus;
-                    let mean = |n: u64| if ppdus > 0 { n as f64 / ppdus as f64 } else { f64::NAN };
-                    s.set("mpdus_per_ppdu", mean(now.mpdus - last.mpdus));
-                    s.set("ppdus", ppdus as f64);
-                    s.set("failed_ppdus", (now.ppdus_failed - last.ppdus_failed) as f64);
-                    s.set("collisions", (now.collisions - last.collisions) as f64);
-                    s.set("mpdu_drops", (now.mpdus_dropped - last.mpdus_dropped) as f64);
+                    s.set("airtime_share", n.airtime as f64 / interval);
+                    s.set("throughput_mbps", n.bytes_acked as f64 * 8.0 / dt / 1e6);
+                    let mean = |x: u64| if n.ppdus > 0 { x as f64 / n.ppdus as f64 } else { f64::NAN };
+                    s.set("mpdus_per_ppdu", mean(n.mpdus));
+                    s.set("ppdus", n.ppdus as f64);
+                    s.set("failed_ppdus", n.ppdus_failed as f64);
+                    s.set("collisions", n.collisions as f64);
+                    s.set("mpdu_drops", n.mpdus_dropped as f64);
                     // Mean over the interval, so a rate change inside it shows as a mix.
-                    s.set("phy_rate_mbps", (now.rate_time - last.rate_time) as f64 / interval / 1e6);
-                    p.at_sample = p.stats.clone();
-                    if at_warmup {
-                        p.at_warmup = p.stats.clone();
-                    }
+                    s.set("phy_rate_mbps", n.rate_time as f64 / interval / 1e6);
                 }
             }
         }
@@ -492,11 +499,14 @@ fn sample_queue(
     for (var, v) in vars {
         q.set(&format!("qdisc.{var}"), v);
     }
-    let sojourn =
-        if st.interval_dequeued > 0 { st.interval_sojourn_ms / st.interval_dequeued as f64 } else { f64::NAN };
+    let sojourn = if st.interval_dequeued > 0 {
+        st.interval_sojourn as f64 / st.interval_dequeued as f64 / crate::sim::MS as f64
+    } else {
+        f64::NAN
+    };
     q.set("sojourn_ms", sojourn);
-    st.interval_sojourn_ms = 0.0;
+    st.interval_sojourn = 0;
     st.interval_dequeued = 0;
-    q.set("drops", st.dropped as f64);
-    q.set("marks", st.marked as f64);
+    q.set("drops", st.total.dropped as f64);
+    q.set("marks", st.total.marked as f64);
 }

@@ -55,9 +55,10 @@ const BOTTLENECK: &str = "bottleneck:r1->r2";
 fn sojourn_samples(out: &RunOutput, warmup_s: f64) -> Vec<f64> {
     let q = &out.queues;
     let sojourn = q.column("sojourn_ms").expect("queues have a sojourn column");
-    (0..q.time_s.len())
-        .filter(|&i| q.entity[i] == BOTTLENECK && q.time_s[i] > warmup_s && !sojourn[i].is_nan())
-        .map(|i| sojourn[i])
+    q.entities()
+        .enumerate()
+        .filter(|&(i, e)| e == BOTTLENECK && q.time_s[i] > warmup_s && !sojourn[i].is_nan())
+        .map(|(i, _)| sojourn[i])
         .collect()
 }
 

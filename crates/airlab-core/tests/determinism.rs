@@ -7,6 +7,7 @@ use common::*;
 fn tables_equal(a: &airlab_core::metrics::series::Table, b: &airlab_core::metrics::series::Table) -> bool {
     a.time_s == b.time_s
         && a.entity == b.entity
+        && a.names == b.names
         && a.columns.len() == b.columns.len()
         && a.columns.iter().zip(&b.columns).all(|((ka, va), (kb, vb))| {
             ka == kb && va.len() == vb.len() && va.iter().zip(vb).all(|(x, y)| x.to_bits() == y.to_bits())

@@ -44,11 +44,10 @@ app = {{ kind = "bulk" }}
 fn max_after_warmup(out: &airlab_core::RunOutput, col: &str) -> f64 {
     let q = &out.queues;
     let values = q.column(col).unwrap_or_else(|| panic!("no column {col}"));
-    q.entity
-        .iter()
+    q.entities()
         .zip(&q.time_s)
         .zip(values)
-        .filter(|((e, t), _)| e.as_str() == "bottleneck:r1->r2" && **t > 5.0)
+        .filter(|((e, t), _)| *e == "bottleneck:r1->r2" && **t > 5.0)
         .map(|(_, v)| *v)
         .fold(0.0, f64::max)
 }

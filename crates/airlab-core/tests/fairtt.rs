@@ -13,7 +13,7 @@ fn run(cc: &str) -> airlab_core::RunOutput {
 /// The values of time-series column `col` for flow `name`.
 fn series(out: &airlab_core::RunOutput, name: &str, col: &str) -> Vec<f64> {
     let values = out.flows.column(col).unwrap_or_else(|| panic!("no column {col}"));
-    out.flows.entity.iter().zip(values).filter(|(e, _)| *e == name).map(|(_, v)| *v).collect()
+    out.flows.entities().zip(values).filter(|(e, _)| *e == name).map(|(_, v)| *v).collect()
 }
 
 #[test]

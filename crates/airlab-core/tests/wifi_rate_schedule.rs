@@ -45,8 +45,7 @@ fn single_station_mbps(rate_mbit: u64, ack_us: f64) -> f64 {
 fn the_rate_alternates_every_second_and_throughput_follows_it() {
     let out = run_toml(SWITCHING, None);
     let w = &out.wifi;
-    let times: Vec<f64> =
-        w.entity.iter().zip(&w.time_s).filter(|(e, _)| *e == "bss:sta->ap").map(|(_, t)| *t).collect();
+    let times: Vec<f64> = w.entities().zip(&w.time_s).filter(|(e, _)| *e == "bss:sta->ap").map(|(_, t)| *t).collect();
     assert_eq!(times.len(), 100);
     // Sample at t covers (t - 0.1 s, t]: second k = ceil(t) - 1 runs at 24 Mbit/s when k is
     // even, 6 when odd. Both directions follow the station's schedule.

@@ -93,8 +93,12 @@ fn mean_fct(out: &airlab_core::RunOutput) -> f64 {
 fn bulk_goodput(out: &airlab_core::RunOutput, from: f64, to: f64) -> f64 {
     let f = &out.flows;
     let g = f.column("goodput_mbps").unwrap();
-    let rows: Vec<_> =
-        (0..f.rows()).filter(|&i| f.entity[i].starts_with("bulk") && f.time_s[i] > from && f.time_s[i] <= to).collect();
+    let rows: Vec<_> = f
+        .entities()
+        .enumerate()
+        .filter(|&(i, e)| e.starts_with("bulk") && f.time_s[i] > from && f.time_s[i] <= to)
+        .map(|(i, _)| i)
+        .collect();
     let bins = rows.len() as f64 / 2.0;
     rows.iter().map(|&i| g[i]).sum::<f64>() / bins
 }
@@ -103,7 +107,7 @@ fn bulk_goodput(out: &airlab_core::RunOutput, from: f64, to: f64) -> f64 {
 fn qdisc_var(out: &airlab_core::RunOutput, name: &str) -> Vec<f64> {
     let q = &out.queues;
     let col = q.column(&format!("qdisc.{name}")).unwrap_or_else(|| panic!("no qdisc.{name}"));
-    (0..q.rows()).filter(|&i| q.entity[i] == "uplink:r1->server").map(|i| col[i]).collect()
+    q.entities().zip(col).filter(|(e, _)| *e == "uplink:r1->server").map(|(_, v)| *v).collect()
 }
 
 #[test]

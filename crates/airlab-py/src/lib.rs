@@ -3,6 +3,7 @@
 
 use airlab_core::metrics::series::Table;
 use airlab_core::scenario::{self, ScenarioError as CoreError};
+use numpy::IntoPyArray;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -14,13 +15,15 @@ fn scenario_error(e: CoreError) -> PyErr {
     ScenarioError::new_err(e.to_string())
 }
 
-/// A long-format table as a dict of columns; the entity column is called `entity_name`.
-fn table<'py>(py: Python<'py>, t: &Table, time_name: &str, entity_name: &str) -> PyResult<Bound<'py, PyDict>> {
+/// A long-format table as numpy columns, moved out of the engine without a copy: the times,
+/// the entity of each row as `(codes, names)` (an index into the entity names, for a
+/// categorical column), and one float64 array per value column.
+fn table<'py>(py: Python<'py>, t: Table, time_name: &str, entity_name: &str) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    d.set_item(time_name, &t.time_s)?;
-    d.set_item(entity_name, &t.entity)?;
-    for (name, col) in &t.columns {
-        d.set_item(name, col)?;
+    d.set_item(time_name, t.time_s.into_pyarray(py))?;
+    d.set_item(entity_name, (t.entity.into_pyarray(py), t.names))?;
+    for (name, col) in t.columns {
+        d.set_item(name, col.into_pyarray(py))?;
     }
     Ok(d)
 }
@@ -61,11 +64,11 @@ fn run<'py>(
     let d = PyDict::new(py);
     d.set_item("summary", out.summary.to_string())?;
     d.set_item("scenario", serde_json::to_string(&resolved).map_err(|e| PyValueError::new_err(e.to_string()))?)?;
-    d.set_item("flows", table(py, &out.flows, "time_s", "flow")?)?;
-    d.set_item("queues", table(py, &out.queues, "time_s", "queue")?)?;
-    d.set_item("links", table(py, &out.links, "time_s", "link")?)?;
-    d.set_item("wifi", table(py, &out.wifi, "time_s", "link")?)?;
-    d.set_item("fcts", table(py, &out.fcts, "start_s", "flow")?)?;
+    d.set_item("flows", table(py, out.flows, "time_s", "flow")?)?;
+    d.set_item("queues", table(py, out.queues, "time_s", "queue")?)?;
+    d.set_item("links", table(py, out.links, "time_s", "link")?)?;
+    d.set_item("wifi", table(py, out.wifi, "time_s", "link")?)?;
+    d.set_item("fcts", table(py, out.fcts, "start_s", "flow")?)?;
     Ok(d)
 }
 

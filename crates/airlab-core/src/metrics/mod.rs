@@ -17,6 +17,45 @@ pub struct Completion {
     pub bytes: u64,
 }
 
+/// Declares a struct of cumulative counters and `since`, what accumulated after an earlier
+/// snapshot of the same counters (how a summary leaves the warm-up out).
+macro_rules! counters {
+    ($(#[$meta:meta])* pub struct $name:ident { $($(#[$fmeta:meta])* pub $field:ident: $ty:ty,)* }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        pub struct $name { $($(#[$fmeta])* pub $field: $ty,)* }
+
+        impl $name {
+            /// The counts accumulated since `earlier`, a snapshot of the same counters.
+            pub fn since(&self, earlier: &Self) -> Self {
+                Self { $($field: self.$field - earlier.$field,)* }
+            }
+        }
+    };
+}
+pub(crate) use counters;
+
+counters! {
+    /// Cumulative counters of one flow.
+    pub struct FlowCounters {
+        /// Application bytes delivered in order to the receiver.
+        pub bytes_delivered: u64,
+        pub retransmits: u64,
+        /// Segments the sender marked lost.
+        pub lost: u64,
+        /// This flow's packets dropped by queues, marked by queues and lost on wires.
+        pub queue_drops: u64,
+        pub marks: u64,
+        pub wire_lost: u64,
+        /// UDP: datagrams sent and received.
+        pub udp_sent: u64,
+        pub udp_received: u64,
+        /// One past the highest datagram sequence number received: datagrams below it that
+        /// did not arrive are lost; later ones may still be in flight when the run ends.
+        pub udp_highest_seq: u64,
+    }
+}
+
 /// Everything measured about one flow (all connections of its app together).
 #[derive(Debug)]
 pub struct FlowStats {
@@ -27,28 +66,20 @@ pub struct FlowStats {
     pub app: &'static str,
     pub start: Time,
     pub stop: Time,
-    /// Application bytes delivered in order to the receiver.
-    pub bytes_delivered: u64,
-    /// RTT samples in milliseconds (TCP ACKs or ping replies).
-    pub rtt_ms: Quantiles,
-    last_rtt_ms: Option<f64>,
-    jitter_sum_ms: f64,
+    pub total: FlowCounters,
+    /// The counters when the measurement window began (the end of the warm-up).
+    pub at_window: FlowCounters,
+    /// When the measurement window began.
+    pub window_start: Time,
+    /// RTT samples (TCP ACKs or ping replies) in the measurement window.
+    pub rtt: Quantiles,
+    last_rtt: Option<Time>,
+    /// Sum of |difference| of consecutive RTT samples, and their number.
+    jitter_sum: u128,
     jitter_n: u64,
-    pub retransmits: u64,
-    /// Segments the sender marked lost.
-    pub lost: u64,
-    /// This flow's packets dropped by queues, marked by queues and lost on wires.
-    pub queue_drops: u64,
-    pub marks: u64,
-    pub wire_lost: u64,
     pub completions: Vec<Completion>,
-    /// UDP: datagrams sent and received, one-way delay in milliseconds.
-    pub udp_sent: u64,
-    pub udp_received: u64,
-    /// One past the highest datagram sequence number received: datagrams below it that did
-    /// not arrive are lost; later ones may still be in flight when the run ends.
-    pub udp_highest_seq: u64,
-    pub owd_ms: Quantiles,
+    /// UDP one-way delays in the measurement window.
+    pub owd: Quantiles,
 }
 
 impl FlowStats {
@@ -61,36 +92,51 @@ impl FlowStats {
             app,
             start: 0,
             stop: 0,
-            bytes_delivered: 0,
-            rtt_ms: Quantiles::new(),
-            last_rtt_ms: None,
-            jitter_sum_ms: 0.0,
+            total: FlowCounters::default(),
+            at_window: FlowCounters::default(),
+            window_start: 0,
+            rtt: Quantiles::new(),
+            last_rtt: None,
+            jitter_sum: 0,
             jitter_n: 0,
-            retransmits: 0,
-            lost: 0,
-            queue_drops: 0,
-            marks: 0,
-            wire_lost: 0,
             completions: Vec::new(),
-            udp_sent: 0,
-            udp_received: 0,
-            udp_highest_seq: 0,
-            owd_ms: Quantiles::new(),
+            owd: Quantiles::new(),
         }
+    }
+
+    /// Begin the measurement window at `now`: later summaries count from here, and the
+    /// distributions start empty.
+    pub fn start_window(&mut self, now: Time) {
+        self.at_window = self.total;
+        self.window_start = now;
+        self.rtt.clear();
+        self.owd.clear();
+        self.last_rtt = None;
+        self.jitter_sum = 0;
+        self.jitter_n = 0;
+    }
+
+    /// The counters of the measurement window.
+    pub fn in_window(&self) -> FlowCounters {
+        self.total.since(&self.at_window)
+    }
+
+    /// Connections of the measurement window: those opened after it began.
+    pub fn window_completions(&self) -> impl Iterator<Item = &Completion> {
+        self.completions.iter().filter(move |c| c.start >= self.window_start)
     }
 
     /// Record an RTT sample; jitter is the mean absolute difference of consecutive samples.
     pub fn add_rtt(&mut self, rtt: Time) {
-        let ms = rtt as f64 / MS as f64;
-        self.rtt_ms.add(ms);
-        if let Some(last) = self.last_rtt_ms {
-            self.jitter_sum_ms += (ms - last).abs();
+        self.rtt.add(rtt);
+        if let Some(last) = self.last_rtt {
+            self.jitter_sum += u128::from(rtt.abs_diff(last));
             self.jitter_n += 1;
         }
-        self.last_rtt_ms = Some(ms);
+        self.last_rtt = Some(rtt);
     }
 
     pub fn jitter_ms(&self) -> Option<f64> {
-        (self.jitter_n > 0).then(|| self.jitter_sum_ms / self.jitter_n as f64)
+        (self.jitter_n > 0).then(|| self.jitter_sum as f64 / self.jitter_n as f64 / MS as f64)
     }
 }

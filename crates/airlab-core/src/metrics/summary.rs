@@ -1,9 +1,11 @@
 //! The run summary (`summary.json`): per flow, queue and link, plus Jain's fairness index.
-//! Statistics of sampled series and counters exclude the warm-up period
-//! (`metrics.warmup`); RTT, sojourn and FCT distributions cover the whole run.
+//! Everything in it describes the measurement window, from the end of the warm-up
+//! (`metrics.warmup`) to the end of the run: counters count from the window's start,
+//! distributions hold only its samples, and FCTs are those of connections opened in it.
 
+use super::series::Table;
 use super::Quantiles;
-use crate::sim::{secs, Time};
+use crate::sim::{secs, Time, MS};
 use crate::world::World;
 use serde_json::{json, Value};
 
@@ -30,12 +32,15 @@ pub fn jain_index(x: &[f64]) -> f64 {
     }
 }
 
-fn dist(q: &Quantiles) -> Value {
+/// A distribution of times, in milliseconds.
+fn dist_ms(q: &Quantiles) -> Value {
+    let ms = |ns: f64| ns / MS as f64;
     match q.mean() {
         None => Value::Null,
         Some(mean) => json!({
-            "min": q.min(), "mean": mean, "p50": q.quantile(0.5), "p95": q.quantile(0.95),
-            "p99": q.quantile(0.99), "max": q.max(),
+            "min": q.min().map(|v| ms(v as f64)), "mean": ms(mean),
+            "p50": q.quantile(0.5).map(ms), "p95": q.quantile(0.95).map(ms),
+            "p99": q.quantile(0.99).map(ms), "max": q.max().map(|v| ms(v as f64)),
         }),
     }
 }
@@ -55,68 +60,100 @@ fn fct_stats(durations: &[f64]) -> Value {
     })
 }
 
-/// Samples of `column` for `entity` taken in (from, to].
-fn window(t: &super::series::Table, entity: &str, column: &str, from: Time, to: Time) -> Vec<f64> {
-    let (from, to) = (secs(from), secs(to));
-    let times: Vec<f64> =
-        t.time_s.iter().zip(&t.entity).filter(|(_, e)| e.as_str() == entity).map(|(t, _)| *t).collect();
-    t.values_of(entity, column)
-        .into_iter()
-        .zip(times)
-        .filter(|(_, time)| *time > from + 1e-12 && *time <= to + 1e-12)
-        .map(|(v, _)| v)
-        .collect()
+/// A table's rows grouped by entity, to take windows of its columns.
+struct Windows<'a> {
+    table: &'a Table,
+    rows: Vec<Vec<u32>>,
 }
 
+impl<'a> Windows<'a> {
+    fn new(table: &'a Table) -> Self {
+        Windows { table, rows: table.rows_by_entity() }
+    }
+
+    /// Samples of `column` for `entity` taken in (from, to].
+    fn values(&self, entity: &str, column: &str, from: Time, to: Time) -> Vec<f64> {
+        let (Some(id), Some(col)) = (self.table.entity_id(entity), self.table.column(column)) else {
+            return Vec::new();
+        };
+        let (from, to) = (secs(from), secs(to));
+        let times = &self.table.time_s;
+        self.rows[id as usize]
+            .iter()
+            .map(|&r| r as usize)
+            .filter(|&r| times[r] > from + 1e-12 && times[r] <= to + 1e-12)
+            .map(|r| col[r])
+            .collect()
+    }
+}
+
+/// Minimum, mean, median and 95th percentile of sampled values (`null` without samples).
+fn sampled_stats(values: &[f64]) -> Value {
+    let v: Vec<f64> = values.iter().copied().filter(|x| !x.is_nan()).collect();
+    if v.is_empty() {
+        return Value::Null;
+    }
+    json!({
+        "min": v.iter().copied().fold(f64::INFINITY, f64::min),
+        "mean": v.iter().sum::<f64>() / v.len() as f64,
+        "p50": percentile(&v, 0.5),
+        "p95": percentile(&v, 0.95),
+    })
+}
+
+/// The summary of the measurement window, from the end of the warm-up to the end of the run.
 pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
     let end = w.duration;
+    let span = end.saturating_sub(w.warmup).max(1);
+    let (flow_series, queue_series) = (Windows::new(&w.flow_series), Windows::new(&w.queue_series));
     let mut goodputs = Vec::new();
     let flows: Vec<Value> = w
         .flows
         .iter()
-        .enumerate()
-        .map(|(i, f)| {
+        .map(|f| {
+            let n = f.in_window();
             let from = f.start.max(w.warmup);
             let to = f.stop.min(end);
             let active = secs(to.saturating_sub(from));
-            let bytes = f.bytes_delivered - w.delivered_at_warmup[i].min(f.bytes_delivered);
-            let goodput = if active > 0.0 { bytes as f64 * 8.0 / active / 1e6 } else { 0.0 };
+            let goodput = if active > 0.0 { n.bytes_delivered as f64 * 8.0 / active / 1e6 } else { 0.0 };
             if f.app != "ping" {
                 goodputs.push(goodput);
             }
-            let samples = window(&w.flow_series, &f.name, "goodput_mbps", from, to);
+            let samples = flow_series.values(&f.name, "goodput_mbps", from, to);
+            let srtt = flow_series.values(&f.name, "srtt_ms", from, to);
             let finite = matches!(f.app, "transfer" | "periodic");
-            let fcts: Vec<f64> = f.completions.iter().map(|c| secs(c.end - c.start)).collect();
+            let fcts: Vec<f64> = f.window_completions().map(|c| secs(c.end - c.start)).collect();
             let mut v = json!({
                 "name": f.name, "src": f.src, "dst": f.dst, "cc": f.cc, "app": f.app,
                 "goodput_mbps": goodput,
                 "goodput_stats_mbps": { "median": percentile(&samples, 0.5), "p95": percentile(&samples, 0.95) },
-                "bytes_delivered": f.bytes_delivered,
-                "rtt_ms": dist(&f.rtt_ms),
+                "bytes_delivered": n.bytes_delivered,
+                "rtt_ms": dist_ms(&f.rtt),
+                "srtt_ms": if f.cc.is_some() { sampled_stats(&srtt) } else { Value::Null },
                 "jitter_ms": f.jitter_ms(),
-                "retransmits": f.retransmits,
-                "lost": f.lost,
-                "queue_drops": f.queue_drops,
-                "wire_lost": f.wire_lost,
-                "ecn_marks": f.marks,
+                "retransmits": n.retransmits,
+                "lost": n.lost,
+                "queue_drops": n.queue_drops,
+                "wire_lost": n.wire_lost,
+                "ecn_marks": n.marks,
                 "fct_s": if finite { fct_stats(&fcts) } else { Value::Null },
             });
             if f.app == "udp" {
-                let due = f.udp_highest_seq;
-                let loss = if due > 0 { 1.0 - f.udp_received as f64 / due as f64 } else { 0.0 };
-                v["udp"] = json!({ "sent": f.udp_sent, "received": f.udp_received, "loss_rate": loss,
-                                   "owd_ms": dist(&f.owd_ms) });
+                let due = n.udp_highest_seq;
+                let loss = if due > 0 { 1.0 - n.udp_received as f64 / due as f64 } else { 0.0 };
+                v["udp"] = json!({ "sent": n.udp_sent, "received": n.udp_received, "loss_rate": loss,
+                                   "owd_ms": dist_ms(&f.owd) });
             }
             v
         })
         .collect();
-    let span = end.saturating_sub(w.warmup).max(1);
     let queue = |name: &str, node: &str, link: &str, kind: &str, st: &crate::net::iface::IfaceStats| {
-        let backlog = window(&w.queue_series, name, "backlog_pkts", w.warmup, end);
+        let backlog = queue_series.values(name, "backlog_pkts", w.warmup, end);
+        let n = st.in_window();
         json!({
             "name": name, "node": node, "link": link, "kind": kind,
-            "enqueued": st.enqueued, "dequeued": st.dequeued, "drops": st.dropped, "marks": st.marked,
-            "sojourn_ms": dist(&st.sojourn_ms),
+            "enqueued": n.enqueued, "dequeued": n.dequeued, "drops": n.dropped, "marks": n.marked,
+            "sojourn_ms": dist_ms(&st.sojourn),
             "backlog_pkts": {
                 "mean": (!backlog.is_empty()).then(|| backlog.iter().sum::<f64>() / backlog.len() as f64),
                 "max": backlog.iter().copied().fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x)))),
@@ -136,16 +173,15 @@ pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
     let links: Vec<Value> = w
         .ifaces
         .iter()
-        .enumerate()
-        .map(|(k, i)| {
-            let busy = i.stats.busy - w.busy_at_warmup[k];
+        .map(|i| {
+            let tx = i.meter(end).since(&i.tx_at_window);
             json!({
                 "name": i.name, "link": i.link,
                 "from": w.nodes[i.from as usize].name, "to": w.nodes[i.to as usize].name,
                 "rate_mbps": i.rate_bps as f64 / 1e6,
-                "utilization": (busy as f64 / span as f64).min(1.0),
-                "throughput_mbps": i.stats.tx_bytes as f64 * 8.0 / secs(end) / 1e6,
-                "wire_lost": i.stats.wire_lost,
+                "utilization": tx.busy as f64 / span as f64,
+                "throughput_mbps": tx.bytes * 8.0 / secs(span) / 1e6,
+                "wire_lost": i.stats.in_window().wire_lost,
             })
         })
         .collect();
@@ -162,40 +198,40 @@ pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
     })
 }
 
-/// Per Wi-Fi network: the share of time the channel carried a transmission, and per
-/// directed link its airtime, throughput, aggregation and losses after the warm-up.
+/// Per Wi-Fi network: the share of the measurement window the channel carried a transmission,
+/// and per directed link its airtime, throughput, aggregation and losses in the window.
 fn wifi_summary(w: &World, span: Time) -> Value {
+    let end = w.duration;
     let nets: Vec<Value> = w
         .wifi
         .iter()
         .map(|net| {
             let mut links = Vec::new();
             for d in &net.devs {
-                for p in &d.peers {
-                    let (s, b) = (&p.stats, &p.at_warmup);
-                    let ppdus = s.ppdus - b.ppdus;
-                    let ampdus = s.ampdus - b.ampdus;
+                for (k, p) in d.peers.iter().enumerate() {
+                    let n = d.link_stats(k, end).since(&p.at_window);
                     // The link's own PHY; a rate schedule's steps show in the series.
                     let txv = p.base_txv();
                     links.push(json!({
                         "name": format!("{}:{}->{}", net.name, w.nodes[d.node as usize].name, w.nodes[p.node as usize].name),
                         "from": w.nodes[d.node as usize].name, "to": w.nodes[p.node as usize].name,
                         "phy_rate_mbps": txv.rate_bps() as f64 / 1e6,
-                        "airtime_share": secs(s.airtime - b.airtime) / secs(span),
-                        "throughput_mbps": (s.bytes_acked - b.bytes_acked) as f64 * 8.0 / secs(span) / 1e6,
-                        "ppdus": ppdus,
-                        "failed_ppdus": s.ppdus_failed - b.ppdus_failed,
-                        "collisions": s.collisions - b.collisions,
-                        "mpdus": s.mpdus - b.mpdus,
-                        "mpdus_acked": s.mpdus_acked - b.mpdus_acked,
-                        "mpdu_drops": s.mpdus_dropped - b.mpdus_dropped,
-                        "mpdus_per_ppdu": (ppdus > 0).then(|| (s.mpdus - b.mpdus) as f64 / ppdus as f64),
-                        "ampdus": ampdus,
-                        "mpdus_per_ampdu": (ampdus > 0).then(|| (s.ampdu_mpdus - b.ampdu_mpdus) as f64 / ampdus as f64),
+                        "airtime_share": n.airtime as f64 / span as f64,
+                        "throughput_mbps": n.bytes_acked as f64 * 8.0 / secs(span) / 1e6,
+                        "ppdus": n.ppdus,
+                        "failed_ppdus": n.ppdus_failed,
+                        "collisions": n.collisions,
+                        "mpdus": n.mpdus,
+                        "mpdus_acked": n.mpdus_acked,
+                        "mpdu_drops": n.mpdus_dropped,
+                        "mpdus_per_ppdu": (n.ppdus > 0).then(|| n.mpdus as f64 / n.ppdus as f64),
+                        "ampdus": n.ampdus,
+                        "mpdus_per_ampdu": (n.ampdus > 0).then(|| n.ampdu_mpdus as f64 / n.ampdus as f64),
                     }));
                 }
             }
-            json!({ "name": net.name, "busy_share": secs(net.busy_time) / secs(w.duration), "links": links })
+            let busy = net.busy_at(end) - net.busy_at_window;
+            json!({ "name": net.name, "busy_share": busy as f64 / span as f64, "links": links })
         })
         .collect();
     Value::Array(nets)

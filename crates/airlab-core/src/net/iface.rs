@@ -9,51 +9,88 @@
 //! packets arrive in the order they were sent.
 
 use super::{NodeId, Packet};
-use crate::metrics::{FlowStats, Quantiles};
+use crate::metrics::{counters, FlowStats, Quantiles};
 use crate::qdisc::{Qdisc, Verdicts};
-use crate::sim::{tx_time, Rng, Time, MS};
+use crate::sim::{tx_time, Rng, Time};
 use std::collections::VecDeque;
 
-/// Counters of one interface; cumulative since the start of the run.
+counters! {
+    /// Cumulative counters of an interface's queueing layer and wire.
+    pub struct IfaceCounters {
+        pub enqueued: u64,
+        pub dequeued: u64,
+        pub dropped: u64,
+        pub marked: u64,
+        /// Packets lost on the wire (random loss).
+        pub wire_lost: u64,
+    }
+}
+
+/// What an interface measures about its queueing layer.
 #[derive(Default)]
 pub struct IfaceStats {
-    /// Time spent serializing packets.
-    pub busy: Time,
-    pub tx_packets: u64,
-    pub tx_bytes: u64,
-    /// Packets lost on the wire (random loss).
-    pub wire_lost: u64,
-    pub enqueued: u64,
-    pub dropped: u64,
-    pub marked: u64,
-    pub dequeued: u64,
-    /// Qdisc sojourn times in milliseconds.
-    pub sojourn_ms: Quantiles,
-    /// Sum of sojourn times (ms) of packets dequeued since the last sample, and their number.
-    pub interval_sojourn_ms: f64,
+    pub total: IfaceCounters,
+    /// The counters when the measurement window began (the end of the warm-up).
+    pub at_window: IfaceCounters,
+    /// Qdisc sojourn times in the measurement window.
+    pub sojourn: Quantiles,
+    /// Sum of sojourn times of packets dequeued since the last sample, and their number.
+    pub interval_sojourn: u128,
     pub interval_dequeued: u64,
 }
 
 impl IfaceStats {
+    /// A packet was offered to the qdisc.
+    pub fn on_enqueue(&mut self) {
+        self.total.enqueued += 1;
+    }
+
     /// A packet left the qdisc at `now`: count it and its sojourn.
     pub fn on_dequeue(&mut self, pkt: &Packet, now: Time) {
-        let sojourn = (now - pkt.enqueued_at) as f64 / MS as f64;
-        self.dequeued += 1;
-        self.sojourn_ms.add(sojourn);
-        self.interval_sojourn_ms += sojourn;
+        let sojourn = now - pkt.enqueued_at;
+        self.total.dequeued += 1;
+        self.sojourn.add(sojourn);
+        self.interval_sojourn += u128::from(sojourn);
         self.interval_dequeued += 1;
     }
 
     /// Charge the drops and marks a qdisc reported to this interface and to their flows.
     pub fn settle(&mut self, verdicts: &mut Verdicts, flows: &mut [FlowStats]) {
         for pkt in verdicts.dropped.drain(..) {
-            self.dropped += 1;
-            flows[pkt.flow as usize].queue_drops += 1;
+            self.total.dropped += 1;
+            flows[pkt.flow as usize].total.queue_drops += 1;
         }
         for pkt in verdicts.marked.drain(..) {
-            self.marked += 1;
-            flows[pkt.flow as usize].marks += 1;
+            self.total.marked += 1;
+            flows[pkt.flow as usize].total.marks += 1;
         }
+    }
+
+    /// Begin the measurement window: later summaries count from here.
+    pub fn start_window(&mut self) {
+        self.at_window = self.total;
+        self.sojourn.clear();
+    }
+
+    /// The counters of the measurement window.
+    pub fn in_window(&self) -> IfaceCounters {
+        self.total.since(&self.at_window)
+    }
+}
+
+/// What an interface has serialized up to an instant, the transmission in progress counted
+/// pro rata, so that an interval is credited exactly with the busy time and bytes inside it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TxMeter {
+    /// Time spent serializing.
+    pub busy: Time,
+    /// IP bytes serialized (link-layer overhead not included).
+    pub bytes: f64,
+}
+
+impl TxMeter {
+    pub fn since(&self, earlier: &Self) -> Self {
+        TxMeter { busy: self.busy - earlier.busy, bytes: self.bytes - earlier.bytes }
     }
 }
 
@@ -74,12 +111,22 @@ pub struct Iface {
     device_bytes: u64,
     device_bytes_limit: Option<u64>,
     in_tx: Option<Packet>,
+    /// When the packet in serialization started and when it ends.
+    tx_from: Time,
+    tx_until: Time,
+    /// Busy time and IP bytes of the transmissions completed so far.
+    busy_done: Time,
+    bytes_done: u64,
     wire: VecDeque<(Time, Packet)>,
     /// The pending wake-up asked for by a shaping qdisc, if any.
     wake_at: Option<Time>,
     rng: Rng,
     verdicts: Verdicts,
     pub stats: IfaceStats,
+    /// What the interface had serialized at the previous sample and when the measurement
+    /// window began, for the series and the summary.
+    pub tx_at_sample: TxMeter,
+    pub tx_at_window: TxMeter,
 }
 
 /// What the caller must schedule after an interface operation.
@@ -124,17 +171,23 @@ impl Iface {
             device_bytes: 0,
             device_bytes_limit,
             in_tx: None,
+            tx_from: 0,
+            tx_until: 0,
+            busy_done: 0,
+            bytes_done: 0,
             wire: VecDeque::new(),
             wake_at: None,
             rng,
             verdicts: Verdicts::default(),
             stats: IfaceStats::default(),
+            tx_at_sample: TxMeter::default(),
+            tx_at_window: TxMeter::default(),
         }
     }
 
     /// Offer a packet to the qdisc; drops and marks are charged to their flows.
     pub fn enqueue(&mut self, pkt: Packet, now: Time, flows: &mut [FlowStats]) -> Next {
-        self.stats.enqueued += 1;
+        self.stats.on_enqueue();
         self.qdisc.enqueue(pkt, now, &mut self.verdicts);
         self.account(flows);
         self.pump(now, flows)
@@ -154,11 +207,11 @@ impl Iface {
     pub fn tx_done(&mut self, now: Time, flows: &mut [FlowStats]) -> Next {
         let pkt = self.in_tx.take().expect("tx_done without a packet in serialization");
         self.device_bytes -= u64::from(pkt.size);
-        self.stats.tx_packets += 1;
-        self.stats.tx_bytes += pkt.size as u64;
+        self.busy_done += self.tx_until - self.tx_from;
+        self.bytes_done += u64::from(pkt.size);
         let arrival = if self.rng.chance(self.loss) {
-            self.stats.wire_lost += 1;
-            flows[pkt.flow as usize].wire_lost += 1;
+            self.stats.total.wire_lost += 1;
+            flows[pkt.flow as usize].total.wire_lost += 1;
             None
         } else {
             let at = now + self.delay;
@@ -182,8 +235,8 @@ impl Iface {
         loop {
             if self.in_tx.is_none() {
                 if let Some(pkt) = self.ring.pop_front() {
-                    let t = tx_time((pkt.size + self.overhead) as u64, self.rate_bps);
-                    self.stats.busy += t;
+                    let t = tx_time(u64::from(pkt.size) + u64::from(self.overhead), self.rate_bps);
+                    (self.tx_from, self.tx_until) = (now, now + t);
                     self.in_tx = Some(pkt);
                     started = Some(now + t);
                     continue;
@@ -235,6 +288,17 @@ impl Iface {
         let ring_full = self.ring.len() >= self.ring_cap && self.in_tx.is_some();
         let bytes_full = self.device_bytes_limit.is_some_and(|limit| self.device_bytes >= limit);
         ring_full || bytes_full
+    }
+
+    /// What the interface has serialized up to `now`, the packet in serialization pro rata.
+    pub fn meter(&self, now: Time) -> TxMeter {
+        let mut m = TxMeter { busy: self.busy_done, bytes: self.bytes_done as f64 };
+        if let Some(pkt) = &self.in_tx {
+            let done = now.clamp(self.tx_from, self.tx_until) - self.tx_from;
+            m.busy += done;
+            m.bytes += f64::from(pkt.size) * done as f64 / (self.tx_until - self.tx_from).max(1) as f64;
+        }
+        m
     }
 
     /// Bytes held below the qdisc (device ring and serializer).

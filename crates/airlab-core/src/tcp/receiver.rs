@@ -130,7 +130,7 @@ impl TcpReceiver {
             }
         }
         self.ooo.drain(..merged);
-        ctx.flow.bytes_delivered += self.rcv_nxt - before;
+        ctx.flow.total.bytes_delivered += self.rcv_nxt - before;
     }
 
     fn insert_ooo(&mut self, start: u64, end: u64) {

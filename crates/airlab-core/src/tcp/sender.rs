@@ -268,7 +268,7 @@ impl TcpSender {
     /// Count newly lost segments and show each to the congestion control.
     fn record_losses(&mut self, lost: &mut Vec<TxSnapshot>, ctx: &mut Ctx) {
         self.rate.on_lost(lost.len() as u64);
-        ctx.flow.lost += lost.len() as u64;
+        ctx.flow.total.lost += lost.len() as u64;
         // Count the losses one at a time, as Linux does, so each packet's snapshot is compared
         // with the losses marked up to and including it.
         for snap in lost.drain(..) {
@@ -508,7 +508,7 @@ impl TcpSender {
         seg.snap = snap;
         let (seq, len) = (seg.start, seg.len() as u32);
         self.sb.retrans_out += 1;
-        ctx.flow.retransmits += 1;
+        ctx.flow.total.retransmits += 1;
         let pkt = self.data_packet(seq, len);
         ctx.out.push(pkt);
         len

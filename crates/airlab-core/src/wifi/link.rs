@@ -5,6 +5,7 @@
 
 use super::phy::TxVector;
 use super::reorder::Reorder;
+use crate::metrics::counters;
 use crate::net::NodeId;
 use crate::sim::Time;
 
@@ -18,30 +19,32 @@ pub struct RateSchedule {
     pub period: Option<Time>,
 }
 
-/// Counters of one directed link, cumulative since the start of the run.
-#[derive(Clone, Debug, Default)]
-pub struct LinkStats {
-    /// Airtime of this link's exchanges: from the first frame to the response, or to the end
-    /// of the last frame sent when the exchange failed.
-    pub airtime: Time,
-    /// The PHY rate integrated over time (bit/s x ns), up to the last rate change or sample.
-    pub rate_time: u128,
-    /// Data PPDUs sent (single MPDUs and A-MPDUs), and those not acknowledged.
-    pub ppdus: u64,
-    pub ppdus_failed: u64,
-    /// Data (or RTS) PPDUs the receiver did not get intact because of another transmission:
-    /// one that overlapped them, or the receiver's own.
-    pub collisions: u64,
-    /// MPDU transmissions (retries included), MPDUs acknowledged, and MPDUs given up after the
-    /// retry limit.
-    pub mpdus: u64,
-    pub mpdus_acked: u64,
-    pub mpdus_dropped: u64,
-    /// IP bytes of acknowledged MPDUs.
-    pub bytes_acked: u64,
-    /// PPDUs of more than one MPDU, and the MPDUs in them.
-    pub ampdus: u64,
-    pub ampdu_mpdus: u64,
+counters! {
+    /// Counters of one directed link, cumulative since the start of the run. Exchanges are
+    /// counted when they end, so that every count of an interval describes the same exchanges.
+    pub struct LinkStats {
+        /// Channel time this link's exchanges held: from the first frame to the response, or
+        /// to the response timeout when it failed (the reservation the frames announced).
+        pub airtime: Time,
+        /// The PHY rate integrated over time (bit/s x ns), up to the last rate change or sample.
+        pub rate_time: u128,
+        /// Data PPDUs sent (single MPDUs and A-MPDUs), and those not acknowledged.
+        pub ppdus: u64,
+        pub ppdus_failed: u64,
+        /// Data (or RTS) PPDUs the receiver did not get intact because of another
+        /// transmission: one that overlapped them, or the receiver's own.
+        pub collisions: u64,
+        /// MPDU transmissions (retries included), MPDUs acknowledged, and MPDUs given up after
+        /// the retry limit.
+        pub mpdus: u64,
+        pub mpdus_acked: u64,
+        pub mpdus_dropped: u64,
+        /// IP bytes of acknowledged MPDUs.
+        pub bytes_acked: u64,
+        /// PPDUs of more than one MPDU, and the MPDUs in them.
+        pub ampdus: u64,
+        pub ampdu_mpdus: u64,
+    }
 }
 
 /// A destination of a node's transmissions.
@@ -61,10 +64,10 @@ pub struct Peer {
     /// Reordering of the frames this peer sends to us.
     pub(super) rx: Reorder,
     pub stats: LinkStats,
-    /// The counters at the previous sample and at the end of the warm-up, for the series and
-    /// the summary.
+    /// The counters (the exchange in progress included) at the previous sample and when the
+    /// measurement window began, for the series and the summary.
     pub at_sample: LinkStats,
-    pub at_warmup: LinkStats,
+    pub at_window: LinkStats,
 }
 
 impl Peer {
@@ -83,7 +86,7 @@ impl Peer {
             rx: Reorder::default(),
             stats: LinkStats::default(),
             at_sample: LinkStats::default(),
-            at_warmup: LinkStats::default(),
+            at_window: LinkStats::default(),
         }
     }
 
@@ -104,10 +107,15 @@ impl Peer {
         &self.base
     }
 
-    /// Bring `stats.rate_time` up to `now`.
-    pub fn settle_rate(&mut self, now: Time) {
+    /// The counters with `rate_time` brought up to `now`.
+    pub fn stats_at(&self, now: Time) -> LinkStats {
         let elapsed = u128::from(now.saturating_sub(self.rate_since));
-        self.stats.rate_time += u128::from(self.txv.rate_bps()) * elapsed;
+        LinkStats { rate_time: self.stats.rate_time + u128::from(self.txv.rate_bps()) * elapsed, ..self.stats }
+    }
+
+    /// Bring `stats.rate_time` up to `now` (before the rate changes).
+    fn settle_rate(&mut self, now: Time) {
+        self.stats.rate_time = self.stats_at(now).rate_time;
         self.rate_since = now;
     }
 

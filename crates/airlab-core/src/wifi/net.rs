@@ -8,7 +8,7 @@
 //! if they were idle, and lose it if another transmission they hear overlaps it. What is
 //! abstracted away is listed in `docs/models/wifi.md`.
 
-use super::link::Peer;
+use super::link::{LinkStats, Peer};
 use super::medium::Medium;
 use super::phy::{self, TxVector};
 use super::queues::{DeviceQueues, Mpdu};
@@ -206,6 +206,16 @@ impl WifiDev {
         self.route[i] = Some(peer);
     }
 
+    /// The counters of the link to `peer` at `now`, the exchange in progress counted with the
+    /// airtime it has held so far.
+    pub fn link_stats(&self, peer: usize, now: Time) -> LinkStats {
+        let mut stats = self.peers[peer].stats_at(now);
+        if let Some(ex) = self.exchange.as_ref().filter(|ex| usize::from(ex.peer) == peer) {
+            stats.airtime += now.saturating_sub(ex.started);
+        }
+        stats
+    }
+
     /// Frames held below the qdisc, including the exchange in progress.
     pub fn device_backlog(&self) -> usize {
         self.queues.len() + self.exchange.as_ref().map_or(0, |e| e.mpdus.len())
@@ -229,6 +239,8 @@ pub struct WifiNet {
     err_rng: Rng,
     /// Time with at least one transmission on the air, and its bookkeeping.
     pub busy_time: Time,
+    /// Busy time when the measurement window began.
+    pub busy_at_window: Time,
     on_air: u32,
     busy_since: Time,
     /// Events to schedule and packets delivered to a member node, for the world to collect
@@ -275,12 +287,18 @@ impl WifiNet {
             free_txs: Vec::new(),
             err_rng,
             busy_time: 0,
+            busy_at_window: 0,
             on_air: 0,
             busy_since: 0,
             events: Vec::new(),
             delivered: Vec::new(),
             up: Vec::new(),
         }
+    }
+
+    /// Time with at least one transmission on the air, up to `now`.
+    pub fn busy_at(&self, now: Time) -> Time {
+        self.busy_time + if self.on_air > 0 { now - self.busy_since } else { 0 }
     }
 
     /// Schedule the first step of every link's rate schedule, counted from `now`; call once
@@ -300,7 +318,7 @@ impl WifiNet {
     /// Offer a packet to device `dev`'s qdisc.
     pub fn enqueue(&mut self, dev: u32, pkt: Packet, now: Time, flows: &mut [FlowStats]) {
         let d = &mut self.devs[dev as usize];
-        d.stats.enqueued += 1;
+        d.stats.on_enqueue();
         d.qdisc.enqueue(pkt, now, &mut d.verdicts);
         d.stats.settle(&mut d.verdicts, flows);
         self.pump(dev, now, flows);
@@ -462,15 +480,7 @@ impl WifiNet {
         for m in plan.mpdus.iter_mut() {
             m.attempts += 1;
         }
-        let n = plan.mpdus.len() as u64;
-        let p = &mut d.peers[plan.peer as usize];
-        p.stats.ppdus += 1;
-        p.stats.mpdus += n;
-        if n > 1 {
-            p.stats.ampdus += 1;
-            p.stats.ampdu_mpdus += n;
-        }
-        let to = p.dev;
+        let to = d.peers[plan.peer as usize].dev;
         let (sifs, data_dur, resp_dur) = (self.sifs, plan.data_dur, plan.resp_dur);
         let received = vec![false; plan.mpdus.len()];
         d.exchange = Some(Exchange {
@@ -680,11 +690,20 @@ impl WifiNet {
     fn complete(&mut self, dev: u32, success: bool, now: Time, flows: &mut [FlowStats]) {
         let d = &mut self.devs[dev as usize];
         let ex = d.exchange.take().expect("completing an exchange in progress");
-        let airtime = if success { now } else { ex.tx_end } - ex.started;
+        // Airtime fairness charges what the node sent, as mac80211 does from the driver's
+        // tx status; the link's airtime counts the channel time the exchange held.
+        let sent = if success { now } else { ex.tx_end } - ex.started;
         let peer = ex.peer;
-        d.queues.charge(peer, airtime);
+        d.queues.charge(peer, sent);
         let p = &mut d.peers[peer as usize];
-        p.stats.airtime += airtime;
+        let n = ex.mpdus.len() as u64;
+        p.stats.airtime += now - ex.started;
+        p.stats.ppdus += 1;
+        p.stats.mpdus += n;
+        if n > 1 {
+            p.stats.ampdus += 1;
+            p.stats.ampdu_mpdus += n;
+        }
         if !success {
             p.stats.ppdus_failed += 1;
         }
@@ -696,7 +715,7 @@ impl WifiNet {
                 p.stats.bytes_acked += u64::from(m.pkt.size);
             } else if m.attempts >= self.edca.retry_limit {
                 p.stats.mpdus_dropped += 1;
-                flows[m.pkt.flow as usize].wire_lost += 1;
+                flows[m.pkt.flow as usize].total.wire_lost += 1;
                 dropped.push(m.seq);
             } else {
                 retry.push(m);
