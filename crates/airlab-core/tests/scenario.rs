@@ -619,3 +619,59 @@ fn missing_file_is_reported() {
     assert_eq!(err.file, "/nonexistent/x.toml");
     assert!(err.message.contains("cannot read the scenario file"), "{err}");
 }
+
+/// Values the engine's integers cannot hold, or that would make a run unbounded, are refused
+/// at validation with the bound they break (they used to wrap: an overhead of 2^32 - 1 bytes
+/// acted as -1, a delay of 2^64 - 1 ns as 0, a huge rto_min as a short one).
+#[test]
+fn quantities_beyond_their_documented_range_are_refused() {
+    let cases: &[(&str, &str, &str, &str)] = &[
+        ("link.bottleneck.overhead", "4294967295", "link[1].overhead", "0 to 256 bytes"),
+        ("link.bottleneck.delay", "18446744073709551615ns", "link[1].delay", "at most 604800s (7 days)"),
+        ("duration", "584y", "duration", "unknown duration unit"),
+        ("duration", "604801s", "duration", "at most 604800s (7 days)"),
+        ("link.bottleneck.rate", "2000Gbit", "link[1].rate", "at most 1000Gbit"),
+        ("flow.0.tcp.rto_min", "1000s", "flow[0].tcp.rto_min", "TCP_RTO_MAX = 120s"),
+        ("flow.0.tcp.rwnd", "2GiB", "flow[0].tcp.rwnd", "65535 << 14"),
+        ("flow.0.tcp.initial_cwnd", "4294967295", "flow[0].tcp.initial_cwnd", "at most 65535 segments"),
+        ("flow.0.count", "4294967295", "flow[0].count", "more than the 10000 it may have"),
+        ("flow.1.app", "{ kind = \"ping\", interval = \"1ns\" }", "flow[1].app.interval", "shortest period"),
+        ("flow.0.app", "{ kind = \"periodic\", size = \"1KB\", period = \"999ns\" }", "flow[0].app.period", "shortest"),
+        ("metrics.interval", "1ns", "metrics.interval", "at least 1us"),
+        ("metrics.interval", "1us", "metrics.interval", "more than the 20000000 the time series may hold"),
+    ];
+    for (key, value, at, fragment) in cases {
+        assert_error(load_with(DUMBBELL, &[(key, value)]), at, fragment);
+    }
+    // The bounds themselves are accepted.
+    let edge = [("duration", "604800s"), ("metrics.interval", "1s"), ("link.bottleneck.overhead", "256")];
+    load_with(DUMBBELL, &edge).expect("the largest duration and overhead load");
+    load_with(DUMBBELL, &[("flow.0.tcp.rto_min", "120s"), ("flow.0.tcp.rwnd", "1073725440B")]).expect("Linux's limits");
+}
+
+#[test]
+fn a_udp_flow_sends_at_most_a_million_datagrams_per_second() {
+    let udp = |app: &str| DUMBBELL.replace("app = { kind = \"ping\" }", &format!("app = {app}"));
+    // 1 Gbit/s of 125-byte IP packets (97 bytes of payload) is 1.0e6 per second: the bound.
+    load(&udp("{ kind = \"udp\", rate = \"1Gbit\", packet_size = \"97B\" }")).expect("at the bound");
+    load(&udp("{ kind = \"udp\", rate = \"1Gbit\", packet_size = \"96B\" }")).unwrap_err();
+    load(&udp("{ kind = \"udp\", rate = \"1Gbit\", packet_size = \"1472B\" }")).expect("85,000 datagrams per second");
+    assert_error(
+        load(&udp("{ kind = \"udp\", rate = \"10Gbit\", packet_size = \"100B\" }")),
+        "flow[1].app.rate",
+        "more than the 1000000 a flow may send",
+    );
+    // Without a rate, a UDP flow saturates its first hop: a 1000 Gbit/s access link.
+    let fast = udp("{ kind = \"udp\" }").replacen("rate = \"100Mbit\"", "rate = \"1000Gbit\"", 2);
+    assert_error(load(&fast), "flow[1].app.packet_size", "saturating the first hop at 1000Gbit");
+}
+
+#[test]
+fn too_many_nodes_links_and_flows_are_refused_before_anything_is_expanded() {
+    let hosts: Vec<String> = (0..5000).map(|i| format!("\"h{i}\"")).collect();
+    let text = format!("name = \"big\"\nduration = \"1s\"\nhosts = [{}]\n", hosts.join(", "));
+    assert_error(load(&text), "hosts", "more than the 4096 nodes");
+    let flows = DUMBBELL.replace("app = { kind = \"bulk\" }", "app = { kind = \"bulk\" }\ncount = 6000");
+    let text = flows.replace("app = { kind = \"ping\" }", "app = { kind = \"ping\" }\ncount = 5000");
+    assert_error(load(&text), "flow[1].count", "brings the scenario to 11000 flows");
+}

@@ -680,7 +680,13 @@ fn schedules_are_checked_where_written() {
     assert_error(
         load(&sched("{ period = \"0s\", steps = [{ at = \"0s\" }] }")),
         &format!("{at}.period"),
-        "greater than 0",
+        "the period must be at least 1us",
+    );
+    // Two steps every microsecond would change the rate every 500 ns.
+    assert_error(
+        load(&sched("{ period = \"1us\", steps = [{ at = \"0s\" }, { at = \"500ns\", rate = \"6Mbit\" }] }")),
+        &format!("{at}.period"),
+        "at least 2us (1us per step",
     );
     assert_error(
         load(&sched("{ steps = [{ rate = \"6Mbit\" }] }")),

@@ -1,7 +1,7 @@
 //! The builder: turns a resolved scenario into a [`World`] ready to run.
 
 use super::model::App as AppSpec;
-use super::wifi::{PhySpec, ResolvedWifi, Standard};
+use super::wifi::ResolvedWifi;
 use super::Resolved;
 use crate::app::{App, AppKind};
 use crate::metrics::FlowStats;
@@ -10,7 +10,7 @@ use crate::qdisc;
 use crate::sim::{Rng, Time};
 use crate::wifi::link::{Peer, RateSchedule};
 use crate::wifi::net::{WifiDev, WifiNet};
-use crate::wifi::phy::{MacTiming, TxVector};
+use crate::wifi::phy::MacTiming;
 use crate::wifi::queues::DeviceQueues;
 use crate::world::{Node, Route, TcpProfile, World};
 use std::collections::HashMap;
@@ -62,7 +62,7 @@ pub fn build(r: &Resolved, seed: u64) -> World {
     }
     for (i, f) in r.flows.iter().enumerate() {
         let (src, dst) = (ids[f.from.as_str()], ids[f.to.as_str()]);
-        let kind = app_kind(&f.app, first_hop_rate(r, &f.from, &f.to));
+        let kind = app_kind(&f.app, r.first_hop_rate(&f.from, &f.to));
         let mut stats = FlowStats::new(f.name.clone(), f.from.clone(), f.to.clone(), f.cc.clone(), kind.label());
         stats.start = f.start;
         stats.stop = f.stop;
@@ -75,30 +75,6 @@ pub fn build(r: &Resolved, seed: u64) -> World {
         world.app_conns.push(Vec::new());
     }
     world
-}
-
-/// Rate of the first link a flow's packets take, for UDP apps that saturate it (the PHY rate
-/// of a Wi-Fi hop).
-fn first_hop_rate(r: &Resolved, from: &str, to: &str) -> u64 {
-    let Some(via) = r.next_hop.get(&(from.to_string(), to.to_string())) else { return 0 };
-    if let Some(d) = r.direction(from, via) {
-        return r.directions[d].rate.0;
-    }
-    r.wifi
-        .iter()
-        .flat_map(|w| w.links.iter().map(move |l| (w.standard, l)))
-        .find(|(_, l)| l.from == from && &l.to == via)
-        .map_or(0, |(standard, l)| tx_vector(standard, &l.phy).rate_bps())
-}
-
-/// The PHY settings of a scenario as the MAC uses them.
-fn tx_vector(standard: Standard, phy: &PhySpec) -> TxVector {
-    match standard {
-        Standard::A => TxVector::non_ht((phy.rate_bps / 1_000_000) as u16),
-        Standard::N => TxVector::ht(phy.mcs, phy.width_mhz, phy.gi_ns == 400),
-        Standard::Ac => TxVector::vht(phy.mcs, phy.nss, phy.width_mhz, phy.gi_ns == 400),
-        Standard::Ax => TxVector::he(phy.mcs, phy.nss, phy.width_mhz, phy.gi_ns),
-    }
 }
 
 /// The network a resolved `[[wifi]]` describes: one device per member with a peer per link
@@ -114,12 +90,20 @@ fn wifi_net(w: &ResolvedWifi, ids: &HashMap<&str, NodeId>, seed: u64) -> WifiNet
                 .iter()
                 .filter(|l| l.from == m.name)
                 .map(|l| {
-                    let peer =
-                        Peer::new(index[l.to.as_str()], ids[l.to.as_str()], tx_vector(w.standard, &l.phy), l.per);
+                    let peer = Peer::new(
+                        index[l.to.as_str()],
+                        ids[l.to.as_str()],
+                        super::wifi::tx_vector(w.standard, &l.phy),
+                        l.per,
+                    );
                     match &l.schedule {
                         None => peer,
                         Some(s) => peer.with_schedule(RateSchedule {
-                            steps: s.steps.iter().map(|step| (step.at, tx_vector(w.standard, &step.phy))).collect(),
+                            steps: s
+                                .steps
+                                .iter()
+                                .map(|step| (step.at, super::wifi::tx_vector(w.standard, &step.phy)))
+                                .collect(),
                             period: s.period,
                         }),
                     }

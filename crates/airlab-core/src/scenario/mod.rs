@@ -5,6 +5,7 @@
 //! expected, because a scenario typo is the most common reason a run fails.
 
 pub mod build;
+pub mod limits;
 mod locate;
 pub mod model;
 mod overrides;

@@ -1,12 +1,14 @@
 //! Semantic checks and resolution: from a scenario that parsed to the explicit form the
 //! simulator runs. Each check names the key path it is about and what was expected.
 
+use super::limits::*;
 use super::model::*;
 use super::resolve_wifi::resolve_wifi;
 use super::routing::{self, NextHop};
+use super::units::{Bytes, Duration, Rate};
 use super::wifi::ResolvedWifi;
 use super::KeyError;
-use crate::sim::Time;
+use crate::sim::{Time, SEC};
 use crate::tcp::cc::{CcParams, NAMES as CC_NAMES};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -31,6 +33,20 @@ impl Resolved {
     /// Index in `directions` of the direction from `from` to its neighbour `to`.
     pub fn direction(&self, from: &str, to: &str) -> Option<usize> {
         self.directions.iter().position(|d| d.from == from && d.to == to)
+    }
+
+    /// Rate of the first hop a flow's packets take from `from` to `to` (the PHY rate of a
+    /// Wi-Fi hop); 0 without a route.
+    pub fn first_hop_rate(&self, from: &str, to: &str) -> u64 {
+        let Some(via) = self.next_hop.get(&(from.to_string(), to.to_string())) else { return 0 };
+        if let Some(d) = self.direction(from, via) {
+            return self.directions[d].rate.0;
+        }
+        self.wifi
+            .iter()
+            .flat_map(|w| w.links.iter().map(move |l| (w.standard, l)))
+            .find(|(_, l)| l.from == from && &l.to == via)
+            .map_or(0, |(standard, l)| super::wifi::tx_vector(standard, &l.phy).rate_bps())
     }
 }
 
@@ -69,7 +85,10 @@ pub(crate) fn resolve(scenario: Scenario) -> Result<Resolved, KeyError> {
     check_metrics(s)?;
     let next_hop = routing::next_hops(s);
     routing::check_paths(s, &next_hop)?;
-    Ok(Resolved { directions, next_hop, flows, wifi, scenario })
+    let resolved = Resolved { directions, next_hop, flows, wifi, scenario };
+    check_udp_rates(&resolved)?;
+    check_series_size(&resolved)?;
+    Ok(resolved)
 }
 
 /// The declared hosts and routers.
@@ -80,6 +99,16 @@ pub(super) struct Nodes<'a> {
 
 impl<'a> Nodes<'a> {
     fn check(s: &'a Scenario) -> Result<Self, KeyError> {
+        if s.hosts.len() + s.routers.len() > MAX_NODES {
+            return Err(KeyError::new(
+                if s.routers.is_empty() { "hosts" } else { "routers" },
+                format!(
+                    "{} hosts and {} routers are more than the {MAX_NODES} nodes a scenario may have",
+                    s.hosts.len(),
+                    s.routers.len()
+                ),
+            ));
+        }
         let mut seen: BTreeMap<&str, String> = BTreeMap::new();
         let declared = s.hosts.iter().enumerate().map(|(i, n)| (format!("hosts[{i}]"), n));
         let declared = declared.chain(s.routers.iter().enumerate().map(|(i, n)| (format!("routers[{i}]"), n)));
@@ -125,6 +154,12 @@ impl<'a> Nodes<'a> {
 fn resolve_links(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedDirection>, KeyError> {
     let mut names: BTreeMap<String, usize> = BTreeMap::new();
     let mut pairs: BTreeMap<[&str; 2], usize> = BTreeMap::new();
+    if s.links.len() > MAX_LINKS {
+        return Err(KeyError::new(
+            "link",
+            format!("{} links are more than the {MAX_LINKS} a scenario may have", s.links.len()),
+        ));
+    }
     let mut directions = Vec::with_capacity(2 * s.links.len());
     for (i, link) in s.links.iter().enumerate() {
         let key = format!("link[{i}]");
@@ -221,6 +256,13 @@ fn resolve_direction(
         }
         other => other.map(|(b, _)| b),
     };
+    let (overhead, overhead_key) = layers.get("overhead", |d| d.overhead).unwrap_or((0, String::new()));
+    if overhead > MAX_OVERHEAD {
+        return Err(KeyError::new(
+            overhead_key,
+            format!("overhead must be 0 to {MAX_OVERHEAD} bytes of framing per packet, got {overhead}"),
+        ));
+    }
     let (qdisc, qdisc_key) = layers
         .get("qdisc", |d| d.qdisc.clone())
         .unwrap_or((QdiscSpec::Pfifo { limit: default_pfifo_limit() }, String::new()));
@@ -232,7 +274,7 @@ fn resolve_direction(
         rate,
         delay,
         loss,
-        overhead: layers.get("overhead", |d| d.overhead).map_or(0, |(o, _)| o),
+        overhead,
         qdisc,
         device_queue,
         device_queue_bytes,
@@ -284,8 +326,19 @@ fn check_routes(s: &Scenario, nodes: &Nodes) -> Result<(), KeyError> {
 fn resolve_flows(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedFlow>, KeyError> {
     let mut flows = Vec::new();
     let mut names: BTreeMap<String, usize> = BTreeMap::new();
+    let mut copies: u64 = 0;
     for (i, flow) in s.flows.iter().enumerate() {
         let key = format!("flow[{i}]");
+        copies += u64::from(flow.count);
+        if copies > MAX_FLOWS {
+            return Err(KeyError::new(
+                format!("{key}.count"),
+                format!(
+                    "count = {} brings the scenario to {copies} flows, more than the {MAX_FLOWS} it may have",
+                    flow.count
+                ),
+            ));
+        }
         nodes.host(format!("{key}.from"), &flow.from)?;
         nodes.host(format!("{key}.to"), &flow.to)?;
         if flow.from == flow.to {
@@ -392,6 +445,7 @@ fn check_app(key: &str, app: &App) -> Result<(), KeyError> {
         App::Periodic { size, period, random_start } => {
             positive("size", size.0 == 0, "100KB")?;
             positive("period", period.0 == 0, "1s")?;
+            at_least_a_period(key, "period", period.0)?;
             positive("random_start", random_start.is_some_and(|r| r.0 == 0), "1s")
         }
         App::Udp { rate, packet_size } => {
@@ -401,10 +455,77 @@ fn check_app(key: &str, app: &App) -> Result<(), KeyError> {
         }
         App::Ping { interval, size } => {
             positive("interval", interval.0 == 0, "100ms")?;
+            at_least_a_period(key, "interval", interval.0)?;
             positive("size", size.0 == 0, "64B")?;
             fits_udp(key, "size", size.0)
         }
     }
+}
+
+/// A repeating event at most once per [`MIN_PERIOD`].
+fn at_least_a_period(key: &str, field: &str, period: Time) -> Result<(), KeyError> {
+    if period < MIN_PERIOD {
+        return Err(KeyError::new(
+            format!("{key}.app.{field}"),
+            format!(
+                "{field} = {} is shorter than {}, the shortest period of a repeating event",
+                Duration(period),
+                Duration(MIN_PERIOD)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A UDP flow sends at most one datagram per [`MIN_PERIOD`], at its `rate` or, without one,
+/// at the rate of its first hop.
+fn check_udp_rates(r: &Resolved) -> Result<(), KeyError> {
+    let mut first = 0;
+    for (i, flow) in r.scenario.flows.iter().enumerate() {
+        let n = first;
+        first += flow.count as usize;
+        let App::Udp { rate, packet_size } = &flow.app else { continue };
+        let f = &r.flows[n];
+        let bps = rate.map_or_else(|| r.first_hop_rate(&f.from, &f.to), |r| r.0);
+        let bits = 8 * (packet_size.0 + u64::from(crate::net::packet::UDP_HEADER));
+        let per_second = bps as f64 / bits as f64;
+        let most = (SEC / MIN_PERIOD) as f64;
+        if per_second > most {
+            let (field, what) = match rate {
+                Some(r) => ("rate", format!("rate = {r}")),
+                None => ("packet_size", format!("saturating the first hop at {}", Rate(bps))),
+            };
+            return Err(KeyError::new(
+                format!("flow[{i}].app.{field}"),
+                format!(
+                    "{what} with {}-byte datagrams sends {per_second:.3e} per second, more than the {most:.0} a flow may send (one per {}); use larger datagrams or a lower rate",
+                    packet_size.0,
+                    Duration(MIN_PERIOD)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The time series hold at most [`MAX_SERIES_ROWS`] rows: one per sample and entity.
+fn check_series_size(r: &Resolved) -> Result<(), KeyError> {
+    let s = &r.scenario;
+    let samples = s.duration.0 / s.metrics.interval.0;
+    let wifi: usize = r.wifi.iter().map(|w| w.nodes.len() + w.links.len()).sum();
+    let entities = (r.flows.len() + 2 * r.directions.len() + wifi) as u64;
+    let rows = samples.saturating_mul(entities);
+    if rows > MAX_SERIES_ROWS {
+        return Err(KeyError::new(
+            "metrics.interval",
+            format!(
+                "interval = {} over duration = {} gives {samples} samples of {entities} flows, queues and links: \
+                 {rows} rows, more than the {MAX_SERIES_ROWS} the time series may hold; sample less often",
+                s.metrics.interval, s.duration
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn fits_udp(key: &str, field: &str, size: u64) -> Result<(), KeyError> {
@@ -427,6 +548,28 @@ fn check_tcp(key: &str, tcp: &TcpOptions) -> Result<(), KeyError> {
     if tcp.initial_cwnd == 0 {
         return Err(KeyError::new(format!("{key}.tcp.initial_cwnd"), "initial_cwnd must be at least 1 segment"));
     }
+    if tcp.initial_cwnd > MAX_INITIAL_CWND {
+        return Err(KeyError::new(
+            format!("{key}.tcp.initial_cwnd"),
+            format!("initial_cwnd must be at most {MAX_INITIAL_CWND} segments, got {}", tcp.initial_cwnd),
+        ));
+    }
+    if tcp.rwnd.0 > MAX_RWND {
+        return Err(KeyError::new(
+            format!("{key}.tcp.rwnd"),
+            format!(
+                "rwnd = {} is larger than TCP's largest window, {} (65535 << 14, RFC 7323)",
+                tcp.rwnd,
+                Bytes(MAX_RWND)
+            ),
+        ));
+    }
+    if tcp.rto_min.0 > MAX_RTO_MIN {
+        return Err(KeyError::new(
+            format!("{key}.tcp.rto_min"),
+            format!("rto_min = {} is longer than Linux's longest timeout, TCP_RTO_MAX = 120s", tcp.rto_min),
+        ));
+    }
     if tcp.rwnd.0 < u64::from(tcp.mss) {
         return Err(KeyError::new(
             format!("{key}.tcp.rwnd"),
@@ -441,10 +584,15 @@ fn check_tcp(key: &str, tcp: &TcpOptions) -> Result<(), KeyError> {
 
 fn check_metrics(s: &Scenario) -> Result<(), KeyError> {
     let m = &s.metrics;
-    if m.interval.0 == 0 || m.interval >= s.duration {
+    if m.interval.0 < MIN_PERIOD || m.interval >= s.duration {
         return Err(KeyError::new(
             "metrics.interval",
-            format!("interval = {} must be greater than 0 and shorter than the duration ({})", m.interval, s.duration),
+            format!(
+                "interval = {} must be at least {} and shorter than the duration ({})",
+                m.interval,
+                Duration(MIN_PERIOD),
+                s.duration
+            ),
         ));
     }
     if m.warmup >= s.duration {

@@ -5,6 +5,7 @@
 //! error names the key where the offending value is, even when another layer shadows it; the
 //! PHY of each link is then checked as a whole, for combinations that no single key decides.
 
+use super::limits::MIN_PERIOD;
 use super::model::*;
 use super::resolve::{Nodes, MAX_DEVICE_QUEUE};
 use super::units::{Duration, Rate};
@@ -412,10 +413,17 @@ fn check_table(
 /// `at` after the previous one and within the period, and each step's PHY keys.
 fn check_schedule(standard: Standard, at: &str, schedule: &WifiSchedule) -> Result<(), KeyError> {
     if let Some(period) = schedule.period {
-        if period.0 == 0 {
+        // A repeating schedule changes the rate once per step and period.
+        let steps = schedule.steps.len().max(1) as u64;
+        if period.0 < steps.saturating_mul(MIN_PERIOD) {
             return Err(KeyError::new(
                 format!("{at}.period"),
-                "the period must be greater than 0; leave it out for a schedule that runs once",
+                format!(
+                    "the period must be at least {} ({} per step: steps repeat at most once per \
+                     microsecond), got {period}; leave it out for a schedule that runs once",
+                    Duration(steps * MIN_PERIOD),
+                    Duration(MIN_PERIOD)
+                ),
             ));
         }
     }

@@ -3,6 +3,7 @@
 //! seconds or milliseconds. Each newtype serializes back to a canonical string that parses to
 //! the same value, so a resolved scenario round-trips.
 
+use super::limits;
 use crate::sim::{Time, MS, NS, SEC, US};
 use serde::de::{self, Deserializer, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
@@ -28,6 +29,8 @@ struct Kind {
     units: &'static [(&'static str, u64)],
     /// Units used when writing a value back, largest first.
     canonical: &'static [(&'static str, u64)],
+    /// The largest value a scenario may give, in base units, and how it is written.
+    max: (u64, &'static str),
 }
 
 const DURATION: Kind = Kind {
@@ -35,6 +38,7 @@ const DURATION: Kind = Kind {
     example: "20ms",
     units: &[("ns", NS), ("us", US), ("ms", MS), ("s", SEC)],
     canonical: &[("s", SEC), ("ms", MS), ("us", US), ("ns", NS)],
+    max: (limits::MAX_TIME, "604800s (7 days)"),
 };
 
 const K: u64 = 1_000;
@@ -46,6 +50,7 @@ const RATE: Kind = Kind {
     example: "10Mbit",
     units: &[("bit", 1), ("kbit", K), ("Mbit", M), ("Gbit", G), ("bps", 1), ("kbps", K), ("Mbps", M), ("Gbps", G)],
     canonical: &[("Gbit", G), ("Mbit", M), ("kbit", K), ("bit", 1)],
+    max: (limits::MAX_RATE, "1000Gbit"),
 };
 
 const KI: u64 = 1 << 10;
@@ -57,6 +62,7 @@ const BYTES: Kind = Kind {
     example: "1500B",
     units: &[("B", 1), ("KB", K), ("kB", K), ("MB", M), ("GB", G), ("KiB", KI), ("MiB", MI), ("GiB", GI)],
     canonical: &[("GiB", GI), ("GB", G), ("MiB", MI), ("MB", M), ("KiB", KI), ("KB", K), ("B", 1)],
+    max: (limits::MAX_BYTES, "1024GiB"),
 };
 
 impl Kind {
@@ -85,14 +91,19 @@ impl Kind {
             return Err(format!("invalid number \"{number}\" in {} \"{text}\"", self.what));
         }
         let digits = format!("{int}{frac}");
-        let too_large = || format!("{} \"{text}\" is too large", self.what);
+        let too_large = || format!("{} \"{text}\" is too large, expected at most {}", self.what, self.max.1);
         let mantissa: u128 = digits.parse().map_err(|_| too_large())?;
         let divisor = 10u128.checked_pow(frac.len() as u32).ok_or_else(too_large)?;
         let scaled = mantissa.checked_mul(scale as u128).ok_or_else(too_large)?;
         if scaled % divisor != 0 {
             return Err(format!("{} \"{text}\" is not a whole number of {}", self.what, self.units[0].0));
         }
-        u64::try_from(scaled / divisor).map_err(|_| too_large())
+        let value = scaled / divisor;
+        let (max, written) = self.max;
+        if value > u128::from(max) {
+            return Err(format!("{} \"{text}\" is too large, expected at most {written}", self.what));
+        }
+        Ok(value as u64)
     }
 
     fn scale(&self, unit: &str) -> Result<u64, String> {
@@ -244,6 +255,15 @@ mod tests {
         assert!(parse_duration("1.2.3s").is_err());
         assert!(parse_duration("s").is_err());
         assert!(parse_rate("99999999999999999999Gbit").unwrap_err().contains("too large"));
+        // The largest value of each kind parses; one unit more is refused with the bound.
+        assert_eq!(parse_duration("604800s"), Ok(Duration(limits::MAX_TIME)));
+        let err = parse_duration("18446744073709551615ns").unwrap_err();
+        assert!(err.contains("too large, expected at most 604800s (7 days)"), "{err}");
+        assert!(parse_duration("604800000000001ns").is_err());
+        assert_eq!(parse_rate("1000Gbit"), Ok(Rate(limits::MAX_RATE)));
+        assert!(parse_rate("1000000000001bit").unwrap_err().contains("at most 1000Gbit"));
+        assert_eq!(parse_bytes("1024GiB"), Ok(Bytes(limits::MAX_BYTES)));
+        assert!(parse_bytes("1099511627777B").unwrap_err().contains("at most 1024GiB"));
     }
 
     #[test]

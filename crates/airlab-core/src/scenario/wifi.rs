@@ -3,6 +3,7 @@
 
 use super::model::QdiscSpec;
 use crate::sim::Time;
+use crate::wifi::phy::TxVector;
 use serde::{Deserialize, Serialize};
 
 /// The 802.11 amendment a network runs: it picks the PHY format, the timing and the
@@ -137,4 +138,14 @@ pub struct ResolvedWifi {
     pub edca: EdcaSpec,
     /// RTS/CTS before every data frame.
     pub rts: bool,
+}
+
+/// The PHY settings of a scenario as the MAC uses them.
+pub fn tx_vector(standard: Standard, phy: &PhySpec) -> TxVector {
+    match standard {
+        Standard::A => TxVector::non_ht((phy.rate_bps / 1_000_000) as u16),
+        Standard::N => TxVector::ht(phy.mcs, phy.width_mhz, phy.gi_ns == 400),
+        Standard::Ac => TxVector::vht(phy.mcs, phy.nss, phy.width_mhz, phy.gi_ns == 400),
+        Standard::Ax => TxVector::he(phy.mcs, phy.nss, phy.width_mhz, phy.gi_ns),
+    }
 }
