@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -98,9 +99,23 @@ def test_override_values_are_formatted_for_the_engine() -> None:
     assert airlab.overrides_list({"a": True, "b": 20, "c": "5s", "d": 0.5}) == [
         ("a", "true"),
         ("b", "20"),
-        ("c", "5s"),
+        ("c", '"5s"'),
         ("d", "0.5"),
     ]
+    # numpy numbers are numbers; a Python string is a string even when it looks like one
+    assert airlab.overrides_list([("n", np.int64(20)), ("x", np.float64(0.25))]) == [
+        ("n", "20"),
+        ("x", "0.25"),
+    ]
+    assert airlab.overrides_list({"b": np.bool_(False), "s": "123"}) == [
+        ("b", "false"),
+        ("s", '"123"'),
+    ]
+    assert airlab.format_value(airlab.TomlText("20")) == "20"  # --set text, as typed
+    res = airlab.validate(DUMBBELL, set={"flow.cubic.name": "123", "flow.0.count": np.int32(2)})
+    assert [f["name"] for f in res["flows"]][:2] == ["123.1", "123.2"]
+    with pytest.raises(ValueError, match="nan is not a number"):
+        airlab.overrides_list({"link.bottleneck.loss": float("nan")})
     q = airlab.format_value({"kind": "bfifo", "limit": "30KB"})
     assert q == '{ kind = "bfifo", limit = "30KB" }'
     assert airlab.format_value([1, "x"]) == '[1, "x"]'
@@ -194,3 +209,14 @@ def test_wifi_results_reach_python_and_survive_save(tmp_path: Path) -> None:
 def test_run_text_names_the_text_in_errors() -> None:
     with pytest.raises(airlab.ScenarioError, match=r"<mine>: wifi\[0\]\.mcs"):
         airlab.run_text(WIFI_HOP.replace("mcs = 7", "mcs = 40"), name="<mine>")
+
+
+def test_time_series_hold_no_object_per_row() -> None:
+    # A long run's series come from the engine as numpy columns with the entity as a
+    # categorical: a few bytes per cell, not a Python string per row.
+    res = airlab.run("basics/gigabit-50flows", set={"duration": "2s", "metrics.interval": "10ms"})
+    for df in (res.flows, res.queues, res.links):
+        per_row = df.memory_usage(deep=True).sum() / len(df)
+        assert per_row <= 8 * (len(df.columns) - 1) + 4 + 1, (df.columns, per_row)
+        assert isinstance(df.iloc[:, 1].dtype, pd.CategoricalDtype)
+    assert len(res.flows) == 50 * 200

@@ -183,3 +183,25 @@ def test_atomic_write_leaves_old_file_on_failure(tmp_path: Path) -> None:
         raise RuntimeError("crash")
     assert json.loads(dest.read_text()) == {"v": 1}
     assert [p.name for p in tmp_path.iterdir()] == ["x.json"]
+
+
+def test_set_seed_lists_the_seeds_of_a_sweep(cli, tmp_path: Path) -> None:
+    # `run --set seed=` sets the run seed; in a sweep the listed seeds are the seed dimension
+    # (it used to run every point with seed 1 and say nothing).
+    proc = cli("sweep", DUMBBELL, "--set", "duration=2s", "--set", "seed=5,6", "--out", "sw")
+    assert proc.returncode == 0, proc.stderr
+    df = pd.read_parquet(tmp_path / "sw" / "sweep.parquet")
+    assert sorted(df["seed"]) == [5, 6]
+    runs = [json.loads(p.read_text()) for p in (tmp_path / "sw" / "runs").glob("*.json")]
+    assert sorted(r["summary"]["seed"] for r in runs) == [5, 6]
+
+
+def test_a_rebuilt_engine_reruns_finished_runs(tmp_path: Path, monkeypatch) -> None:
+    grid = [("duration", ["1s"])]
+    first = sw.run_sweep(DUMBBELL, grid, [1], tmp_path)
+    assert len(first.executed) == 1
+    assert sw.run_sweep(DUMBBELL, grid, [1], tmp_path).skipped == 1
+    # the same scenario with another engine binary: its results are not reused
+    monkeypatch.setattr(sw, "engine_digest", lambda: b"another build")
+    again = sw.run_sweep(DUMBBELL, grid, [1], tmp_path)
+    assert (len(again.executed), again.skipped) == (1, 0)

@@ -9,10 +9,14 @@
 from __future__ import annotations
 
 import json
+import math
+import numbers
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from airlab import _core
 from airlab.locate import list_builtin, resolve
@@ -26,6 +30,7 @@ Overrides = Mapping[str, object] | Iterable[tuple[str, object]] | None
 __all__ = [
     "Result",
     "ScenarioError",
+    "TomlText",
     "__version__",
     "components",
     "list_builtin",
@@ -36,30 +41,53 @@ __all__ = [
 ]
 
 
-def _toml_value(value: object) -> str:
-    if isinstance(value, bool):
+class TomlText(str):
+    """An override value given as the text of a TOML value, as ``--set key=value`` takes it:
+    the engine reads it as TOML if it is TOML (``"20"`` is a number, ``"{ kind = \"pfifo\" }"``
+    a table) and as a plain string otherwise. The command line, sweeps and reproductions pass
+    their ``key=value`` text this way; a plain ``str`` in ``set=`` is always a string.
+    """
+
+
+def _toml_value(value: object, key: str) -> str:
+    if isinstance(value, (bool, np.bool_)):
         return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        x = float(value)
+        if not math.isfinite(x):
+            raise ValueError(f"set {key}: {x} is not a number a scenario can hold")
+        return repr(x)
     if isinstance(value, str):
         return json.dumps(value)  # a TOML basic string
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+        return "[" + ", ".join(_toml_value(v, key) for v in value) + "]"
     if isinstance(value, Mapping):
-        return "{ " + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items()) + " }"
-    raise TypeError(f"cannot write {type(value).__name__} as a scenario value")
+        return "{ " + ", ".join(f"{k} = {_toml_value(v, key)}" for k, v in value.items()) + " }"
+    raise TypeError(f"set {key}: cannot write a {type(value).__name__} as a scenario value")
 
 
-def format_value(value: object) -> str:
+def format_value(value: object, key: str = "") -> str:
     """How a Python value is written in a ``key=value`` override.
 
-    The engine reads the text as a TOML value if it is one, else as a plain string, so strings
-    pass through unchanged (``"10Mbit"``) and other values are written as TOML: ``True`` ->
-    ``true``, ``{"kind": "pfifo", "limit": 20}`` -> ``{ kind = "pfifo", limit = 20 }``.
+    :class:`TomlText` passes through unchanged; every other value is written as TOML: strings
+    as strings (``"10Mbit"``, ``"123"``), ``True`` -> ``true``, numpy numbers as numbers,
+    ``{"kind": "pfifo", "limit": 20}`` -> ``{ kind = "pfifo", limit = 20 }``.
     """
-    if isinstance(value, str):
-        return value
-    return _toml_value(value)
+    if isinstance(value, TomlText):
+        return str(value)
+    return _toml_value(value, key)
+
+
+def _engine_text(text: str, what: str) -> str:
+    """``text`` if the engine can take it (UTF-8), else a ValueError naming ``what``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
+        raise ValueError(f"{what} {shown!r} is not valid UTF-8 text") from None
+    return text
 
 
 def overrides_list(overrides: Overrides) -> list[tuple[str, str]]:
@@ -67,12 +95,46 @@ def overrides_list(overrides: Overrides) -> list[tuple[str, str]]:
     if overrides is None:
         return []
     items = overrides.items() if isinstance(overrides, Mapping) else overrides
-    return [(str(k), format_value(v)) for k, v in items]
+    out = []
+    for k, v in items:
+        key = _engine_text(str(k), "set: the key")
+        out.append((key, _engine_text(format_value(v, key), f"set {key}: the value")))
+    return out
+
+
+MAX_SEED = 2**64 - 1
+
+
+def _seed(seed: int | None) -> int | None:
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed: expected an integer from 0 to 2**64 - 1, got {seed!r}")
+    if not 0 <= int(seed) <= MAX_SEED:
+        raise ValueError(f"seed: expected an integer from 0 to 2**64 - 1, got {seed}")
+    return int(seed)
 
 
 def _load(scenario: str | os.PathLike[str]) -> tuple[str, str]:
     path = resolve(scenario)
-    return path.read_text(encoding="utf-8"), str(path)
+    name = os.fsdecode(path).encode("utf-8", "backslashreplace").decode("utf-8")
+    return read_scenario_text(path, name), name
+
+
+def read_scenario_text(path: Path, name: str | None = None) -> str:
+    """The text of a scenario file; ``ScenarioError`` naming the file if it is not UTF-8."""
+    data = path.read_bytes()
+    name = name or str(path)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ScenarioError(f"{name}: the file is UTF-16 text; save it as UTF-8")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise ScenarioError(
+            f"{name}: the file is not UTF-8 text (byte 0x{data[e.start]:02x} on line {line}); "
+            "save it as UTF-8"
+        ) from None
 
 
 def run(
@@ -91,7 +153,7 @@ def run(
     be found.
     """
     text, file = _load(scenario)
-    raw = _core.run(text, file, overrides_list(set), seed, progress)
+    raw = _core.run(text, file, overrides_list(set), _seed(seed), progress)
     return Result.from_core(raw, source=file)
 
 
@@ -106,7 +168,7 @@ def run_text(
 
     ``name`` stands for the file in error messages; the other arguments are as for :func:`run`.
     """
-    raw = _core.run(text, name, overrides_list(set), seed, progress)
+    raw = _core.run(text, name, overrides_list(set), _seed(seed), progress)
     return Result.from_core(raw, source=None)
 
 

@@ -38,11 +38,28 @@ class CliError(click.ClickException):
     exit_code = EXIT_USAGE
 
 
-def _overrides(items: Sequence[str]) -> list[tuple[str, str]]:
+def _overrides(items: Sequence[str]) -> list[tuple[str, Any]]:
     try:
-        return [_sweep.parse_set(i) for i in items]
+        return _sweep.as_overrides(_sweep.parse_set(i) for i in items)
     except ValueError as e:
         raise CliError(str(e)) from None
+
+
+def _out_dir(out: str | None, default: Path) -> Path:
+    """The output directory, checked before anything runs: it must be a directory or
+    creatable as one (it is created when results are written)."""
+    d = Path(out) if out else default
+    existing = d
+    try:
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+        if not existing.is_dir():
+            raise CliError(f"--out {d}: {existing} is a file, not a directory")
+        if not os.access(existing, os.W_OK | os.X_OK):
+            raise CliError(f"--out {d}: {existing} is not writable")
+    except OSError as e:
+        raise CliError(f"--out {d}: {e.strerror or e}") from None
+    return d
 
 
 def _console() -> Console:
@@ -151,7 +168,12 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("scenario")
-@click.option("--seed", type=int, default=None, help="Run seed (overrides the scenario's).")
+@click.option(
+    "--seed",
+    type=click.IntRange(0, airlab.MAX_SEED),
+    default=None,
+    help="Run seed, 0 to 2^64 - 1 (overrides the scenario's).",
+)
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
 @click.option(
     "--out",
@@ -165,6 +187,8 @@ def run(
 ) -> None:
     """Run SCENARIO (a TOML file or a built-in name) and write its results."""
     console = _console()
+    overrides = _overrides(sets)
+    out_dir = _out_dir(out, Path("results") / Path(str(scenario)).stem)
     with Progress(
         SpinnerColumn(),
         TextColumn(f"simulating {Path(str(scenario)).stem}"),
@@ -177,10 +201,9 @@ def run(
         res = airlab.run(
             scenario,
             seed=seed,
-            set=_overrides(sets),
+            set=overrides,
             progress=lambda done: bar.update(task, completed=done),
         )
-    out_dir = Path(out) if out else Path("results") / Path(str(scenario)).stem
     print_summary(console, res.summary)
     res.save(out_dir, plots=not no_plots, report=True)
     console.print(f"results written to [bold]{out_dir}[/] (report.html, summary.json, *.parquet)")
@@ -227,8 +250,8 @@ def validate(scenario: str, sets: tuple[str, ...]) -> None:
 def _scenario_description(name: str) -> str:
     try:
         data = tomllib.loads(airlab.resolve(name).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return ""
+    except (OSError, ValueError, RecursionError):
+        return "(unreadable: see `airlab validate`)"
     return str(data.get("description", "")).strip().split("\n")[0]
 
 
@@ -307,10 +330,9 @@ class _RichReporter(_sweep.Reporter):
 )
 @click.option(
     "--seeds",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Run every grid point with seeds 1..N.",
+    type=click.IntRange(1, _sweep.MAX_RUNS),
+    default=None,
+    help="Run every grid point with seeds 1..N [default: 1]; or list them: --set seed=5,6.",
 )
 @click.option(
     "--jobs",
@@ -322,16 +344,23 @@ class _RichReporter(_sweep.Reporter):
 @click.option(
     "--out", type=click.Path(file_okay=False), required=True, help="Sweep directory (resumable)."
 )
-def sweep(scenario: str, sets: tuple[str, ...], seeds: int, jobs: int | None, out: str) -> None:
+def sweep(
+    scenario: str, sets: tuple[str, ...], seeds: int | None, jobs: int | None, out: str
+) -> None:
     """Run SCENARIO over a grid of --set values and seeds; one row per run in sweep.parquet."""
     console = _console()
     try:
-        grid = _sweep.parse_grid(sets)
+        grid, listed = _sweep.take_seeds(_sweep.parse_grid(sets))
+        if listed is not None and seeds is not None:
+            raise ValueError("give the seeds either as --seeds N or as --set seed=..., not both")
+        run_seeds = listed if listed is not None else list(range(1, (seeds or 1) + 1))
+        _sweep.check_size(grid, len(run_seeds))
     except ValueError as e:
         raise CliError(str(e)) from None
     jobs = jobs or os.cpu_count() or 1
+    _out_dir(out, Path(out))
     outcome = _sweep.run_sweep(
-        scenario, grid, list(range(1, seeds + 1)), out, jobs=jobs, reporter=_RichReporter(console)
+        scenario, grid, run_seeds, out, jobs=jobs, reporter=_RichReporter(console)
     )
     finished = outcome.skipped + len(outcome.executed)
     console.print(
@@ -425,9 +454,7 @@ def reproduce(paper: str, quick: bool, jobs: int, out: str | None) -> None:
     except KeyError as e:
         raise CliError(str(e.args[0])) from None
     console = _console()
-    out_dir = (
-        Path(out) if out else Path("results") / f"reproduce-{paper}{'-quick' if quick else ''}"
-    )
+    out_dir = _out_dir(out, Path("results") / f"reproduce-{paper}{'-quick' if quick else ''}")
     todo = mod.jobs(quick)
     console.print(f"[bold]{mod.TITLE}[/]: {len(todo)} runs on {jobs} processes -> {out_dir}")
     outcome = runner.run_jobs(
@@ -449,8 +476,9 @@ def reproduce(paper: str, quick: bool, jobs: int, out: str | None) -> None:
         t.add_column(col)
     for s in analysis["sections"]:
         for tg in s["targets"]:
-            status = tg.status if tg.status != "direction-only" else f"direction: {tg.note}"
-            t.add_row(tg.variant, tg.experiment, tg.metric, fmt(tg.paper), fmt(tg.airlab), status)
+            t.add_row(
+                tg.variant, tg.experiment, tg.metric, fmt(tg.paper), fmt(tg.airlab), tg.status
+            )
     console.print(t)
     console.print(
         f"report: [bold]{out_dir / 'report.html'}[/], targets: {out_dir / 'targets.json'}"
@@ -458,6 +486,13 @@ def reproduce(paper: str, quick: bool, jobs: int, out: str | None) -> None:
 
 
 # -- entry point -----------------------------------------------------------------------------------
+
+
+def _os_error(e: OSError) -> str:
+    """``path: reason`` for an OSError, or the message it was raised with."""
+    if e.strerror and e.filename is not None:
+        return f"{os.fsdecode(e.filename)}: {e.strerror}"
+    return str(e.args[0]) if len(e.args) == 1 else str(e)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -472,8 +507,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     except airlab.ScenarioError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(EXIT_USAGE)
-    except FileNotFoundError as e:
-        click.echo(f"error: {e.args[0] if e.args else e}", err=True)
+    except OSError as e:
+        click.echo(f"error: {_os_error(e)}", err=True)
         sys.exit(EXIT_USAGE)
     except click.UsageError as e:
         msg = e.format_message()

@@ -25,17 +25,22 @@ def scenario_dirs() -> list[Path]:
     return [d for d in dirs if d.is_dir()]
 
 
-def builtin_dir() -> Path | None:
-    dirs = scenario_dirs()
-    return dirs[0] if dirs else None
-
-
 def list_builtin() -> list[str]:
-    """Names of the built-in scenarios, like ``basics/dumbbell-cubic``."""
-    root = builtin_dir()
-    if root is None:
-        return []
-    return sorted(p.relative_to(root).with_suffix("").as_posix() for p in root.rglob("*.toml"))
+    """Names of the built-in scenarios, like ``basics/dumbbell-cubic``, from every folder
+    searched (``AIRLAB_SCENARIOS`` adds to the shipped ones)."""
+    names = {
+        p.relative_to(root).with_suffix("").as_posix()
+        for root in scenario_dirs()
+        for p in root.rglob("*.toml")
+    }
+    return sorted(names)
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # e.g. a name too long for the filesystem
+        return False
 
 
 def resolve(scenario: str | os.PathLike[str]) -> Path:
@@ -44,19 +49,22 @@ def resolve(scenario: str | os.PathLike[str]) -> Path:
     Raises ``FileNotFoundError`` with a message naming what was looked for.
     """
     path = Path(scenario)
-    if path.is_file():
+    if _is_file(path):
         return path
     name = str(scenario)
     for root in scenario_dirs():
         for cand in (root / name, root / f"{name}.toml"):
-            if cand.is_file():
+            if _is_file(cand):
                 return cand.resolve()  # through the package's symlink to the real file
         # "scenarios/basics/x.toml" given from outside the checkout
         parts = Path(name).parts
         if parts and parts[0] == "scenarios":
             cand = root.joinpath(*parts[1:])
-            if cand.is_file():
+            if _is_file(cand):
                 return cand.resolve()
+    shown = name.encode("utf-8", "backslashreplace").decode("utf-8")
+    if len(shown) > 200:
+        shown = shown[:200] + "..."
     raise FileNotFoundError(
-        f"{name}: no such scenario file or built-in scenario (see `airlab list`)"
+        f"{shown}: no such scenario file or built-in scenario (see `airlab list`)"
     )

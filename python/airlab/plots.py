@@ -38,14 +38,20 @@ STYLE = {
 }
 
 
+def _text(name: object) -> str:
+    """A user's name as matplotlib text: ``$`` would start mathtext (and ``$x^{$`` fail to
+    parse), so it is escaped."""
+    return str(name).replace("$", r"\$")
+
+
 def _series(df: pd.DataFrame, key: str, col: str) -> list[tuple[str, pd.DataFrame]]:
-    """(name, rows) per entity that has at least one finite value of ``col``."""
+    """(label, rows) per entity that has at least one finite value of ``col``."""
     if df.empty or col not in df.columns:
         return []
     out = []
-    for name, rows in df.groupby(key, sort=False):
+    for name, rows in df.groupby(key, sort=False, observed=True):
         if rows[col].notna().any():
-            out.append((str(name), rows))
+            out.append((_text(name), rows))
     return out
 
 
@@ -77,7 +83,7 @@ def _busiest(
 
 
 def _title(res: Result, what: str) -> str:
-    name = res.summary.get("scenario", "")
+    name = _text(res.summary.get("scenario", ""))
     seed = res.summary.get("seed")
     return f"{what} — {name} (seed {seed})" if name else what
 

@@ -18,6 +18,7 @@ import math
 import os
 import re
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -55,8 +56,17 @@ def run_id(params: Params, seed: int) -> str:
     return f"{slug + '_' if slug else ''}s{seed}-{digest}"
 
 
+#: The most runs one sweep may have (grid points times seeds).
+MAX_RUNS = 100_000
+
+
 def parse_set(item: str) -> tuple[str, str]:
     """``"key=value"`` -> ``(key, value)``; raises ValueError on a malformed item."""
+    try:
+        item.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = item.encode("utf-8", "backslashreplace").decode("utf-8")
+        raise ValueError(f"--set {shown!r}: not valid UTF-8 text") from None
     key, sep, value = item.partition("=")
     key = key.strip()
     if not sep or not key:
@@ -100,11 +110,49 @@ def parse_grid(items: Iterable[str]) -> list[tuple[str, list[str]]]:
         values = split_values(value)
         if any(v == "" for v in values):
             raise ValueError(f"--set {item!r}: empty value in the list")
+        twice = sorted({v for v in values if values.count(v) > 1})
+        if twice:
+            raise ValueError(f"--set {key}: {', '.join(twice)} given more than once")
         if key in seen:
             raise ValueError(f"--set {key}: given more than once")
         seen.add(key)
         grid.append((key, values))
     return grid
+
+
+def take_seeds(
+    grid: Sequence[tuple[str, Sequence[str]]],
+) -> tuple[list[tuple[str, Sequence[str]]], list[int] | None]:
+    """Split ``seed=v1,v2,...`` off a grid: the run seeds are a dimension of their own.
+
+    Returns the other keys and the seeds (``None`` without a ``seed`` key); ValueError if a
+    seed is not an integer from 0 to 2**64 - 1.
+    """
+    rest = [(k, v) for k, v in grid if k != "seed"]
+    values = next((v for k, v in grid if k == "seed"), None)
+    if values is None:
+        return rest, None
+    seeds = []
+    for v in values:
+        try:
+            seed = int(v)
+        except ValueError:
+            seed = -1
+        if not 0 <= seed < 2**64:
+            raise ValueError(f"--set seed: expected integers from 0 to 2**64 - 1, got {v!r}")
+        seeds.append(seed)
+    return rest, seeds
+
+
+def check_size(grid: Sequence[tuple[str, Sequence[str]]], seeds: int) -> int:
+    """The number of runs; ValueError if it is more than :data:`MAX_RUNS`."""
+    total = math.prod(len(v) for _, v in grid) * seeds
+    if total > MAX_RUNS:
+        raise ValueError(
+            f"the sweep has {total} runs ({seeds} seeds per grid point), "
+            f"more than the {MAX_RUNS} a sweep may have"
+        )
+    return total
 
 
 def expand(grid: Sequence[tuple[str, Sequence[str]]], seeds: Sequence[int]) -> list[RunSpec]:
@@ -220,8 +268,32 @@ def write_table(out_dir: Path, records: Iterable[Mapping[str, Any]]) -> Path:
 # -- execution ---------------------------------------------------------------------------------
 
 
-def scenario_digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
+def engine_digest() -> bytes:
+    """A fingerprint of the compiled engine: a rebuilt engine invalidates finished runs."""
+    from airlab import _core
+
+    return hashlib.sha256(Path(_core.__file__).read_bytes()).digest()
+
+
+def run_digest(scenario_bytes: bytes, engine: bytes | None = None) -> str:
+    """What a finished run was computed from: the engine and the scenario file. A run is
+    resumed only when both are unchanged."""
+    return hashlib.sha256((engine or engine_digest()) + scenario_bytes).hexdigest()
+
+
+def as_overrides(params: Iterable[tuple[str, str]]) -> list[tuple[str, Any]]:
+    """``key=value`` text pairs as overrides the engine reads the way ``--set`` does."""
+    import airlab
+
+    return [(k, airlab.TomlText(v)) for k, v in params]
+
+
+def remove_stale_temps(folder: Path) -> None:
+    """Delete the temporary files of writes that never finished (a killed worker's)."""
+    if folder.is_dir():
+        for p in folder.iterdir():
+            if _io.is_temp(p):
+                p.unlink(missing_ok=True)
 
 
 def execute_run(scenario: str, spec: RunSpec, runs_dir: str, digest: str) -> dict[str, Any]:
@@ -229,12 +301,12 @@ def execute_run(scenario: str, spec: RunSpec, runs_dir: str, digest: str) -> dic
     import airlab
 
     t0 = time.perf_counter()
-    res = airlab.run(scenario, seed=spec.seed, set=list(spec.params))
+    res = airlab.run(scenario, seed=spec.seed, set=as_overrides(spec.params))
     record = {
         "run_id": spec.run_id,
         "params": dict(spec.params),
         "seed": spec.seed,
-        "scenario_sha256": digest,
+        "run_digest": digest,
         "wall_s": time.perf_counter() - t0,
         "summary": res.summary,
     }
@@ -242,9 +314,18 @@ def execute_run(scenario: str, spec: RunSpec, runs_dir: str, digest: str) -> dic
     return record
 
 
+def _exit_with_parent(parent: int) -> None:
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
 def worker_init() -> None:
     # Ctrl-C goes to the whole process group; only the parent handles it.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A worker whose parent was killed outright would otherwise wait for work forever.
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
 
 
 @dataclass
@@ -283,14 +364,15 @@ def run_sweep(
 
     reporter = reporter or Reporter()
     path = airlab.resolve(scenario)
-    text = path.read_text(encoding="utf-8")
-    digest = scenario_digest(text)
+    check_size(grid, len(seeds))
+    digest = run_digest(path.read_bytes())
     for combo in expand(grid, [0]):
-        airlab.validate(path, set=list(combo.params))
+        airlab.validate(path, set=as_overrides(combo.params))
 
     out = Path(out_dir)
     runs_dir = out / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
+    remove_stale_temps(runs_dir)
     specs = expand(grid, seeds)
     wanted = {s.run_id for s in specs}
 
@@ -298,7 +380,7 @@ def run_sweep(
         return {
             k: r
             for k, r in read_runs(runs_dir).items()
-            if k in wanted and r.get("scenario_sha256") == digest
+            if k in wanted and r.get("run_digest") == digest
         }
 
     finished = on_disk()
@@ -352,6 +434,7 @@ def run_sweep(
         outcome.interrupted = True
     finally:
         reporter.stop()
+        remove_stale_temps(runs_dir)
         maybe_table(force=True)
     return outcome
 

@@ -29,6 +29,8 @@ from airlab.reproduce.runner import (
     jain,
     mean_ci,
     point,
+    ratio_of_means,
+    write_runs_table,
     write_targets,
 )
 
@@ -186,8 +188,10 @@ def table(records: Mapping[str, dict[str, Any]]) -> pd.DataFrame:
 
 
 def aggregate(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
-    """Mean and 95 % CI half-width of every metric over seeds."""
-    metrics = ["thr_elephant", "thr_mice", "ratio", "jain_mean", "jain_min", "utilization_pct",
+    """Mean and 95 % CI half-width of every metric over seeds; the throughput ratio is the
+    ratio of the two flows' mean throughputs (what the paper's bars show), not the mean of
+    per-seed ratios."""
+    metrics = ["thr_elephant", "thr_mice", "jain_mean", "jain_min", "utilization_pct",
                "total_mbps"]  # fmt: skip
     rows = []
     for key, g in df.groupby(list(by), sort=True):
@@ -195,6 +199,7 @@ def aggregate(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
         row["seeds"] = len(g)
         for mname in metrics:
             row[mname], row[f"{mname}_ci"] = mean_ci(g[mname].tolist())
+        row["ratio"], row["ratio_ci"] = ratio_of_means(g.thr_elephant, g.thr_mice)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -312,7 +317,7 @@ def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -
     """Tables, figures and targets from finished runs; returns what the report shows."""
     p = plan(quick)
     df = table(records)
-    df.to_parquet(out_dir / "runs.parquet", index=False)
+    write_runs_table(out_dir, df)
     all_targets: list[Target] = []
     sections = []
     for v in VARIANTS:
@@ -331,7 +336,7 @@ def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -
         figs = figures.fairtt_figures(main, queue, rtt, out_dir / "figures", v.name, LABEL)
         sections.append({"variant": v, "queue": queue, "rtt": rtt, "readings": readings,
                          "targets": tg, "figures": figs})  # fmt: skip
-    write_targets(out_dir, all_targets)
+    write_targets(out_dir, "fairtt", quick, all_targets)
     # Which reading makes the BBRv2 baseline look like the paper's (ratio 1.44 at the main point)?
     gaps = {
         s["variant"].name: abs(_at(s["queue"], cc=CCS[0], buffer_bdp=MAIN_BUFFER_BDP).ratio - 1.44)
@@ -346,7 +351,7 @@ def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
 
     p = plan(quick)
     gaps = ", ".join(f"reading {k}: |ratio - 1.44| = {v:.2f}" for k, v in analysis["gaps"].items())
-    intro = (
+    intro = r.plan_note(quick) + (
         f"<p>{len(p.seeds)} seeds, {p.duration_s} s per run, buffers {list(p.buffers_bdp)} BDP, "
         f"elephant RTTs {list(p.rtts_ms)} ms (mice {MICE_RTT_MS:g} ms). Means over seeds with "
         "95 % confidence intervals; Jain's index is computed per 1 s bin and averaged. "

@@ -12,7 +12,7 @@ import pandas as pd
 
 from airlab.reproduce.runner import Target
 
-STATUS_COLOR = {"within": "#1a7f37", "outside": "#cf222e", "direction-only": "#6e7781"}
+STATUS_COLOR = {"within": "#1a7f37", "holds": "#1a7f37", "outside": "#cf222e", "fails": "#cf222e"}
 
 
 def _num(v: Any) -> str:
@@ -29,8 +29,6 @@ def targets_table(targets: Sequence[Target], show_variant: bool = False) -> str:
     rows = []
     for t in targets:
         color = STATUS_COLOR.get(t.status, "black")
-        if t.status == "direction-only":
-            color = "#1a7f37" if t.note == "holds" else "#cf222e"
         variant = (
             f"<td style='text-align:left'>{html.escape(t.variant)}</td>" if show_variant else ""
         )
@@ -71,6 +69,17 @@ th, td { border: 1px solid #d0d7de; padding: 0.3em 0.6em; text-align: right; }
 th { background: #f6f8fa; } td:first-child, td:nth-child(2) { text-align: left; }
 img { max-width: 100%; margin: 0.5em 0; }
 """
+
+
+def plan_note(quick: bool) -> str:
+    """What the page is: a smoke run (``--quick``) or the reproduction itself."""
+    if quick:
+        return (
+            "<p style='color:#cf222e'><b>Smoke run (--quick).</b> Fewer seeds and shorter runs: "
+            "it shows that every experiment runs. Its numbers and statuses are not the "
+            "reproduction's; run without --quick for those.</p>"
+        )
+    return "<p><b>Full plan.</b> These are the reproduction's numbers.</p>"
 
 
 def page(title: str, intro: str, sections: Sequence[tuple[str, str]]) -> str:

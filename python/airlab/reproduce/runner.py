@@ -58,19 +58,6 @@ class Outcome:
     failed: dict[str, str] = field(default_factory=dict)
 
 
-def _engine_digest() -> bytes:
-    """A fingerprint of the compiled engine: a rebuilt engine invalidates finished runs."""
-    from airlab import _core
-
-    return hashlib.sha256(Path(_core.__file__).read_bytes()).digest()
-
-
-def _digest(scenario: str, engine: bytes) -> str:
-    import airlab
-
-    return hashlib.sha256(engine + airlab.resolve(scenario).read_bytes()).hexdigest()
-
-
 def _series(res: Any, spec: SeriesSpec) -> dict[str, dict[str, dict[str, list[float]]]]:
     """The requested columns of the result's tables, per entity."""
     out: dict[str, dict[str, dict[str, list[float]]]] = {}
@@ -115,7 +102,7 @@ def execute(
     """Run one job and write its record atomically (runs in worker processes too)."""
     import airlab
 
-    res = airlab.run(job.scenario, seed=job.seed, set=list(job.params))
+    res = airlab.run(job.scenario, seed=job.seed, set=_sweep.as_overrides(job.params))
     flows = {name: g["goodput_mbps"].tolist() for name, g in res.flows.groupby("flow", sort=False)}
     times = res.flows.groupby("flow", sort=False)["time_s"].first()
     links = {
@@ -126,7 +113,7 @@ def execute(
     record = {
         "run_id": job.id,
         "scenario": job.scenario,
-        "scenario_sha256": digest,
+        "run_digest": digest,
         "params": dict(job.params),
         "seed": job.seed,
         "tags": dict(job.tags),
@@ -160,11 +147,15 @@ def run_jobs(
     reporter = reporter or _sweep.Reporter()
     unique = list({j.id: j for j in jobs}.values())
     for job in {(j.scenario, j.params): j for j in unique}.values():
-        airlab.validate(job.scenario, set=list(job.params))
-    engine = _engine_digest()
-    digests = {s: _digest(s, engine) for s in {j.scenario for j in unique}}
+        airlab.validate(job.scenario, set=_sweep.as_overrides(job.params))
+    engine = _sweep.engine_digest()
+    digests = {
+        s: _sweep.run_digest(airlab.resolve(s).read_bytes(), engine)
+        for s in {j.scenario for j in unique}
+    }
     runs_dir = out_dir / "runs"
     runs_dir.mkdir(parents=True, exist_ok=True)
+    _sweep.remove_stale_temps(runs_dir)
     on_disk = _sweep.read_runs(runs_dir)
     outcome = Outcome()
     todo = []
@@ -172,7 +163,7 @@ def run_jobs(
         rec = on_disk.get(job.id)
         if (
             rec is not None
-            and rec.get("scenario_sha256") == digests[job.scenario]
+            and rec.get("run_digest") == digests[job.scenario]
             and has_series(rec, series)
         ):
             rec["tags"] = dict(job.tags)
@@ -214,6 +205,9 @@ def run_jobs(
             _sweep.run_pool(todo, submit, n_jobs, done, fail, lambda: None)
     finally:
         reporter.stop()
+        _sweep.remove_stale_temps(runs_dir)
+    # In job order, whichever order they finished in, so what is built from them is too.
+    outcome.records = {j.id: outcome.records[j.id] for j in unique if j.id in outcome.records}
     return outcome
 
 
@@ -236,6 +230,10 @@ def jain(values: Sequence[float]) -> float:
 
 
 # -- paper targets ----------------------------------------------------------------------------
+
+#: What a target's status may be: a number is ``within`` or ``outside`` its tolerance; a
+#: qualitative claim ``holds`` or ``fails``.
+STATUSES = ("within", "outside", "holds", "fails")
 
 
 @dataclass
@@ -271,35 +269,80 @@ def point(
     ours: float,
     variant: str = "",
     absolute: float = 0.0,
+    factor: float = 0.0,
+    note: str = "",
 ) -> Target:
-    """A point number: within ±20 % relative, or ±``absolute`` when given (e.g. 0.05 for Jain)."""
-    if absolute:
+    """A point number: within ±20 % relative; or ±``absolute`` when given (e.g. 0.05 for
+    Jain); or, for a large ratio, within a ``factor`` either way (a log-scale tolerance: a
+    ratio of 150 and one of 75 are as far apart as 2 and 1)."""
+    if factor:
+        ok = paper / factor <= ours <= paper * factor
+        tol = f"factor {factor:g}"
+    elif absolute:
         ok = abs(ours - paper) <= absolute
         tol = f"±{absolute:g}"
     else:
         ok = abs(ours - paper) <= 0.2 * abs(paper)
         tol = "±20 %"
     status = "within" if ok and not math.isnan(ours) else "outside"
-    return Target(experiment, metric, paper, float(ours), tol, status, variant)
+    return Target(experiment, metric, paper, float(ours), tol, status, variant, note)
 
 
-def direction(experiment: str, claim: str, holds: bool, value: float, variant: str = "") -> Target:
-    """A qualitative claim of the paper, checked for its sign only; ``value`` is the margin."""
-    return Target(
-        experiment,
-        claim,
-        "holds",
-        float(value),
-        "direction",
-        "direction-only",
-        variant,
-        note="holds" if holds else "does NOT hold",
-    )
+def direction(experiment: str, claim: str, holds: bool, margin: float, variant: str = "") -> Target:
+    """A qualitative claim of the paper: it ``holds`` or ``fails``; ``margin`` is how far our
+    numbers are on the claim's side (positive when it holds), in the units the claim names."""
+    status = "holds" if holds else "fails"
+    return Target(experiment, claim, "holds", float(margin), "direction", status, variant)
 
 
-def write_targets(out_dir: Path, targets: Sequence[Target]) -> Path:
+def ratio_of_means(num: Sequence[float], den: Sequence[float]) -> tuple[float, float]:
+    """The ratio of two means over seeds, with the half-width of its 95 % interval by the
+    delta method (NaN for one seed). The mean of per-seed ratios would read a 2:1 split one
+    way and 1:2 the other as 1.25; this reads it as 1, and the spread shows in the interval."""
+    x = np.asarray(num, dtype=float)
+    y = np.asarray(den, dtype=float)
+    r = float(x.mean() / y.mean()) if y.mean() > 0 else math.inf
+    if x.size < 2 or not math.isfinite(r):
+        return r, math.nan
+    n = x.size
+    vx, vy = x.var(ddof=1), y.var(ddof=1)
+    cov = float(np.cov(x, y, ddof=1)[0, 1])
+    rel = vx / x.mean() ** 2 + vy / y.mean() ** 2 - 2 * cov / (x.mean() * y.mean())
+    se = abs(r) * math.sqrt(max(rel, 0.0) / n)
+    return r, float(stats.t.ppf(0.975, n - 1) * se)
+
+
+SMOKE_NOTE = (
+    "a --quick plan is a smoke run (fewer seeds, shorter runs): it checks that every "
+    "experiment runs; its statuses are not the reproduction's"
+)
+
+
+def write_targets(out_dir: Path, paper: str, quick: bool, targets: Sequence[Target]) -> Path:
+    """``targets.json``: which plan produced it, the count per status, and every target."""
+    for t in targets:
+        if t.status not in STATUSES:
+            raise ValueError(f"target {t.experiment} {t.metric!r}: status {t.status!r}")
+    keys = [(t.experiment, t.variant, t.metric) for t in targets]
+    twice = {k for k in keys if keys.count(k) > 1}
+    if twice:
+        raise ValueError(f"targets given more than once: {sorted(twice)}")
     path = out_dir / "targets.json"
-    _io.write_json(path, [t.as_dict() for t in targets])
+    doc = {
+        "paper": paper,
+        "plan": "quick" if quick else "full",
+        "note": SMOKE_NOTE if quick else "the full plan: the reproduction's result",
+        "counts": {s: sum(t.status == s for t in targets) for s in STATUSES},
+        "targets": [t.as_dict() for t in targets],
+    }
+    _io.write_json(path, doc)
+    return path
+
+
+def write_runs_table(out_dir: Path, runs: Any) -> Path:
+    """``runs.parquet``: one row per run (a DataFrame), written atomically."""
+    path = out_dir / "runs.parquet"
+    _io.write_with(path, lambda p: runs.to_parquet(p, index=False))
     return path
 
 
