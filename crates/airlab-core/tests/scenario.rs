@@ -296,7 +296,7 @@ fn bad_cake_parameters_are_named() {
 #[test]
 fn bad_qdisc_limit_names_the_limit() {
     let text = dumbbell_with("limit = 50", "limit = -5");
-    assert_error(load(&text), "link[1].qdisc.limit", "expected u32");
+    assert_error(load(&text), "link[1].qdisc.limit", "expected a whole number from 0 to 4294967295");
     let text = dumbbell_with("limit = 50", "limit = 0");
     assert_error(load(&text), "link[1].qdisc.limit", "must be greater than 0");
 }

@@ -384,7 +384,7 @@ fn unknown_keys_are_refused() {
     let text = with(BSS, "width = 40\n", "width = 40\ndevice = { kind = \"fifo\", airtime_fairness = true }\n");
     assert_error(load(&text), "wifi[0].device.airtime_fairness", "unknown field `airtime_fairness`");
     let text = with(BSS, "width = 40\n", "width = 40\ndevice = { kind = \"per_station\", size = -1 }\n");
-    assert_error(load(&text), "wifi[0].device.size", "expected u32");
+    assert_error(load(&text), "wifi[0].device.size", "expected a whole number from 0 to 4294967295");
     let text = with(BSS, "width = 40\n", "width = 40\ndevice = { kind = \"drr\" }\n");
     assert_error(load(&text), "wifi[0].device.kind", "unknown device kind `drr`, expected `fifo` or `per_station`");
     let text = with(BSS, "width = 40\n", "width = 40\nqdisc = { kind = \"codel\", target = 5 }\n");
@@ -415,7 +415,7 @@ fn node_settings_name_a_member() {
 fn phy_keys_are_checked_per_standard() {
     let net = |keys: &str| with(BSS, "mcs = 7\nwidth = 40\n", keys);
     assert_error(load(&net("mcs = 40")), "wifi[0].mcs", "mcs must be 0 to 31 for 802.11n (0-7: 1 spatial stream");
-    assert_error(load(&net("mcs = 300")), "wifi[0].mcs", "expected u8");
+    assert_error(load(&net("mcs = 300")), "wifi[0].mcs", "expected a whole number from 0 to 255");
     assert_error(load(&net("width = 80")), "wifi[0].width", "width must be 20 or 40 (MHz) for 802.11n, got 80");
     assert_error(
         load(&net("gi = \"3.2us\"")),
@@ -791,7 +791,11 @@ fn set_rate_of_an_11a_member() {
 fn set_wifi_errors_name_the_override() {
     let err = load_with(CHAIN, &[("wifi[0].mcs", "300")]).unwrap_err();
     assert_eq!(err.key, "wifi[0].mcs");
-    assert!(err.message.contains("expected u8") && err.message.contains("(from --set wifi[0].mcs=300)"), "{err}");
+    assert!(
+        err.message.contains("expected a whole number from 0 to 255")
+            && err.message.contains("(from --set wifi[0].mcs=300)"),
+        "{err}"
+    );
     assert_error(load_with(CHAIN, &[("wifi.mesh.width", "80")]), "wifi[0].width", "width must be 20 or 40");
     assert_error(
         load_with(CHAIN, &[("wifi.nowhere.mcs", "1")]),

@@ -129,10 +129,41 @@ fn deserialize(doc: toml::Value, applied: &[overrides::Applied]) -> Result<Scena
         let entries = if length == "1" { "entry" } else { "entries" };
         found.message = format!("expected a pair of node names such as [\"a\", \"b\"], got {length} {entries}");
     }
+    found.message = plain_words(&found.message);
     if let Some(set) = applied.iter().find(|set| set.touches(&found.key)) {
         found.message = format!("{} (from --set {}={})", found.message, set.key, set.value);
     }
     Err(found)
+}
+
+/// serde's names for what it expected, in the scenario's words.
+fn plain_words(message: &str) -> String {
+    let mut m = message.to_string();
+    for (rust, words) in [
+        ("expected u8", "expected a whole number from 0 to 255"),
+        ("expected u16", "expected a whole number from 0 to 65535"),
+        ("expected u32", "expected a whole number from 0 to 4294967295"),
+        ("expected u64", "expected a whole number from 0 to 18446744073709551615"),
+        ("expected i32", "expected a whole number from -2147483648 to 2147483647"),
+        ("expected f64", "expected a number"),
+        ("expected variant identifier", "expected a string naming the kind"),
+        ("expected string only", "expected a string"),
+        ("unit variant", "a string"),
+    ] {
+        if let Some(at) = m.find(rust) {
+            let end = at + rust.len();
+            // Whole words only: "expected u8" is not a prefix of "expected u80".
+            if !m[end..].starts_with(|c: char| c.is_ascii_alphanumeric()) {
+                m.replace_range(at..end, words);
+            }
+        }
+    }
+    if let Some(at) = m.find("expected internally tagged enum ") {
+        m.replace_range(at.., "expected a table with a `kind`, such as { kind = \"bulk\" }");
+    } else if let Some(at) = m.find("expected struct ") {
+        m.replace_range(at.., "expected a table");
+    }
+    m
 }
 
 /// Formats a serde path as `flow[1].app.size` (the root is the empty string).
