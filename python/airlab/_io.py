@@ -13,7 +13,10 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TMP_SUFFIX = ".tmp"
 
@@ -69,3 +72,24 @@ def write_with(dest: str | os.PathLike[str], writer: Callable[[Path], None]) -> 
     """Atomically write ``dest`` by calling ``writer(tmp_path)``."""
     with atomic_path(dest) as tmp:
         writer(tmp)
+
+
+#: Rows per Parquet row group: a long run's table is converted and written a slice at a time,
+#: so writing it needs memory for one slice, not a second copy of the table.
+PARQUET_ROWS = 1 << 18
+
+
+def write_parquet(dest: str | os.PathLike[str], df: pd.DataFrame) -> None:
+    """Atomically write ``df`` (without its index) as Parquet, in row groups."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    schema = pa.Schema.from_pandas(df.iloc[:0], preserve_index=False)
+
+    def write(path: Path) -> None:
+        with pq.ParquetWriter(path, schema) as writer:
+            for start in range(0, max(len(df), 1), PARQUET_ROWS):
+                part = df.iloc[start : start + PARQUET_ROWS]
+                writer.write_table(pa.Table.from_pandas(part, schema=schema, preserve_index=False))
+
+    write_with(dest, write)

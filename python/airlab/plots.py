@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,6 +12,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
 DPI = 160
 MAX_LEGEND = 12  # above this many series, draw thin lines without a legend
 MAX_SERIES = 8  # queues/links: only the busiest ones are drawn
+MAX_POINTS = 4000  # per line; longer series are drawn as means of consecutive samples
 
 STYLE = {
     "font.size": 10,
@@ -44,23 +47,41 @@ def _text(name: object) -> str:
     return str(name).replace("$", r"\$")
 
 
-def _series(df: pd.DataFrame, key: str, col: str) -> list[tuple[str, pd.DataFrame]]:
-    """(label, rows) per entity that has at least one finite value of ``col``."""
+def _series(df: pd.DataFrame, key: str, col: str, *more: str) -> list[tuple[str, pd.DataFrame]]:
+    """(label, rows) per entity that has at least one finite value of ``col``; the rows hold
+    the time, ``col`` and the ``more`` columns only (a long run's table is not copied whole)."""
     if df.empty or col not in df.columns:
         return []
     out = []
-    for name, rows in df.groupby(key, sort=False, observed=True):
+    cols = [key, "time_s", col, *(c for c in more if c in df.columns)]
+    for name, rows in df[cols].groupby(key, sort=False, observed=True):
         if rows[col].notna().any():
             out.append((_text(name), rows))
     return out
 
 
+def _thin(rows: pd.DataFrame, col: str) -> tuple[np.ndarray, np.ndarray]:
+    """Time and values of a series, averaged over runs of consecutive samples when there are
+    more than :data:`MAX_POINTS` (a figure is ~1100 pixels wide; an hour at 100 ms is 36,000
+    samples, which would only cost memory and time to draw)."""
+    t = rows["time_s"].to_numpy(dtype=float)
+    v = rows[col].to_numpy(dtype=float)
+    k = -(-len(t) // MAX_POINTS)
+    if k <= 1:
+        return t, v
+    n = len(t) // k * k
+    with np.errstate(invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN bins stay NaN
+        return t[:n].reshape(-1, k).mean(axis=1), np.nanmean(v[:n].reshape(-1, k), axis=1)
+
+
 def _draw(ax: Axes, series: list[tuple[str, pd.DataFrame]], col: str, scale: float = 1.0) -> None:
     many = len(series) > MAX_LEGEND
     for name, rows in series:
+        t, v = _thin(rows, col)
         ax.plot(
-            rows["time_s"],
-            rows[col] * scale,
+            t,
+            v * scale,
             label=None if many else name,
             linewidth=0.7 if many else None,
             alpha=0.6 if many else 1.0,
@@ -99,7 +120,8 @@ def plot_throughput(res: Result, path: Path) -> Path | None:
     series = _series(res.flows, "flow", "goodput_mbps")
     if not series:
         return None
-    total = res.flows.groupby("time_s")["goodput_mbps"].sum(min_count=1)
+    summed = res.flows.groupby("time_s")["goodput_mbps"].sum(min_count=1)
+    t_total, v_total = _thin(summed.reset_index(), "goodput_mbps")
     title = _title(res, f"Goodput per flow ({len(series)} flows)")
     if len(series) > MAX_LEGEND:
         # many flows: per-flow lines on top, the aggregate in its own panel below
@@ -108,7 +130,7 @@ def plot_throughput(res: Result, path: Path) -> Path | None:
         )
         _draw(ax, series, "goodput_mbps")
         ax.set_xlabel("")
-        ax_tot.plot(total.index, total.values, color="black", linewidth=1.2)
+        ax_tot.plot(t_total, v_total, color="black", linewidth=1.2)
         ax_tot.set_ylabel("total (Mbit/s)")
         ax_tot.set_xlabel("time (s)")
         ax_tot.set_ylim(bottom=0)
@@ -116,7 +138,7 @@ def plot_throughput(res: Result, path: Path) -> Path | None:
         fig, ax = plt.subplots(figsize=(7, 3.8))
         _draw(ax, series, "goodput_mbps")
         if len(series) > 1:
-            ax.plot(total.index, total.values, color="black", linestyle="--", linewidth=1.2,
+            ax.plot(t_total, v_total, color="black", linestyle="--", linewidth=1.2,
                     label="total")  # fmt: skip
             ax.legend(loc="best", frameon=False, ncol=2 if len(series) > 6 else 1)
     ax.set_ylabel("goodput (Mbit/s)")
@@ -147,7 +169,8 @@ def plot_rtt(res: Result, path: Path) -> Path | None:
 
 
 def plot_queues(res: Result, path: Path) -> Path | None:
-    series = _busiest(_series(res.queues, "queue", "backlog_pkts"), "backlog_pkts", "max")
+    queues = _series(res.queues, "queue", "backlog_pkts", "sojourn_ms")
+    series = _busiest(queues, "backlog_pkts", "max")
     if not series:
         return None
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7, 5.6), sharex=True)
@@ -160,7 +183,7 @@ def plot_queues(res: Result, path: Path) -> Path | None:
     if soj:
         # markers too: sojourn is NaN in intervals where nothing left the queue
         for name, rows in soj:
-            ax2.plot(rows["time_s"], rows["sojourn_ms"], marker=".", markersize=2, label=name)
+            ax2.plot(*_thin(rows, "sojourn_ms"), marker=".", markersize=2, label=name)
         if len(soj) <= MAX_LEGEND:
             ax2.legend(loc="best", frameon=False)
     ax2.set_ylabel("sojourn (ms)")
@@ -183,7 +206,8 @@ def plot_links(res: Result, path: Path) -> Path | None:
 
 def plot_wifi(res: Result, path: Path) -> Path | None:
     """Airtime share and aggregation per Wi-Fi link (the links that carried data)."""
-    series = _busiest(_series(res.wifi, "link", "airtime_share"), "airtime_share", "mean")
+    links = _series(res.wifi, "link", "airtime_share", "mpdus_per_ppdu")
+    series = _busiest(links, "airtime_share", "mean")
     if not series:
         return None
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7, 5.6), sharex=True)
@@ -194,7 +218,7 @@ def plot_wifi(res: Result, path: Path) -> Path | None:
     ax1.set_title(_title(res, "Wi-Fi airtime and aggregation per link"))
     agg = [(n, r) for n, r in series if r["mpdus_per_ppdu"].notna().any()]
     for name, rows in agg:
-        ax2.plot(rows["time_s"], rows["mpdus_per_ppdu"], marker=".", markersize=2, label=name)
+        ax2.plot(*_thin(rows, "mpdus_per_ppdu"), marker=".", markersize=2, label=name)
     if agg and len(agg) <= MAX_LEGEND:
         ax2.legend(loc="best", frameon=False)
     ax2.set_ylabel("MPDUs per PPDU")

@@ -176,7 +176,7 @@ class Result:
         _io.write_json(d / "scenario.json", self.scenario)
         for name in TABLES:
             df: pd.DataFrame = getattr(self, name)
-            _io.write_with(d / f"{name}.parquet", lambda p, df=df: df.to_parquet(p, index=False))
+            _io.write_parquet(d / f"{name}.parquet", df)
         images: dict[str, Path] = {}
         if plots:
             from airlab import plots as _plots
