@@ -220,3 +220,36 @@ def test_time_series_hold_no_object_per_row() -> None:
         assert per_row <= 8 * (len(df.columns) - 1) + 4 + 1, (df.columns, per_row)
         assert isinstance(df.iloc[:, 1].dtype, pd.CategoricalDtype)
     assert len(res.flows) == 50 * 200
+
+
+_PEAK = """
+import resource, sys, airlab
+short = {"duration": sys.argv[1], "metrics.interval": "1ms"}
+res = airlab.run("basics/gigabit-50flows", set=short)
+res.save(sys.argv[2])
+rows = len(res.flows) + len(res.queues) + len(res.links)
+print(rows, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def test_peak_memory_grows_with_the_series_not_more(tmp_path: Path) -> None:
+    # Run and save (Parquet, plots, report) at two lengths: the extra peak memory per extra
+    # row is the row's own float64 cells and a little slack, with no copy of the tables held.
+    import subprocess
+    import sys
+
+    def peak(duration: str) -> tuple[int, int]:
+        out = subprocess.run(
+            [sys.executable, "-c", _PEAK, duration, str(tmp_path / duration)],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=300,
+        ).stdout.split()
+        return int(out[0]), int(out[1]) * 1024
+
+    rows_a, bytes_a = peak("4s")
+    rows_b, bytes_b = peak("16s")
+    widest = 8 * 22  # time, entity and 20 value columns of the flows table
+    per_row = (bytes_b - bytes_a) / (rows_b - rows_a)
+    assert per_row < 1.5 * widest, f"{per_row:.0f} bytes of peak memory per row"

@@ -76,7 +76,7 @@ def write_with(dest: str | os.PathLike[str], writer: Callable[[Path], None]) -> 
 
 #: Rows per Parquet row group: a long run's table is converted and written a slice at a time,
 #: so writing it needs memory for one slice, not a second copy of the table.
-PARQUET_ROWS = 1 << 18
+PARQUET_ROWS = 1 << 16
 
 
 def write_parquet(dest: str | os.PathLike[str], df: pd.DataFrame) -> None:

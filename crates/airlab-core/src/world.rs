@@ -126,6 +126,13 @@ impl World {
     /// sample; call once before [`World::advance`].
     pub fn start(&mut self) {
         self.delivered_at_sample = vec![0; self.flows.len()];
+        let samples = (self.duration / self.interval) as usize;
+        let wifi_devs: usize = self.wifi.iter().map(|n| n.devs.len()).sum();
+        let wifi_links: usize = self.wifi.iter().flat_map(|n| &n.devs).map(|d| d.peers.len()).sum();
+        self.flow_series.reserve(samples * self.apps.len());
+        self.queue_series.reserve(samples * (self.ifaces.len() + wifi_devs));
+        self.link_series.reserve(samples * self.ifaces.len());
+        self.wifi_series.reserve(samples * wifi_links);
         // Rate schedules first, so a step at 0 s precedes any traffic.
         for net in 0..self.wifi.len() {
             self.wifi[net].start(0);

@@ -21,6 +21,16 @@ impl Table {
         self.time_s.len()
     }
 
+    /// Make room for `rows` more rows in every column, present and future, so that a long
+    /// run's columns are allocated once rather than grown (and briefly held twice) by doubling.
+    pub fn reserve(&mut self, rows: usize) {
+        self.time_s.reserve_exact(rows);
+        self.entity.reserve_exact(rows);
+        for col in self.columns.values_mut() {
+            col.reserve_exact(rows);
+        }
+    }
+
     /// Start a row; then set its values with [`Table::set`].
     pub fn push_row(&mut self, time_s: f64, entity: &str) {
         let id = match self.index.get(entity) {
@@ -41,7 +51,9 @@ impl Table {
         let n = self.rows();
         let col = match self.columns.get_mut(column) {
             Some(col) => col,
-            None => self.columns.entry(column.to_string()).or_default(),
+            None => {
+                self.columns.entry(column.to_string()).or_insert_with(|| Vec::with_capacity(self.time_s.capacity()))
+            }
         };
         col.resize(n - 1, f64::NAN);
         col.push(value);
