@@ -2,9 +2,8 @@
 //! distribution can break: quantiles against Markov's inequality, the summary's measurement
 //! window against the time series, and per-interval series against their own units.
 
-mod common;
+use crate::common::*;
 use airlab_core::metrics::series::Table;
-use common::*;
 use serde_json::Value;
 
 fn queue<'a>(s: &'a Value, name: &str) -> &'a Value {

@@ -1,7 +1,5 @@
 //! Helpers shared by the integration tests.
 
-#![allow(dead_code)]
-
 use airlab_core::scenario::load_str;
 use airlab_core::RunOutput;
 use serde_json::Value;

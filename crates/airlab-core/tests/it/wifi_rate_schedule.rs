@@ -1,8 +1,7 @@
 //! Wi-Fi rate schedules end to end: a station switching between 24 and 6 Mbit/s every second
 //! (paper 004's robustness test) carries what the MAC can carry at each rate, second by second.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// An 802.11a BSS whose one station saturates the uplink with UDP, its PHY alternating 24 and
 /// 6 Mbit/s every second (period 2 s).

@@ -3,9 +3,8 @@
 //! near zero next to bulk flows (where a 1000-packet FIFO adds hundreds of ms) and shares the
 //! link fairly between flows of very different RTTs.
 
-mod common;
+use crate::common::*;
 use airlab_core::RunOutput;
-use common::*;
 
 /// Senders s0..s3 -- r1 == 10 Mbit/s, 4 ms == r2 -- d; s<k>'s access link delay is `access[k]`.
 /// The bottleneck direction r1 -> r2 runs `qdisc`.

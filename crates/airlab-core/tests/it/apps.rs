@@ -1,7 +1,6 @@
 //! Applications and socket features checked against closed forms on idle or simple paths.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// a -- r -- b, each link `rate` with `delay` one way; the bottleneck is r -> b.
 fn chain(rate_ab: &str, rate_rb: &str, delay: &str, duration: &str, flows: &str) -> String {

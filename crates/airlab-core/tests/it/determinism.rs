@@ -1,8 +1,7 @@
 //! Same scenario and seed give bit-identical results; different seeds differ where the
 //! scenario has randomness.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn tables_equal(a: &airlab_core::metrics::series::Table, b: &airlab_core::metrics::series::Table) -> bool {
     a.time_s == b.time_s

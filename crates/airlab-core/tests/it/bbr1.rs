@@ -1,8 +1,7 @@
 //! BBRv1 end to end: one flow alone on a deep buffer, and BBRv1 against CUBIC in a shallow and
 //! a very deep buffer.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// h1 --1 Gbit/s, 1 ms-- r1 ==10 Mbit/s, 18 ms== r2 --1 Gbit/s, 1 ms-- h2: 40 ms base RTT,
 /// BDP 50 kB (33 full-size packets), pfifo of `limit` packets at the bottleneck.

@@ -2,8 +2,7 @@
 //! Drop-Tail). The registry discounts the long-RTT flow only: its share falls below BBRv2's,
 //! the short-RTT flow is never adjusted, and the link stays as busy.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn run(cc: &str) -> airlab_core::RunOutput {
     let overrides = [("duration", "40s"), ("flow.elephant.cc", cc), ("flow.mice.cc", cc)];

@@ -1,8 +1,7 @@
 //! The device layer below the qdisc: a packet-count ring, and a BQL-style byte limit that
 //! keeps a long ring short so the standing queue stays in the qdisc.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// One bulk CUBIC flow over a 10 Mbit/s, 40 ms-RTT bottleneck with pfifo 200 and the given
 /// device settings on the bottleneck.

@@ -1,8 +1,7 @@
 //! BBRv2 and BBRv3 end to end on a 10 Mbit/s dumbbell: two equal-RTT BBRv3 flows converge to a
 //! fair share, and a lone flow of either version fills the link without filling a deep buffer.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// h1, h2 -- r1 == 10 Mbit/s == r2 -- h3, h4; base RTT 40 ms (2 x (1 + 18 + 1) ms).
 fn dumbbell(duration: &str, warmup: &str, limit: u32, flows: &str) -> String {

@@ -4,8 +4,7 @@
 //! (Bianchi's model and the single-station efficiency are checked in `tests/test_wifi_mac.py`,
 //! where the analytical models live.)
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn wifi_link<'a>(s: &'a Value, name: &str) -> &'a Value {

@@ -1,8 +1,7 @@
 //! The cross-layer AQM (paper 001) end to end: two bulk CUBIC uploads and four sources of
 //! periodic 200 kB transfers share a 10 Mbit/s uplink; the mice stop at 20 s.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn run(qdisc: &str) -> airlab_core::RunOutput {
     let text = format!(

@@ -1,8 +1,7 @@
 //! End-to-end checks of TCP against independent references: link capacity and queue bounds,
 //! the Mathis formula, fairness between equal flows, and the slow-start completion time.
 
-mod common;
-use common::*;
+use crate::common::*;
 
 /// One CUBIC flow, 10 Mbit/s, 20 ms base RTT, pfifo 50, 60 s.
 #[test]

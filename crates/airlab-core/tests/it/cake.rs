@@ -6,8 +6,7 @@
 //! triple-isolate: it scales a flow's quantum by the larger of its source and destination host
 //! loads, so nine flows into one destination host would share per flow (see docs/models/cake.md).
 
-mod common;
-use common::*;
+use crate::common::*;
 
 fn scenario(qdisc: &str, bottleneck_extra: &str, b_flows: u32) -> String {
     format!(

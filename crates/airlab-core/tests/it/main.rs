@@ -1,0 +1,21 @@
+//! The engine's integration tests, in one binary (one link step for all of them). Each module
+//! checks one area end to end through the public API.
+
+mod common;
+
+mod apps;
+mod aqm;
+mod bbr1;
+mod bbr23;
+mod cake;
+mod determinism;
+mod device;
+mod fairtt;
+mod fuzz;
+mod metrics;
+mod scenario;
+mod tcp_reference;
+mod wifi;
+mod wifi_rate_schedule;
+mod wifi_scenario;
+mod xlayer;
