@@ -12,6 +12,7 @@ mod determinism;
 mod device;
 mod fairtt;
 mod fuzz;
+mod golden;
 mod metrics;
 mod scenario;
 mod tcp_reference;
