@@ -11,56 +11,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from airlab import _io
+from airlab import _core, _io
 
-# Columns each table is guaranteed to have (even when empty); the engine may add more
-# (e.g. algorithm variables "cc.<var>" in the flows table).
-FLOW_COLUMNS = [
-    "time_s",
-    "flow",
-    "goodput_mbps",
-    "cwnd_pkts",
-    "ssthresh_pkts",
-    "srtt_ms",
-    "rttvar_ms",
-    "min_rtt_ms",
-    "inflight_bytes",
-    "pacing_rate_mbps",
-    "delivery_rate_mbps",
-    "retransmits",
-    "lost",
-]
-QUEUE_COLUMNS = [
-    "time_s",
-    "queue",
-    "backlog_pkts",
-    "backlog_bytes",
-    "sojourn_ms",
-    "drops",
-    "marks",
-]
-LINK_COLUMNS = ["time_s", "link", "utilization", "throughput_mbps"]
-WIFI_COLUMNS = [
-    "time_s",
-    "link",
-    "airtime_share",
-    "throughput_mbps",
-    "mpdus_per_ppdu",
-    "ppdus",
-    "failed_ppdus",
-    "collisions",
-    "mpdu_drops",
-    "phy_rate_mbps",
-]
-FCT_COLUMNS = ["flow", "conn", "start_s", "end_s", "fct_s", "bytes"]
 
-TABLES: dict[str, tuple[list[str], str | None]] = {
-    "flows": (FLOW_COLUMNS, "flow"),
-    "queues": (QUEUE_COLUMNS, "queue"),
-    "links": (LINK_COLUMNS, "link"),
-    "wifi": (WIFI_COLUMNS, "link"),
-    "fcts": (FCT_COLUMNS, "flow"),
-}
+def _tables() -> dict[str, tuple[list[str], str]]:
+    """Each table's guaranteed columns (time, entity, then the values in the documented order)
+    and its entity column, as the engine defines them (``airlab._core.columns()``). The engine
+    may add more: a congestion control's ``cc.<var>``, a qdisc's ``qdisc.<var>``."""
+    out = {}
+    for name, (time, entity, cols) in _core.columns().items():
+        out[name] = ([time, entity, *(c[0] for c in cols)], entity)
+    return out
+
+
+TABLES: dict[str, tuple[list[str], str]] = _tables()
 
 
 def _frame(columns: dict[str, Any] | None, expected: list[str], key: str | None) -> pd.DataFrame:

@@ -1,5 +1,6 @@
 //! One simulation run, from a resolved scenario to its summary and time series.
 
+use crate::metrics::columns::fct;
 use crate::metrics::series::Table;
 use crate::metrics::summary::summarize;
 use crate::scenario::{build::build, Resolved};
@@ -59,7 +60,7 @@ pub fn run_with_progress(
             return None;
         }
     }
-    world.finish();
+    world.recorder.finish();
     let wall_s = wall.elapsed().as_secs_f64().max(1e-9);
     let events = world.events.processed();
     let mut summary = summarize(&world, &resolved.scenario.name, seed);
@@ -76,19 +77,19 @@ pub fn run_with_progress(
     for f in &world.flows {
         for c in &f.completions {
             fcts.push_row(secs(c.start), &f.name);
-            fcts.set("conn", c.conn as f64);
-            fcts.set("end_s", secs(c.end));
-            fcts.set("fct_s", secs(c.end - c.start));
-            fcts.set("bytes", c.bytes as f64);
+            fcts.set(fct::CONN, c.conn as f64);
+            fcts.set(fct::END, secs(c.end));
+            fcts.set(fct::FCT, secs(c.end - c.start));
+            fcts.set(fct::BYTES, c.bytes as f64);
         }
     }
     fcts.finish();
     Some(RunOutput {
         summary,
-        flows: std::mem::take(&mut world.flow_series),
-        queues: std::mem::take(&mut world.queue_series),
-        links: std::mem::take(&mut world.link_series),
-        wifi: std::mem::take(&mut world.wifi_series),
+        flows: std::mem::take(&mut world.recorder.flows),
+        queues: std::mem::take(&mut world.recorder.queues),
+        links: std::mem::take(&mut world.recorder.links),
+        wifi: std::mem::take(&mut world.recorder.wifi),
         fcts,
     })
 }

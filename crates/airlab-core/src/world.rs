@@ -2,12 +2,12 @@
 //! moves packets between them.
 
 use crate::app::{Action, App};
-use crate::metrics::series::Table;
+use crate::metrics::recorder::Recorder;
 use crate::metrics::FlowStats;
 use crate::net::iface::Next;
 use crate::net::{ConnId, Iface, IfaceId, NodeId, Packet, Payload};
 use crate::scenario::model::TcpOptions;
-use crate::sim::{secs, EventQueue, Rng, Time};
+use crate::sim::{EventQueue, Rng, Time};
 use crate::tcp::cc::{CcEnv, CcParams, Shared};
 use crate::tcp::{cc, Ctx, TcpReceiver, TcpSender, TimerKind};
 use crate::wifi::net::{WifiEvent, WifiNet};
@@ -74,16 +74,9 @@ pub struct World {
     /// State congestion controls share across connections.
     pub cc_shared: Shared,
     pub duration: Time,
-    pub interval: Time,
-    pub warmup: Time,
-    pub flow_series: Table,
-    pub queue_series: Table,
-    pub link_series: Table,
-    /// Per Wi-Fi link: airtime, throughput, aggregation.
-    pub wifi_series: Table,
+    /// The time series and the summary's measurement window.
+    pub recorder: Recorder,
     pub packets_forwarded: u64,
-    /// Per flow: bytes delivered at the previous sample.
-    delivered_at_sample: Vec<u64>,
     out: Vec<Packet>,
     timers: Vec<(Time, TimerKind)>,
     actions: Vec<Action>,
@@ -104,14 +97,8 @@ impl World {
             seed,
             cc_shared: Shared::default(),
             duration,
-            interval,
-            warmup,
-            flow_series: Table::default(),
-            queue_series: Table::default(),
-            link_series: Table::default(),
-            wifi_series: Table::default(),
+            recorder: Recorder::new(interval, warmup),
             packets_forwarded: 0,
-            delivered_at_sample: Vec::new(),
             out: Vec::new(),
             timers: Vec::new(),
             actions: Vec::new(),
@@ -125,14 +112,7 @@ impl World {
     /// Schedule the apps, the Wi-Fi rate schedules, the end of the warm-up and the first
     /// sample; call once before [`World::advance`].
     pub fn start(&mut self) {
-        self.delivered_at_sample = vec![0; self.flows.len()];
-        let samples = (self.duration / self.interval) as usize;
-        let wifi_devs: usize = self.wifi.iter().map(|n| n.devs.len()).sum();
-        let wifi_links: usize = self.wifi.iter().flat_map(|n| &n.devs).map(|d| d.peers.len()).sum();
-        self.flow_series.reserve(samples * self.apps.len());
-        self.queue_series.reserve(samples * (self.ifaces.len() + wifi_devs));
-        self.link_series.reserve(samples * self.ifaces.len());
-        self.wifi_series.reserve(samples * wifi_links);
+        self.with_recorder(|rec, w| rec.start(w));
         // Rate schedules first, so a step at 0 s precedes any traffic.
         for net in 0..self.wifi.len() {
             self.wifi[net].start(0);
@@ -142,10 +122,10 @@ impl World {
             let at = self.apps[i].first_wake();
             self.events.schedule(at, Event::AppWake(i as u32));
         }
-        if self.warmup > 0 {
-            self.events.schedule(self.warmup, Event::Warmup);
+        if self.recorder.warmup > 0 {
+            self.events.schedule(self.recorder.warmup, Event::Warmup);
         }
-        self.events.schedule(self.interval, Event::Sample);
+        self.events.schedule(self.recorder.interval, Event::Sample);
     }
 
     /// Process every event up to `until` (capped at the scenario duration). Running in
@@ -162,12 +142,12 @@ impl World {
         }
     }
 
-    /// Close the time series once the run is over.
-    pub fn finish(&mut self) {
-        self.flow_series.finish();
-        self.queue_series.finish();
-        self.link_series.finish();
-        self.wifi_series.finish();
+    /// Lend the recorder the whole world (it reads the models; a warm-up's end also empties
+    /// their distributions).
+    fn with_recorder(&mut self, f: impl FnOnce(&mut Recorder, &mut World)) {
+        let mut rec = std::mem::take(&mut self.recorder);
+        f(&mut rec, self);
+        self.recorder = rec;
     }
 
     fn dispatch(&mut self, ev: Event) {
@@ -206,10 +186,10 @@ impl World {
                 let next = self.ifaces[i as usize].wake(now, &mut self.flows);
                 self.schedule_iface(i, next);
             }
-            Event::Warmup => self.start_window(),
+            Event::Warmup => self.with_recorder(|rec, w| rec.start_window(w)),
             Event::Sample => {
-                self.sample();
-                let next = self.now() + self.interval;
+                self.with_recorder(|rec, w| rec.sample(w));
+                let next = self.now() + self.recorder.interval;
                 if next <= self.duration {
                     self.events.schedule(next, Event::Sample);
                 }
@@ -377,143 +357,4 @@ impl World {
         conn.sender.write(bytes, &mut ctx);
         self.flush(c);
     }
-
-    /// Begin the summary's measurement window now: every counter is taken as its baseline
-    /// and every distribution starts empty.
-    fn start_window(&mut self) {
-        let now = self.now();
-        for flow in self.flows.iter_mut() {
-            flow.start_window(now);
-        }
-        for iface in self.ifaces.iter_mut() {
-            iface.stats.start_window();
-            iface.tx_at_window = iface.meter(now);
-        }
-        for net in self.wifi.iter_mut() {
-            net.busy_at_window = net.busy_at(now);
-            for d in net.devs.iter_mut() {
-                d.stats.start_window();
-                for k in 0..d.peers.len() {
-                    let stats = d.link_stats(k, now);
-                    d.peers[k].at_window = stats;
-                }
-            }
-        }
-    }
-
-    /// Record one row per flow, queue and link direction.
-    fn sample(&mut self) {
-        let now = self.now();
-        let t = secs(now);
-        let dt = secs(self.interval);
-        for (a, app) in self.apps.iter().enumerate() {
-            let f = app.flow as usize;
-            let flow = &self.flows[f];
-            let s = &mut self.flow_series;
-            s.push_row(t, &flow.name);
-            let delivered = flow.total.bytes_delivered;
-            s.set("goodput_mbps", (delivered - self.delivered_at_sample[f]) as f64 * 8.0 / dt / 1e6);
-            self.delivered_at_sample[f] = delivered;
-            s.set("retransmits", flow.total.retransmits as f64);
-            s.set("lost", flow.total.lost as f64);
-            // The newest connection speaks for the flow (periodic apps open many).
-            let Some(&c) = self.app_conns[a].last() else { continue };
-            let snd = &self.conns[c as usize].sender;
-            let mss = snd.st.mss as f64;
-            s.set("cwnd_pkts", snd.st.cwnd as f64);
-            s.set("ssthresh_pkts", if snd.st.ssthresh >= u32::MAX / 2 { f64::NAN } else { snd.st.ssthresh as f64 });
-            let ms = |x: Time| if x == 0 { f64::NAN } else { x as f64 / 1e6 };
-            s.set("srtt_ms", ms(snd.rtt.srtt));
-            s.set("rttvar_ms", ms(snd.rtt.rttvar));
-            s.set("min_rtt_ms", ms(snd.rtt.min_rtt));
-            s.set("inflight_bytes", snd.in_flight() as f64 * mss);
-            s.set("pacing_rate_mbps", snd.st.pacing_rate as f64 * 8.0 / 1e6);
-            s.set("delivery_rate_mbps", snd.last_rate.delivery_rate * 8.0 / 1e6);
-            let mut vars = Vec::new();
-            snd.cc.vars(&mut vars);
-            for (name, v) in vars {
-                s.set(&format!("cc.{name}"), v);
-            }
-        }
-        for iface in self.ifaces.iter_mut() {
-            let device = (iface.device_backlog(), Some(iface.device_bytes()));
-            sample_queue(&mut self.queue_series, t, &iface.name, iface.qdisc.as_ref(), device, &mut iface.stats);
-            let meter = iface.meter(now);
-            let tx = meter.since(&iface.tx_at_sample);
-            iface.tx_at_sample = meter;
-            let l = &mut self.link_series;
-            l.push_row(t, &iface.name);
-            l.set("utilization", tx.busy as f64 / self.interval as f64);
-            l.set("throughput_mbps", tx.bytes * 8.0 / dt / 1e6);
-        }
-        self.sample_wifi(now, t, dt);
-    }
-
-    /// One queue row per Wi-Fi interface and one row per Wi-Fi link.
-    fn sample_wifi(&mut self, now: Time, t: f64, dt: f64) {
-        let interval = self.interval as f64;
-        for net in self.wifi.iter_mut() {
-            for d in net.devs.iter_mut() {
-                let device = (d.device_backlog(), None);
-                sample_queue(&mut self.queue_series, t, &d.name, d.qdisc.as_ref(), device, &mut d.stats);
-                for k in 0..d.peers.len() {
-                    let stats = d.link_stats(k, now);
-                    let p = &mut d.peers[k];
-                    let n = stats.since(&p.at_sample);
-                    p.at_sample = stats;
-                    let name = format!(
-                        "{}:{}->{}",
-                        net.name, self.nodes[d.node as usize].name, self.nodes[p.node as usize].name
-                    );
-                    let s = &mut self.wifi_series;
-                    s.push_row(t, &name);
-                    s.set("airtime_share", n.airtime as f64 / interval);
-                    s.set("throughput_mbps", n.bytes_acked as f64 * 8.0 / dt / 1e6);
-                    let mean = |x: u64| if n.ppdus > 0 { x as f64 / n.ppdus as f64 } else { f64::NAN };
-                    s.set("mpdus_per_ppdu", mean(n.mpdus));
-                    s.set("ppdus", n.ppdus as f64);
-                    s.set("failed_ppdus", n.ppdus_failed as f64);
-                    s.set("collisions", n.collisions as f64);
-                    s.set("mpdu_drops", n.mpdus_dropped as f64);
-                    // Mean over the interval, so a rate change inside it shows as a mix.
-                    s.set("phy_rate_mbps", n.rate_time as f64 / interval / 1e6);
-                }
-            }
-        }
-    }
-}
-
-/// One queue row: the qdisc's backlog and variables, what the device below holds (packets and,
-/// for wired devices, bytes), the mean sojourn since the previous row, and the cumulative drops
-/// and marks.
-fn sample_queue(
-    q: &mut Table,
-    t: f64,
-    name: &str,
-    qdisc: &dyn crate::qdisc::Qdisc,
-    (device_pkts, device_bytes): (usize, Option<u64>),
-    st: &mut crate::net::iface::IfaceStats,
-) {
-    q.push_row(t, name);
-    q.set("backlog_pkts", qdisc.len() as f64);
-    q.set("backlog_bytes", qdisc.bytes() as f64);
-    q.set("device_pkts", device_pkts as f64);
-    if let Some(bytes) = device_bytes {
-        q.set("device_bytes", bytes as f64);
-    }
-    let mut vars = Vec::new();
-    qdisc.vars(&mut vars);
-    for (var, v) in vars {
-        q.set(&format!("qdisc.{var}"), v);
-    }
-    let sojourn = if st.interval_dequeued > 0 {
-        st.interval_sojourn as f64 / st.interval_dequeued as f64 / crate::sim::MS as f64
-    } else {
-        f64::NAN
-    };
-    q.set("sojourn_ms", sojourn);
-    st.interval_sojourn = 0;
-    st.interval_dequeued = 0;
-    q.set("drops", st.total.dropped as f64);
-    q.set("marks", st.total.marked as f64);
 }

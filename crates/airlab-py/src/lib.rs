@@ -1,6 +1,7 @@
 //! `airlab._core`: the engine as a Python extension module. The Python package wraps these
 //! functions; everything here converts between Python values and the engine's types.
 
+use airlab_core::metrics::columns::TABLES;
 use airlab_core::metrics::series::Table;
 use airlab_core::scenario::{self, ScenarioError as CoreError};
 use numpy::IntoPyArray;
@@ -64,11 +65,10 @@ fn run<'py>(
     let d = PyDict::new(py);
     d.set_item("summary", out.summary.to_string())?;
     d.set_item("scenario", serde_json::to_string(&resolved).map_err(|e| PyValueError::new_err(e.to_string()))?)?;
-    d.set_item("flows", table(py, out.flows, "time_s", "flow")?)?;
-    d.set_item("queues", table(py, out.queues, "time_s", "queue")?)?;
-    d.set_item("links", table(py, out.links, "time_s", "link")?)?;
-    d.set_item("wifi", table(py, out.wifi, "time_s", "link")?)?;
-    d.set_item("fcts", table(py, out.fcts, "start_s", "flow")?)?;
+    let tables = [out.flows, out.queues, out.links, out.wifi, out.fcts];
+    for (t, &(name, time, entity, _)) in tables.into_iter().zip(TABLES) {
+        d.set_item(name, table(py, t, time, entity)?)?;
+    }
     Ok(d)
 }
 
@@ -77,6 +77,17 @@ fn run<'py>(
 fn validate(text: &str, file: &str, overrides: Vec<(String, String)>) -> PyResult<String> {
     let resolved = scenario::load_str(text, file, &overrides).map_err(scenario_error)?;
     serde_json::to_string(&resolved).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// The time-series tables: `{table: (time column, entity column, [(name, unit, meaning)])}`.
+#[pyfunction]
+fn columns(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    for &(name, time, entity, cols) in TABLES {
+        let cols: Vec<(&str, &str, &str)> = cols.iter().map(|c| (c.name, c.unit, c.doc)).collect();
+        d.set_item(name, (time, entity, cols))?;
+    }
+    Ok(d)
 }
 
 /// Registered congestion controls, queue disciplines and apps.
@@ -99,6 +110,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(components, m)?)?;
+    m.add_function(wrap_pyfunction!(columns, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     Ok(())

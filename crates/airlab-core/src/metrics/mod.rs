@@ -1,6 +1,8 @@
 //! What a run measures: per-flow counters and distributions, sampled time series, summaries.
 
+pub mod columns;
 mod quantiles;
+pub mod recorder;
 pub mod series;
 pub mod summary;
 
@@ -67,10 +69,6 @@ pub struct FlowStats {
     pub start: Time,
     pub stop: Time,
     pub total: FlowCounters,
-    /// The counters when the measurement window began (the end of the warm-up).
-    pub at_window: FlowCounters,
-    /// When the measurement window began.
-    pub window_start: Time,
     /// RTT samples (TCP ACKs or ping replies) in the measurement window.
     pub rtt: Quantiles,
     last_rtt: Option<Time>,
@@ -93,8 +91,6 @@ impl FlowStats {
             start: 0,
             stop: 0,
             total: FlowCounters::default(),
-            at_window: FlowCounters::default(),
-            window_start: 0,
             rtt: Quantiles::new(),
             last_rtt: None,
             jitter_sum: 0,
@@ -104,26 +100,13 @@ impl FlowStats {
         }
     }
 
-    /// Begin the measurement window at `now`: later summaries count from here, and the
-    /// distributions start empty.
-    pub fn start_window(&mut self, now: Time) {
-        self.at_window = self.total;
-        self.window_start = now;
+    /// Empty the distributions (and the jitter) at the start of the measurement window.
+    pub fn clear_distributions(&mut self) {
         self.rtt.clear();
         self.owd.clear();
         self.last_rtt = None;
         self.jitter_sum = 0;
         self.jitter_n = 0;
-    }
-
-    /// The counters of the measurement window.
-    pub fn in_window(&self) -> FlowCounters {
-        self.total.since(&self.at_window)
-    }
-
-    /// Connections of the measurement window: those opened after it began.
-    pub fn window_completions(&self) -> impl Iterator<Item = &Completion> {
-        self.completions.iter().filter(move |c| c.start >= self.window_start)
     }
 
     /// Record an RTT sample; jitter is the mean absolute difference of consecutive samples.

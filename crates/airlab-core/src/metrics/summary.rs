@@ -3,8 +3,10 @@
 //! (`metrics.warmup`) to the end of the run: counters count from the window's start,
 //! distributions hold only its samples, and FCTs are those of connections opened in it.
 
+use super::recorder::Counters;
 use super::series::Table;
 use super::Quantiles;
+use crate::net::iface::{IfaceCounters, IfaceStats};
 use crate::sim::{secs, Time, MS};
 use crate::world::World;
 use serde_json::{json, Value};
@@ -103,16 +105,19 @@ fn sampled_stats(values: &[f64]) -> Value {
 
 /// The summary of the measurement window, from the end of the warm-up to the end of the run.
 pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
-    let end = w.duration;
-    let span = end.saturating_sub(w.warmup).max(1);
-    let (flow_series, queue_series) = (Windows::new(&w.flow_series), Windows::new(&w.queue_series));
+    let (end, rec) = (w.duration, &w.recorder);
+    // The window's counters: from the snapshot at its start to the end of the run.
+    let (window, last) = (&rec.window, Counters::take(w, end));
+    let span = end.saturating_sub(rec.warmup).max(1);
+    let (flow_series, queue_series) = (Windows::new(&rec.flows), Windows::new(&rec.queues));
     let mut goodputs = Vec::new();
     let flows: Vec<Value> = w
         .flows
         .iter()
-        .map(|f| {
-            let n = f.in_window();
-            let from = f.start.max(w.warmup);
+        .zip(&window.flows)
+        .map(|(f, at_window)| {
+            let n = f.total.since(at_window);
+            let from = f.start.max(rec.warmup);
             let to = f.stop.min(end);
             let active = secs(to.saturating_sub(from));
             let goodput = if active > 0.0 { n.bytes_delivered as f64 * 8.0 / active / 1e6 } else { 0.0 };
@@ -122,7 +127,9 @@ pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
             let samples = flow_series.values(&f.name, "goodput_mbps", from, to);
             let srtt = flow_series.values(&f.name, "srtt_ms", from, to);
             let finite = matches!(f.app, "transfer" | "periodic");
-            let fcts: Vec<f64> = f.window_completions().map(|c| secs(c.end - c.start)).collect();
+            // The connections opened in the window.
+            let fcts: Vec<f64> =
+                f.completions.iter().filter(|c| c.start >= window.at).map(|c| secs(c.end - c.start)).collect();
             let mut v = json!({
                 "name": f.name, "src": f.src, "dst": f.dst, "cc": f.cc, "app": f.app,
                 "goodput_mbps": goodput,
@@ -147,9 +154,9 @@ pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
             v
         })
         .collect();
-    let queue = |name: &str, node: &str, link: &str, kind: &str, st: &crate::net::iface::IfaceStats| {
-        let backlog = queue_series.values(name, "backlog_pkts", w.warmup, end);
-        let n = st.in_window();
+    let queue = |name: &str, node: &str, link: &str, kind: &str, st: &IfaceStats, at_window: &IfaceCounters| {
+        let backlog = queue_series.values(name, "backlog_pkts", rec.warmup, end);
+        let n = st.total.since(at_window);
         json!({
             "name": name, "node": node, "link": link, "kind": kind,
             "enqueued": n.enqueued, "dequeued": n.dequeued, "drops": n.dropped, "marks": n.marked,
@@ -160,28 +167,28 @@ pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
             },
         })
     };
-    let mut queues: Vec<Value> = w
-        .ifaces
-        .iter()
-        .map(|i| queue(&i.name, &w.nodes[i.from as usize].name, &i.link, i.qdisc.kind(), &i.stats))
+    let wired = w.ifaces.iter().map(|i| (&i.name, &w.nodes[i.from as usize].name, &i.link, i.qdisc.kind(), &i.stats));
+    let wireless = w.wifi.iter().flat_map(|net| {
+        net.devs.iter().map(|d| (&d.name, &w.nodes[d.node as usize].name, &net.name, d.qdisc.kind(), &d.stats))
+    });
+    let queues: Vec<Value> = wired
+        .chain(wireless)
+        .zip(&window.queues)
+        .map(|((name, node, link, kind, st), at_window)| queue(name, node, link, kind, st, at_window))
         .collect();
-    for net in &w.wifi {
-        for d in &net.devs {
-            queues.push(queue(&d.name, &w.nodes[d.node as usize].name, &net.name, d.qdisc.kind(), &d.stats));
-        }
-    }
     let links: Vec<Value> = w
         .ifaces
         .iter()
-        .map(|i| {
-            let tx = i.meter(end).since(&i.tx_at_window);
+        .enumerate()
+        .map(|(k, i)| {
+            let tx = last.tx[k].since(&window.tx[k]);
             json!({
                 "name": i.name, "link": i.link,
                 "from": w.nodes[i.from as usize].name, "to": w.nodes[i.to as usize].name,
                 "rate_mbps": i.rate_bps as f64 / 1e6,
                 "utilization": tx.busy as f64 / span as f64,
                 "throughput_mbps": tx.bytes * 8.0 / secs(span) / 1e6,
-                "wire_lost": i.stats.in_window().wire_lost,
+                "wire_lost": last.queues[k].wire_lost - window.queues[k].wire_lost,
             })
         })
         .collect();
@@ -189,27 +196,29 @@ pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
         "scenario": scenario,
         "seed": seed,
         "duration_s": secs(end),
-        "warmup_s": secs(w.warmup),
+        "warmup_s": secs(rec.warmup),
         "flows": flows,
         "queues": queues,
         "links": links,
-        "wifi": wifi_summary(w, span),
+        "wifi": wifi_summary(w, &last, window, span),
         "jain_index": jain_index(&goodputs),
     })
 }
 
 /// Per Wi-Fi network: the share of the measurement window the channel carried a transmission,
 /// and per directed link its airtime, throughput, aggregation and losses in the window.
-fn wifi_summary(w: &World, span: Time) -> Value {
-    let end = w.duration;
+fn wifi_summary(w: &World, last: &Counters, window: &Counters, span: Time) -> Value {
+    let mut k = 0;
     let nets: Vec<Value> = w
         .wifi
         .iter()
-        .map(|net| {
+        .enumerate()
+        .map(|(i, net)| {
             let mut links = Vec::new();
             for d in &net.devs {
-                for (k, p) in d.peers.iter().enumerate() {
-                    let n = d.link_stats(k, end).since(&p.at_window);
+                for p in &d.peers {
+                    let n = last.wifi_links[k].since(&window.wifi_links[k]);
+                    k += 1;
                     // The link's own PHY; a rate schedule's steps show in the series.
                     let txv = p.base_txv();
                     links.push(json!({
@@ -230,7 +239,7 @@ fn wifi_summary(w: &World, span: Time) -> Value {
                     }));
                 }
             }
-            let busy = net.busy_at(end) - net.busy_at_window;
+            let busy = last.wifi_busy[i] - window.wifi_busy[i];
             json!({ "name": net.name, "busy_share": busy as f64 / span as f64, "links": links })
         })
         .collect();

@@ -23,6 +23,8 @@ counters! {
         pub marked: u64,
         /// Packets lost on the wire (random loss).
         pub wire_lost: u64,
+        /// Sum of the qdisc sojourn times of the dequeued packets, in nanoseconds.
+        pub sojourn_ns: u128,
     }
 }
 
@@ -30,13 +32,8 @@ counters! {
 #[derive(Default)]
 pub struct IfaceStats {
     pub total: IfaceCounters,
-    /// The counters when the measurement window began (the end of the warm-up).
-    pub at_window: IfaceCounters,
     /// Qdisc sojourn times in the measurement window.
     pub sojourn: Quantiles,
-    /// Sum of sojourn times of packets dequeued since the last sample, and their number.
-    pub interval_sojourn: u128,
-    pub interval_dequeued: u64,
 }
 
 impl IfaceStats {
@@ -49,9 +46,8 @@ impl IfaceStats {
     pub fn on_dequeue(&mut self, pkt: &Packet, now: Time) {
         let sojourn = now - pkt.enqueued_at;
         self.total.dequeued += 1;
+        self.total.sojourn_ns += u128::from(sojourn);
         self.sojourn.add(sojourn);
-        self.interval_sojourn += u128::from(sojourn);
-        self.interval_dequeued += 1;
     }
 
     /// Charge the drops and marks a qdisc reported to this interface and to their flows.
@@ -64,17 +60,6 @@ impl IfaceStats {
             self.total.marked += 1;
             flows[pkt.flow as usize].total.marks += 1;
         }
-    }
-
-    /// Begin the measurement window: later summaries count from here.
-    pub fn start_window(&mut self) {
-        self.at_window = self.total;
-        self.sojourn.clear();
-    }
-
-    /// The counters of the measurement window.
-    pub fn in_window(&self) -> IfaceCounters {
-        self.total.since(&self.at_window)
     }
 }
 
@@ -123,10 +108,6 @@ pub struct Iface {
     rng: Rng,
     verdicts: Verdicts,
     pub stats: IfaceStats,
-    /// What the interface had serialized at the previous sample and when the measurement
-    /// window began, for the series and the summary.
-    pub tx_at_sample: TxMeter,
-    pub tx_at_window: TxMeter,
 }
 
 /// What the caller must schedule after an interface operation.
@@ -180,8 +161,6 @@ impl Iface {
             rng,
             verdicts: Verdicts::default(),
             stats: IfaceStats::default(),
-            tx_at_sample: TxMeter::default(),
-            tx_at_window: TxMeter::default(),
         }
     }
 

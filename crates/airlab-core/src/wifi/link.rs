@@ -64,10 +64,6 @@ pub struct Peer {
     /// Reordering of the frames this peer sends to us.
     pub(super) rx: Reorder,
     pub stats: LinkStats,
-    /// The counters (the exchange in progress included) at the previous sample and when the
-    /// measurement window began, for the series and the summary.
-    pub at_sample: LinkStats,
-    pub at_window: LinkStats,
 }
 
 impl Peer {
@@ -85,8 +81,6 @@ impl Peer {
             next_seq: 0,
             rx: Reorder::default(),
             stats: LinkStats::default(),
-            at_sample: LinkStats::default(),
-            at_window: LinkStats::default(),
         }
     }
 

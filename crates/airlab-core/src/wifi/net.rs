@@ -239,8 +239,6 @@ pub struct WifiNet {
     err_rng: Rng,
     /// Time with at least one transmission on the air, and its bookkeeping.
     pub busy_time: Time,
-    /// Busy time when the measurement window began.
-    pub busy_at_window: Time,
     on_air: u32,
     busy_since: Time,
     /// Events to schedule and packets delivered to a member node, for the world to collect
@@ -287,7 +285,6 @@ impl WifiNet {
             free_txs: Vec::new(),
             err_rng,
             busy_time: 0,
-            busy_at_window: 0,
             on_air: 0,
             busy_since: 0,
             events: Vec::new(),

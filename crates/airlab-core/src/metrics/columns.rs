@@ -1,0 +1,100 @@
+//! The time-series columns, defined once: each table's columns with their unit and meaning.
+//! The recorder writes them by these names, Python takes the lists from `airlab._core.columns()`,
+//! and a test checks that `docs/results.md` describes every one.
+
+/// One column of a time-series table.
+#[derive(Clone, Copy, Debug)]
+pub struct Column {
+    pub name: &'static str,
+    pub unit: &'static str,
+    pub doc: &'static str,
+}
+
+/// Declares a table's columns: a constant per column and `ALL`, in the documented order.
+macro_rules! table {
+    ($(#[$meta:meta])* $table:ident { $($konst:ident = $name:literal, $unit:literal, $doc:literal;)* }) => {
+        $(#[$meta])*
+        pub mod $table {
+            $(pub const $konst: &str = $name;)*
+            /// Every column of the table, in the documented order.
+            pub const ALL: &[super::Column] = &[$(super::Column { name: $name, unit: $unit, doc: $doc }),*];
+        }
+    };
+}
+
+table! {
+    /// `flows`: one row per sample and flow.
+    flow {
+        GOODPUT = "goodput_mbps", "Mbit/s", "application bytes delivered at the receiver in the interval";
+        CWND = "cwnd_pkts", "packets", "congestion window";
+        SSTHRESH = "ssthresh_pkts", "packets", "slow-start threshold (NaN = infinite, before the first loss)";
+        SRTT = "srtt_ms", "ms", "RFC 6298 smoothed RTT";
+        RTTVAR = "rttvar_ms", "ms", "RFC 6298 RTT variation";
+        MIN_RTT = "min_rtt_ms", "ms", "minimum RTT seen";
+        INFLIGHT = "inflight_bytes", "bytes", "bytes sent and not yet acknowledged or marked lost";
+        PACING_RATE = "pacing_rate_mbps", "Mbit/s", "sender pacing rate";
+        DELIVERY_RATE = "delivery_rate_mbps", "Mbit/s", "latest delivery-rate sample";
+        RETRANSMITS = "retransmits", "packets", "cumulative retransmissions";
+        LOST = "lost", "packets", "cumulative segments marked lost";
+    }
+}
+
+table! {
+    /// `queues`: one row per sample and queue (egress interface, wired or Wi-Fi).
+    queue {
+        BACKLOG_PKTS = "backlog_pkts", "packets", "packets in the qdisc";
+        BACKLOG_BYTES = "backlog_bytes", "bytes", "bytes in the qdisc";
+        DEVICE_PKTS = "device_pkts", "packets", "packets below the qdisc (device ring or Wi-Fi device queues, and in transmission)";
+        DEVICE_BYTES = "device_bytes", "bytes", "bytes below the qdisc of a wired interface";
+        SOJOURN = "sojourn_ms", "ms", "mean qdisc sojourn of the packets dequeued in the interval (NaN if none)";
+        DROPS = "drops", "packets", "cumulative qdisc drops";
+        MARKS = "marks", "packets", "cumulative ECN marks";
+    }
+}
+
+table! {
+    /// `links`: one row per sample and wired link direction.
+    link {
+        UTILIZATION = "utilization", "0..1", "busy fraction of the interval";
+        THROUGHPUT = "throughput_mbps", "Mbit/s", "IP bytes serialized in the interval";
+    }
+}
+
+table! {
+    /// `wifi`: one row per sample and directed Wi-Fi link.
+    wifi {
+        AIRTIME_SHARE = "airtime_share", "0..1", "channel time the link's exchanges held in the interval / interval";
+        THROUGHPUT = "throughput_mbps", "Mbit/s", "IP bytes of MPDUs acknowledged in the interval";
+        MPDUS_PER_PPDU = "mpdus_per_ppdu", "MPDUs", "mean MPDUs per data PPDU (NaN if none)";
+        PPDUS = "ppdus", "PPDUs", "data PPDUs ended in the interval";
+        FAILED_PPDUS = "failed_ppdus", "PPDUs", "of them, those without a response";
+        COLLISIONS = "collisions", "PPDUs", "data or RTS PPDUs the receiver lost to another transmission";
+        MPDU_DROPS = "mpdu_drops", "MPDUs", "MPDUs given up after the retry limit";
+        PHY_RATE = "phy_rate_mbps", "Mbit/s", "PHY rate, time-averaged over the interval";
+    }
+}
+
+table! {
+    /// `fcts`: one row per completed connection (`start_s` is the row's time).
+    fct {
+        CONN = "conn", "", "connection index within the flow";
+        END = "end_s", "s", "last byte acknowledged";
+        FCT = "fct_s", "s", "flow completion time";
+        BYTES = "bytes", "bytes", "bytes the connection carried";
+    }
+}
+
+/// Prefixes of the columns components add: a congestion control's variables in `flows`
+/// (`cc.<var>`), a qdisc's in `queues` (`qdisc.<var>`).
+pub const CC_PREFIX: &str = "cc.";
+pub const QDISC_PREFIX: &str = "qdisc.";
+
+/// The tables a run produces, as the Python API names them: (table, time column, entity
+/// column, value columns).
+pub const TABLES: &[(&str, &str, &str, &[Column])] = &[
+    ("flows", "time_s", "flow", flow::ALL),
+    ("queues", "time_s", "queue", queue::ALL),
+    ("links", "time_s", "link", link::ALL),
+    ("wifi", "time_s", "link", wifi::ALL),
+    ("fcts", "start_s", "flow", fct::ALL),
+];

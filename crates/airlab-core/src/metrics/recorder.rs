@@ -1,0 +1,208 @@
+//! The metrics recorder: it samples the time series every `metrics.interval` and keeps the
+//! snapshots of cumulative counters that turn them into per-interval values (since the
+//! previous sample) and into the summary's measurement window (since the end of the warm-up).
+//! The models only count; the recorder reads them.
+
+use super::columns::{flow, link, queue, wifi, CC_PREFIX, QDISC_PREFIX};
+use super::series::Table;
+use super::FlowCounters;
+use crate::net::iface::{IfaceCounters, TxMeter};
+use crate::sim::{secs, Time, MS};
+use crate::wifi::link::LinkStats;
+use crate::world::World;
+
+/// Every cumulative counter the series and the summary take differences of, at one instant.
+#[derive(Clone, Debug, Default)]
+pub struct Counters {
+    /// When they were taken.
+    pub at: Time,
+    /// Per flow.
+    pub flows: Vec<FlowCounters>,
+    /// Per queue: the wired interfaces, then the Wi-Fi interfaces (the `queues` table's order).
+    pub queues: Vec<IfaceCounters>,
+    /// Per wired interface: what it has serialized.
+    pub tx: Vec<TxMeter>,
+    /// Per Wi-Fi link (by network, device and peer), the exchange in progress included.
+    pub wifi_links: Vec<LinkStats>,
+    /// Per Wi-Fi network: time with a transmission on the air.
+    pub wifi_busy: Vec<Time>,
+}
+
+impl Counters {
+    /// The counters of `w` at `now` (the transmissions in progress counted so far).
+    pub fn take(w: &World, now: Time) -> Self {
+        let devs = || w.wifi.iter().flat_map(|net| &net.devs);
+        Counters {
+            at: now,
+            flows: w.flows.iter().map(|f| f.total).collect(),
+            queues: w.ifaces.iter().map(|i| i.stats.total).chain(devs().map(|d| d.stats.total)).collect(),
+            tx: w.ifaces.iter().map(|i| i.meter(now)).collect(),
+            wifi_links: devs().flat_map(|d| (0..d.peers.len()).map(move |k| d.link_stats(k, now))).collect(),
+            wifi_busy: w.wifi.iter().map(|net| net.busy_at(now)).collect(),
+        }
+    }
+}
+
+#[derive(Default)]
+pub struct Recorder {
+    pub interval: Time,
+    pub warmup: Time,
+    pub flows: Table,
+    pub queues: Table,
+    pub links: Table,
+    pub wifi: Table,
+    /// The counters at the previous sample.
+    last: Counters,
+    /// The counters when the measurement window began (all zero without a warm-up).
+    pub window: Counters,
+}
+
+impl Recorder {
+    pub fn new(interval: Time, warmup: Time) -> Self {
+        Recorder { interval, warmup, ..Default::default() }
+    }
+
+    /// Take the first snapshot and reserve every table's rows for the run; call once the world
+    /// is built, before it runs.
+    pub fn start(&mut self, w: &World) {
+        let samples = (w.duration / self.interval) as usize;
+        let wifi_devs: usize = w.wifi.iter().map(|n| n.devs.len()).sum();
+        let wifi_links: usize = w.wifi.iter().flat_map(|n| &n.devs).map(|d| d.peers.len()).sum();
+        self.flows.reserve(samples * w.apps.len());
+        self.queues.reserve(samples * (w.ifaces.len() + wifi_devs));
+        self.links.reserve(samples * w.ifaces.len());
+        self.wifi.reserve(samples * wifi_links);
+        self.last = Counters::take(w, 0);
+        self.window = self.last.clone();
+    }
+
+    /// Begin the summary's measurement window now: every counter is taken as its baseline and
+    /// every distribution starts empty.
+    pub fn start_window(&mut self, w: &mut World) {
+        self.window = Counters::take(w, w.now());
+        for f in w.flows.iter_mut() {
+            f.clear_distributions();
+        }
+        for st in w
+            .ifaces
+            .iter_mut()
+            .map(|i| &mut i.stats)
+            .chain(w.wifi.iter_mut().flat_map(|n| &mut n.devs).map(|d| &mut d.stats))
+        {
+            st.sojourn.clear();
+        }
+    }
+
+    /// Record one row per flow, queue, link direction and Wi-Fi link.
+    pub fn sample(&mut self, w: &World) {
+        let now = w.now();
+        let c = Counters::take(w, now);
+        let (t, dt) = (secs(now), secs(self.interval));
+        for (a, app) in w.apps.iter().enumerate() {
+            let f = app.flow as usize;
+            let (n, last) = (&c.flows[f], &self.last.flows[f]);
+            let s = &mut self.flows;
+            s.push_row(t, &w.flows[f].name);
+            s.set(flow::GOODPUT, (n.bytes_delivered - last.bytes_delivered) as f64 * 8.0 / dt / 1e6);
+            s.set(flow::RETRANSMITS, n.retransmits as f64);
+            s.set(flow::LOST, n.lost as f64);
+            // The newest connection speaks for the flow (periodic apps open many).
+            let Some(&conn) = w.app_conns[a].last() else { continue };
+            let snd = &w.conns[conn as usize].sender;
+            let mss = snd.st.mss as f64;
+            s.set(flow::CWND, snd.st.cwnd as f64);
+            s.set(flow::SSTHRESH, if snd.st.ssthresh >= u32::MAX / 2 { f64::NAN } else { snd.st.ssthresh as f64 });
+            let ms = |x: Time| if x == 0 { f64::NAN } else { x as f64 / 1e6 };
+            s.set(flow::SRTT, ms(snd.rtt.srtt));
+            s.set(flow::RTTVAR, ms(snd.rtt.rttvar));
+            s.set(flow::MIN_RTT, ms(snd.rtt.min_rtt));
+            s.set(flow::INFLIGHT, snd.in_flight() as f64 * mss);
+            s.set(flow::PACING_RATE, snd.st.pacing_rate as f64 * 8.0 / 1e6);
+            s.set(flow::DELIVERY_RATE, snd.last_rate.delivery_rate * 8.0 / 1e6);
+            let mut vars = Vec::new();
+            snd.cc.vars(&mut vars);
+            for (name, v) in vars {
+                s.set(&format!("{CC_PREFIX}{name}"), v);
+            }
+        }
+        let mut q = 0;
+        for (i, iface) in w.ifaces.iter().enumerate() {
+            let device = (iface.device_backlog(), Some(iface.device_bytes()));
+            self.queue_row(t, &iface.name, iface.qdisc.as_ref(), device, &c, q);
+            q += 1;
+            let tx = c.tx[i].since(&self.last.tx[i]);
+            let l = &mut self.links;
+            l.push_row(t, &iface.name);
+            l.set(link::UTILIZATION, tx.busy as f64 / self.interval as f64);
+            l.set(link::THROUGHPUT, tx.bytes * 8.0 / dt / 1e6);
+        }
+        let interval = self.interval as f64;
+        let mut k = 0;
+        for net in &w.wifi {
+            for d in &net.devs {
+                self.queue_row(t, &d.name, d.qdisc.as_ref(), (d.device_backlog(), None), &c, q);
+                q += 1;
+                for p in &d.peers {
+                    let n = c.wifi_links[k].since(&self.last.wifi_links[k]);
+                    k += 1;
+                    let name =
+                        format!("{}:{}->{}", net.name, w.nodes[d.node as usize].name, w.nodes[p.node as usize].name);
+                    let s = &mut self.wifi;
+                    s.push_row(t, &name);
+                    s.set(wifi::AIRTIME_SHARE, n.airtime as f64 / interval);
+                    s.set(wifi::THROUGHPUT, n.bytes_acked as f64 * 8.0 / dt / 1e6);
+                    let mean = |x: u64| if n.ppdus > 0 { x as f64 / n.ppdus as f64 } else { f64::NAN };
+                    s.set(wifi::MPDUS_PER_PPDU, mean(n.mpdus));
+                    s.set(wifi::PPDUS, n.ppdus as f64);
+                    s.set(wifi::FAILED_PPDUS, n.ppdus_failed as f64);
+                    s.set(wifi::COLLISIONS, n.collisions as f64);
+                    s.set(wifi::MPDU_DROPS, n.mpdus_dropped as f64);
+                    // Mean over the interval, so a rate change inside it shows as a mix.
+                    s.set(wifi::PHY_RATE, n.rate_time as f64 / interval / 1e6);
+                }
+            }
+        }
+        self.last = c;
+    }
+
+    /// One queue row: the qdisc's backlog and variables, what the device below holds (packets
+    /// and, for wired devices, bytes), the mean sojourn since the previous row, and the
+    /// cumulative drops and marks.
+    fn queue_row(
+        &mut self,
+        t: f64,
+        name: &str,
+        qdisc: &dyn crate::qdisc::Qdisc,
+        (device_pkts, device_bytes): (usize, Option<u64>),
+        c: &Counters,
+        q: usize,
+    ) {
+        let (n, last) = (&c.queues[q], &self.last.queues[q]);
+        let s = &mut self.queues;
+        s.push_row(t, name);
+        s.set(queue::BACKLOG_PKTS, qdisc.len() as f64);
+        s.set(queue::BACKLOG_BYTES, qdisc.bytes() as f64);
+        s.set(queue::DEVICE_PKTS, device_pkts as f64);
+        if let Some(bytes) = device_bytes {
+            s.set(queue::DEVICE_BYTES, bytes as f64);
+        }
+        let mut vars = Vec::new();
+        qdisc.vars(&mut vars);
+        for (var, v) in vars {
+            s.set(&format!("{QDISC_PREFIX}{var}"), v);
+        }
+        let dequeued = n.dequeued - last.dequeued;
+        let sojourn =
+            if dequeued > 0 { (n.sojourn_ns - last.sojourn_ns) as f64 / dequeued as f64 / MS as f64 } else { f64::NAN };
+        s.set(queue::SOJOURN, sojourn);
+        s.set(queue::DROPS, n.dropped as f64);
+        s.set(queue::MARKS, n.marked as f64);
+    }
+
+    /// Close the tables once the run is over (every column as long as the table).
+    pub fn finish(&mut self) {
+        for t in [&mut self.flows, &mut self.queues, &mut self.links, &mut self.wifi] {
+            t.finish();
+        }
+    }
+}
