@@ -248,11 +248,27 @@ fn node_tables_may_be_an_inline_array() {
 }
 
 #[test]
-fn building_a_world_with_wifi_does_not_panic() {
-    // The engine does not run Wi-Fi yet; the wired part builds.
+fn a_bss_with_a_wired_uplink_runs_end_to_end() {
+    // server -> ap over the wire, ap -> sta1 over the air; sta2 pings sta1 through the AP.
     let r = load(BSS).unwrap();
     let world = airlab_core::scenario::build::build(&r, 1);
-    assert_eq!(world.nodes.len(), 4);
+    assert_eq!((world.nodes.len(), world.wifi.len(), world.wifi[0].devs.len()), (4, 1, 3));
+    let out = airlab_core::run(&r, None);
+    let s = &out.summary;
+    let flows = s["flows"].as_array().unwrap();
+    let goodput = flows[0]["goodput_mbps"].as_f64().unwrap();
+    let link = |name: &str| {
+        s["wifi"][0]["links"].as_array().unwrap().iter().find(|l| l["name"] == name).unwrap().clone()
+    };
+    // Every data packet crosses bss:ap->sta1: its throughput is the flow's goodput in IP
+    // bytes (1500 per 1448 of payload), less what was still in flight at the end.
+    let carried = link("bss:ap->sta1")["throughput_mbps"].as_f64().unwrap();
+    assert!(goodput > 20.0, "TCP over HT MCS 5 at 40 MHz: {goodput} Mbit/s");
+    assert!((carried / (goodput * 1500.0 / 1448.0) - 1.0).abs() < 0.02, "{carried} vs {goodput}");
+    // The pings take two Wi-Fi hops each way: sta2 -> ap -> sta1 and back.
+    let rtt = &flows[1]["rtt_ms"];
+    assert!(rtt["min"].as_f64().unwrap() > 0.0 && flows[1]["app"] == "ping", "{}", flows[1]);
+    assert!(link("bss:sta2->ap")["ppdus"].as_u64().unwrap() >= 99, "{}", link("bss:sta2->ap"));
 }
 
 // ---- checks: each names the key and says what was expected ----
