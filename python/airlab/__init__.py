@@ -118,13 +118,12 @@ def _seed(seed: int | None) -> int | None:
 def _load(scenario: str | os.PathLike[str]) -> tuple[str, str]:
     path = resolve(scenario)
     name = os.fsdecode(path).encode("utf-8", "backslashreplace").decode("utf-8")
-    return read_scenario_text(path, name), name
+    return _read_scenario_text(path, name), name
 
 
-def read_scenario_text(path: Path, name: str | None = None) -> str:
+def _read_scenario_text(path: Path, name: str) -> str:
     """The text of a scenario file; ``ScenarioError`` naming the file if it is not UTF-8."""
     data = path.read_bytes()
-    name = name or str(path)
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise ScenarioError(f"{name}: the file is UTF-16 text; save it as UTF-8")
     try:

@@ -45,10 +45,9 @@ def _overrides(items: Sequence[str]) -> list[tuple[str, Any]]:
         raise CliError(str(e)) from None
 
 
-def _out_dir(out: str | None, default: Path) -> Path:
+def _out_dir(d: Path) -> Path:
     """The output directory, checked before anything runs: it must be a directory or
     creatable as one (it is created when results are written)."""
-    d = Path(out) if out else default
     existing = d
     try:
         while not existing.exists() and existing != existing.parent:
@@ -188,7 +187,7 @@ def run(
     """Run SCENARIO (a TOML file or a built-in name) and write its results."""
     console = _console()
     overrides = _overrides(sets)
-    out_dir = _out_dir(out, Path("results") / Path(str(scenario)).stem)
+    out_dir = _out_dir(Path(out) if out else Path("results") / Path(str(scenario)).stem)
     with Progress(
         SpinnerColumn(),
         TextColumn(f"simulating {Path(str(scenario)).stem}"),
@@ -358,7 +357,7 @@ def sweep(
     except ValueError as e:
         raise CliError(str(e)) from None
     jobs = jobs or os.cpu_count() or 1
-    _out_dir(out, Path(out))
+    _out_dir(Path(out))
     outcome = _sweep.run_sweep(
         scenario, grid, run_seeds, out, jobs=jobs, reporter=_RichReporter(console)
     )
@@ -454,7 +453,8 @@ def reproduce(paper: str, quick: bool, jobs: int, out: str | None) -> None:
     except KeyError as e:
         raise CliError(str(e.args[0])) from None
     console = _console()
-    out_dir = _out_dir(out, Path("results") / f"reproduce-{paper}{'-quick' if quick else ''}")
+    default = Path("results") / f"reproduce-{paper}{'-quick' if quick else ''}"
+    out_dir = _out_dir(Path(out) if out else default)
     todo = mod.jobs(quick)
     console.print(f"[bold]{mod.TITLE}[/]: {len(todo)} runs on {jobs} processes -> {out_dir}")
     outcome = runner.run_jobs(

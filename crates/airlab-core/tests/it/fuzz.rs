@@ -159,6 +159,14 @@ enum Step {
     At(usize),
 }
 
+/// The value at `path`.
+fn get<'a>(doc: &'a Value, path: &[Step]) -> &'a Value {
+    path.iter().fold(doc, |v, step| match step {
+        Step::Key(k) => &v[k.as_str()],
+        Step::At(i) => &v[*i],
+    })
+}
+
 /// The container holding the last step of `path`, and that step.
 fn parent<'a>(doc: &'a mut Value, path: &'a [Step]) -> (&'a mut Value, &'a Step) {
     let (last, init) = path.split_last().expect("a path has a step");
@@ -216,21 +224,13 @@ fn apply(doc: &mut Value, m: &Mutation) {
             }
         }
         Mutation::Unknown(at) => {
-            let tables: Vec<_> = all
-                .iter()
-                .filter(|p| {
-                    let mut probe = doc.clone();
-                    let (c, s) = parent(&mut probe, p);
-                    matches!(
-                        (c, s),
-                        (Value::Table(t), Step::Key(k)) if t[k].is_table()
-                    )
-                })
-                .cloned()
-                .collect();
-            if let Some(path) = (!tables.is_empty()).then(|| at.get(&tables).clone()) {
-                let (c, s) = parent(doc, &path);
-                if let (Value::Table(t), Step::Key(k)) = (c, s) {
+            // Tables under a key (not array elements) get a misspelt key.
+            let tables: Vec<_> =
+                all.iter().filter(|p| matches!(p.last(), Some(Step::Key(_))) && get(doc, p).is_table()).collect();
+            if !tables.is_empty() {
+                let path = at.get(&tables).to_vec();
+                let (container, step) = parent(doc, &path);
+                if let (Value::Table(t), Step::Key(k)) = (container, step) {
                     t[k].as_table_mut().unwrap().insert("speling".into(), Value::Integer(1));
                 }
             }

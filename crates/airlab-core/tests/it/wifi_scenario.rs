@@ -257,9 +257,8 @@ fn a_bss_with_a_wired_uplink_runs_end_to_end() {
     let s = &out.summary;
     let flows = s["flows"].as_array().unwrap();
     let goodput = flows[0]["goodput_mbps"].as_f64().unwrap();
-    let link = |name: &str| {
-        s["wifi"][0]["links"].as_array().unwrap().iter().find(|l| l["name"] == name).unwrap().clone()
-    };
+    let link =
+        |name: &str| s["wifi"][0]["links"].as_array().unwrap().iter().find(|l| l["name"] == name).unwrap().clone();
     // Every data packet crosses bss:ap->sta1: its throughput is the flow's goodput in IP
     // bytes (1500 per 1448 of payload), less what was still in flight at the end.
     let carried = link("bss:ap->sta1")["throughput_mbps"].as_f64().unwrap();
