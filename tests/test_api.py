@@ -84,6 +84,26 @@ def test_components_lists_builtin_algorithms() -> None:
     assert "pfifo" in comps["qdisc"]
 
 
+def test_params_lists_what_each_component_declares() -> None:
+    fq = airlab.params("fq_codel")
+    assert fq["family"] == "qdisc" and "RFC 8290" in fq["doc"]
+    by_name = {p["name"]: p for p in fq["params"]}
+    assert by_name["target"]["default"] == '"5ms"'
+    assert by_name["flows"]["default"] == "1024"
+    assert "from 1 to 65536" in by_name["flows"]["accepts"]
+    assert by_name["ce_threshold"]["default"] == "unset"
+    cubic = airlab.params("cubic")
+    assert cubic["family"] == "cc"
+    assert [p["name"] for p in cubic["params"]][:2] == ["beta", "c"]
+    assert airlab.params("reno")["params"] == []
+    # Every registered component has an entry.
+    comps = airlab.components()
+    for name in [*comps["qdisc"], *comps["cc"]]:
+        assert airlab.params(name)["name"] == name
+    with pytest.raises(KeyError, match="expected one of: pfifo"):
+        airlab.params("red")
+
+
 def test_save_and_load_round_trip(tmp_path: Path) -> None:
     res = airlab.run(DUMBBELL, seed=3, set=SHORT)
     res.save(tmp_path / "r", plots=False, report=False)

@@ -105,6 +105,18 @@ def test_list_shows_components_and_builtins(cli) -> None:
         assert word in out, word
 
 
+def test_list_params_prints_defaults_and_units(cli) -> None:
+    out = cli("list", "--params", "fq_codel", check=True).stdout
+    for text in ("fq_codel", "target", '"5ms"', "quantum", '"1514B"', "10240", "packets"):
+        assert text in out, text
+    out = cli("list", "--params", "bbr3", check=True).stdout
+    assert "constants" in out and "linux, ietf" in out and 'cc = "bbr3"' in out
+    proc = cli("list", "--params", "vegas")
+    assert proc.returncode == 2
+    assert "no qdisc or congestion control is called 'vegas'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
 def test_bench_records_figures_with_the_machine(cli, tmp_path: Path) -> None:
     proc = cli("bench", DUMBBELL, "--repeat", "1", "--record", "--dir", "b", check=True)
     assert "events/s" in proc.stdout

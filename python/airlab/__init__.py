@@ -34,6 +34,7 @@ __all__ = [
     "__version__",
     "components",
     "list_builtin",
+    "params",
     "resolve",
     "run",
     "run_text",
@@ -180,3 +181,22 @@ def validate(scenario: str | Path, set: Overrides = None) -> dict[str, Any]:
 def components() -> dict[str, list[str]]:
     """The registered congestion controls, queue disciplines and apps."""
     return {k: list(v) for k, v in _core.components().items()}
+
+
+def params(name: str) -> dict[str, Any]:
+    """The parameters of a queue discipline or congestion control, as its own file declares
+    them: ``{"name", "family" ("qdisc" or "cc"), "doc", "params": [{"name", "accepts",
+    "default", "doc"}]}``. Defaults are written as a scenario file writes them ("5ms").
+    Raises ``KeyError`` naming the registered components for an unknown name.
+    """
+    found = _core.params(name)
+    if found is None:
+        comps = _core.components()
+        known = ", ".join([*comps["qdisc"], *comps["cc"]])
+        raise KeyError(
+            f"no qdisc or congestion control is called {name!r}; expected one of: {known}"
+        )
+    family, doc, rows = found
+    keys = ("name", "accepts", "default", "doc")
+    params = [dict(zip(keys, row, strict=True)) for row in rows]
+    return {"name": name, "family": family, "doc": doc, "params": params}

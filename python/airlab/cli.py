@@ -255,9 +255,18 @@ def _scenario_description(name: str) -> str:
 
 
 @cli.command("list")
-def list_() -> None:
+@click.option(
+    "--params",
+    "component",
+    metavar="NAME",
+    help="Show the parameters of one qdisc or congestion control, with defaults and units.",
+)
+def list_(component: str | None) -> None:
     """List congestion controls, queue disciplines, apps and built-in scenarios."""
     console = _console()
+    if component is not None:
+        _print_params(console, component)
+        return
     comps = airlab.components()
     t = Table(title="Components", title_justify="left", title_style="bold")
     t.add_column("kind")
@@ -280,6 +289,28 @@ def list_() -> None:
     t.add_column("paper")
     for name, mod in PAPERS.items():
         t.add_row(name, mod.TITLE)
+    console.print(t)
+
+
+def _print_params(console: Console, name: str) -> None:
+    try:
+        found = airlab.params(name)
+    except KeyError as e:
+        raise click.UsageError(str(e.args[0])) from None
+    if found["family"] == "qdisc":
+        where = f'qdisc = {{ kind = "{name}", ... }}'
+    else:
+        where = f'cc = "{name}", cc_params = {{ ... }}'
+    t = Table(title=f"{name}: {found['doc']}", caption=f"In a scenario: {where}",
+              title_justify="left", title_style="bold")  # fmt: skip
+    t.add_column("parameter")
+    t.add_column("default")
+    t.add_column("accepts")
+    t.add_column("meaning")
+    for p in found["params"]:
+        t.add_row(p["name"], p["default"], p["accepts"], p["doc"])
+    if not found["params"]:
+        t.add_row("(none)", "", "", "")
     console.print(t)
 
 

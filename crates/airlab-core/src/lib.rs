@@ -4,6 +4,7 @@
 pub mod app;
 pub mod metrics;
 pub mod net;
+pub mod params;
 pub mod qdisc;
 pub mod run;
 pub mod scenario;

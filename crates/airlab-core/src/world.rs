@@ -8,7 +8,7 @@ use crate::net::iface::Next;
 use crate::net::{ConnId, Iface, IfaceId, NodeId, Packet, Payload};
 use crate::scenario::model::TcpOptions;
 use crate::sim::{EventQueue, Rng, Time};
-use crate::tcp::cc::{CcEnv, CcParams, Shared};
+use crate::tcp::cc::{CcEnv, Shared};
 use crate::tcp::{cc, Ctx, TcpReceiver, TcpSender, TimerKind};
 use crate::wifi::net::{WifiEvent, WifiNet};
 
@@ -47,8 +47,7 @@ pub struct Node {
 
 /// TCP settings an app uses for every connection it opens.
 pub struct TcpProfile {
-    pub cc: String,
-    pub cc_params: CcParams,
+    pub cc: cc::Config,
     pub opts: TcpOptions,
 }
 
@@ -341,8 +340,7 @@ impl World {
         let k = self.app_conns[a].len();
         let mut env =
             CcEnv { rng: Rng::stream(self.seed, &format!("cc:{name}:{k}")), shared: &mut self.cc_shared, conn: c };
-        let cc =
-            cc::create(&profile.cc, &profile.cc_params, &mut env).expect("congestion control checked at build time");
+        let cc = cc::create(&profile.cc, &mut env).expect("congestion control checked at build time");
         let sender = TcpSender::new(c, app.flow, app.src, app.dst, profile.opts.clone(), cc);
         let receiver = TcpReceiver::new(c, app.flow, app.dst, app.src, profile.opts.delayed_ack, profile.opts.rwnd.0);
         let mut sender = sender;

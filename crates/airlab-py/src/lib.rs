@@ -94,10 +94,21 @@ fn columns(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 #[pyfunction]
 fn components(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
-    d.set_item("cc", airlab_core::tcp::cc::NAMES)?;
-    d.set_item("qdisc", airlab_core::qdisc::NAMES)?;
+    let cc: Vec<&str> = airlab_core::tcp::cc::REGISTRY.iter().map(|c| c.name).collect();
+    let qdisc: Vec<&str> = airlab_core::qdisc::REGISTRY.iter().map(|c| c.name).collect();
+    d.set_item("cc", cc)?;
+    d.set_item("qdisc", qdisc)?;
     d.set_item("app", ["bulk", "transfer", "periodic", "udp", "ping"])?;
     Ok(d)
+}
+
+/// The parameters of the qdisc or congestion control `name`: `(family, doc, [(name, accepts,
+/// default, doc)])`, or None if no component has that name.
+#[pyfunction]
+#[allow(clippy::type_complexity)]
+fn params(name: &str) -> Option<(&'static str, &'static str, Vec<(&'static str, String, String, &'static str)>)> {
+    let (family, doc, params) = scenario::describe_component(name)?;
+    Some((family, doc, params.into_iter().map(|p| (p.name, p.accepts, p.default, p.doc)).collect()))
 }
 
 #[pyfunction]
@@ -111,6 +122,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(components, m)?)?;
     m.add_function(wrap_pyfunction!(columns, m)?)?;
+    m.add_function(wrap_pyfunction!(params, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     Ok(())

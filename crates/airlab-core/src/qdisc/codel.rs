@@ -13,9 +13,10 @@
 //!   approximation's only purpose is kernel speed.
 //! - Times are nanoseconds; Linux's `codel_time_t` counts 1.024 µs units.
 
-use super::{Qdisc, Verdicts};
+use super::{Build, Component, Config, Qdisc, Verdicts};
 use crate::net::{Ecn, Packet};
-use crate::sim::{Time, MS};
+use crate::params::{Invalid, Kind, Param, Value};
+use crate::sim::{Rng, Time, MS};
 use std::collections::VecDeque;
 
 /// Linux `psched_mtu()` of an Ethernet device: 1500 + 14 bytes of header. CoDel never drops
@@ -25,6 +26,58 @@ pub const MTU: u64 = 1514;
 /// RFC 8289 and Linux defaults.
 pub const DEFAULT_TARGET: Time = 5 * MS;
 pub const DEFAULT_INTERVAL: Time = 100 * MS;
+
+pub static CODEL: Component = Component {
+    name: "codel",
+    doc: "CoDel AQM on one FIFO (RFC 8289, Linux codel)",
+    params: &[
+        Param {
+            name: "limit",
+            kind: Kind::Int { min: 1, max: u32::MAX as i64, unit: "packets" },
+            default: Value::Int(1000),
+            doc: "packets queued at most; tail drop beyond",
+        },
+        TARGET,
+        INTERVAL,
+        Param {
+            name: "ecn",
+            kind: Kind::Flag,
+            default: Value::Flag(false),
+            doc: "mark ECN-capable packets instead of dropping them (off in Linux codel)",
+        },
+        CE_THRESHOLD,
+    ],
+    check: check_target,
+    build: Build(|c: &Config, _: Rng| Box::new(Codel::new(c.int("limit") as u32, CodelParams::of(c)))),
+};
+
+/// The CoDel parameters `codel` and `fq_codel` share.
+pub const TARGET: Param = Param {
+    name: "target",
+    kind: Kind::Time { min: 1 },
+    default: Value::Time(DEFAULT_TARGET),
+    doc: "acceptable standing queue delay (sojourn time)",
+};
+pub const INTERVAL: Param = Param {
+    name: "interval",
+    kind: Kind::Time { min: 1 },
+    default: Value::Time(DEFAULT_INTERVAL),
+    doc: "window the sojourn must stay above target before CoDel acts; about a worst-case RTT",
+};
+pub const CE_THRESHOLD: Param = Param {
+    name: "ce_threshold",
+    kind: Kind::Time { min: 0 },
+    default: Value::Unset,
+    doc: "CE-mark ECN-capable packets whose sojourn exceeds this (DCTCP-style); unset: off",
+};
+
+/// CoDel watches a window (`interval`) longer than the delay it aims at.
+pub fn check_target(c: &Config) -> Result<(), Invalid> {
+    if c.time("target") >= c.time("interval") {
+        return Err(Invalid::new("target", "target must be less than interval"));
+    }
+    Ok(())
+}
 
 /// Re-entering the dropping state within this many intervals of the last drop schedule resumes
 /// near the previous drop rate (Linux `codel_dequeue`).
@@ -41,6 +94,18 @@ pub struct CodelParams {
     pub ecn: bool,
     /// Mark (never drop) every ECN-capable packet whose sojourn exceeds this (DCTCP-style).
     pub ce_threshold: Option<Time>,
+}
+
+impl CodelParams {
+    /// The CoDel parameters of a `codel` or `fq_codel` configuration.
+    pub fn of(c: &Config) -> Self {
+        CodelParams {
+            target: c.time("target"),
+            interval: c.time("interval"),
+            ecn: c.flag("ecn"),
+            ce_threshold: c.opt_time("ce_threshold"),
+        }
+    }
 }
 
 /// The queue CoDel controls: it pops the head, and reports the bytes still queued that the

@@ -1,104 +1,70 @@
 //! Packet conservation, for every qdisc, under random traffic (property-based): every packet
 //! offered is, at every moment, exactly one of dequeued, dropped or still queued; the qdisc's
 //! own packet and byte counts agree with that; a marked packet is one it hands out, carrying
-//! CE, and was ECN-capable. New qdiscs add their specs to `specs()`.
+//! CE, and was ECN-capable. New qdiscs add configurations to `specs()`.
 
-use super::{create, Qdisc, Verdicts};
+use super::{create, defaults, Config, Qdisc, Verdicts};
 use crate::net::{Ecn, Packet, TcpSegment};
-use crate::scenario::model::{CakeIsolation, CakeSpec, CakeTins, QdiscSpec, XlayerMean, XlayerWrr};
-use crate::scenario::units::{Bytes, Duration, Rate};
+use crate::params::Value::{self, Bytes, Choice, Flag, Int, Qdisc as Class, Rate, Real, Time as T};
 use crate::sim::{Rng, Time, MS, US};
 use proptest::prelude::*;
 
+/// `kind` with the parameters `set`, the others at their defaults.
+fn config(kind: &str, set: &[(&str, Value)]) -> Config {
+    set.iter().fold(defaults(kind), |c, (name, value)| c.with(name, value.clone()))
+}
+
 /// Small limits, so that the drop paths run as often as the forwarding paths.
-fn specs() -> Vec<QdiscSpec> {
-    let ms = |n: u64| Duration(n * MS);
+fn specs() -> Vec<Config> {
+    let ms = |n: u64| T(n * MS);
     let cake = |isolation, bandwidth: Option<u64>, tins, memory: u64| {
-        QdiscSpec::Cake(CakeSpec {
-            bandwidth: bandwidth.map(Rate),
-            isolation,
-            tins,
-            memory_limit: Some(Bytes(memory)),
-            rtt: Duration(20 * MS),
-            ..Default::default()
-        })
+        let bandwidth = bandwidth.map_or(Value::Unset, Rate);
+        let set = [("bandwidth", bandwidth), ("isolation", Choice(isolation)), ("tins", Choice(tins))];
+        config("cake", &set).with("memory_limit", Bytes(memory)).with("rtt", ms(20))
+    };
+    // Short target and interval, so that CoDel enters its dropping state within a case.
+    let codel = |limit: i64, ecn: bool| {
+        config("codel", &[("limit", Int(limit)), ("target", ms(1)), ("interval", ms(10)), ("ecn", Flag(ecn))])
+    };
+    let small_fq_codel = |limit: i64| {
+        let set = [("limit", Int(limit)), ("flows", Int(4)), ("quantum", Bytes(300)), ("target", ms(1))];
+        config("fq_codel", &set).with("interval", ms(10)).with("memory_limit", Bytes(12_000)).with("drop_batch", Int(3))
+    };
+    let xlayer = |k: f64, mean: &'static str, bulk: Config, mice: Config| {
+        let set = [("z", Real(1.5)), ("k", Real(k)), ("mean", Choice(mean)), ("history", ms(50))];
+        config("xlayer", &set)
+            .with("active_timeout", ms(20))
+            .with("bulk", Class(Box::new(bulk)))
+            .with("mice", Class(Box::new(mice)))
     };
     vec![
-        QdiscSpec::Pfifo { limit: 1 },
-        QdiscSpec::Pfifo { limit: 20 },
-        QdiscSpec::Bfifo { limit: Bytes(6000) },
-        // Short target and interval, so that CoDel enters its dropping state within a case.
-        QdiscSpec::Codel { limit: 20, target: ms(1), interval: ms(10), ecn: false, ce_threshold: None },
-        QdiscSpec::Codel { limit: 20, target: ms(1), interval: ms(10), ecn: true, ce_threshold: Some(ms(2)) },
-        QdiscSpec::FqCodel {
-            limit: 20,
-            flows: 4,
-            quantum: Bytes(300),
-            target: ms(1),
-            interval: ms(10),
-            memory_limit: Bytes(12_000),
-            ecn: true,
-            ce_threshold: None,
-            drop_batch: 3,
-        },
-        QdiscSpec::FqCodel {
-            limit: 1,
-            flows: 1024,
-            quantum: Bytes(1514),
-            target: ms(1),
-            interval: ms(10),
-            memory_limit: Bytes(32 << 20),
-            ecn: false,
-            ce_threshold: Some(ms(1)),
-            drop_batch: 64,
-        },
+        config("pfifo", &[("limit", Int(1))]),
+        config("pfifo", &[("limit", Int(20))]),
+        config("bfifo", &[("limit", Bytes(6000))]),
+        config("pfifo_head_drop", &[("limit", Int(3))]),
+        codel(20, false),
+        codel(20, true).with("ce_threshold", ms(2)),
+        small_fq_codel(20),
+        config("fq_codel", &[("limit", Int(1)), ("target", ms(1)), ("interval", ms(10)), ("ecn", Flag(false))])
+            .with("ce_threshold", ms(1)),
         // Classes that drop: a small FQ-CoDel for bulk, CoDel for mice; a small z so flows
         // change class while they have packets queued. (The literal round robin is left out:
         // it starves a class by design, so it cannot drain; see xlayer's unit tests.)
-        QdiscSpec::Xlayer {
-            z: 1.5,
-            k: 2.5,
-            mean: XlayerMean::Recent,
-            history: ms(50),
-            active_timeout: ms(20),
-            wrr: XlayerWrr::Intended,
-            bulk: Box::new(QdiscSpec::FqCodel {
-                limit: 10,
-                flows: 4,
-                quantum: Bytes(300),
-                target: ms(1),
-                interval: ms(10),
-                memory_limit: Bytes(12_000),
-                ecn: true,
-                ce_threshold: None,
-                drop_batch: 3,
-            }),
-            mice: Box::new(QdiscSpec::Codel {
-                limit: 8,
-                target: ms(1),
-                interval: ms(10),
-                ecn: false,
-                ce_threshold: None,
-            }),
-        },
-        cake(CakeIsolation::TripleIsolate, None, CakeTins::Diffserv3, 8000),
-        cake(CakeIsolation::TripleIsolate, Some(20_000_000), CakeTins::Diffserv3, 8000),
-        cake(CakeIsolation::DualSrchost, Some(5_000_000), CakeTins::Besteffort, 20_000),
-        cake(CakeIsolation::DualDsthost, None, CakeTins::Diffserv4, 3000),
-        cake(CakeIsolation::Flows, Some(50_000_000), CakeTins::Diffserv4, 6000),
-        cake(CakeIsolation::Hosts, None, CakeTins::Besteffort, 6000),
-        cake(CakeIsolation::Flowblind, Some(1_000_000), CakeTins::Besteffort, 4000),
+        xlayer(2.5, "recent", small_fq_codel(10), codel(8, false)),
+        cake("triple-isolate", None, "diffserv3", 8000),
+        cake("triple-isolate", Some(20_000_000), "diffserv3", 8000),
+        cake("dual-srchost", Some(5_000_000), "besteffort", 20_000),
+        cake("dual-dsthost", None, "diffserv4", 3000),
+        cake("flows", Some(50_000_000), "diffserv4", 6000),
+        cake("hosts", None, "besteffort", 6000),
+        cake("flowblind", Some(1_000_000), "besteffort", 4000),
         // xlayer over shaping classes: it must pass on when a class holds packets back.
-        QdiscSpec::Xlayer {
-            z: 1.5,
-            k: 3.0,
-            mean: XlayerMean::Active,
-            history: ms(50),
-            active_timeout: ms(20),
-            wrr: XlayerWrr::Intended,
-            bulk: Box::new(cake(CakeIsolation::Flows, Some(2_000_000), CakeTins::Besteffort, 6000)),
-            mice: Box::new(cake(CakeIsolation::TripleIsolate, Some(5_000_000), CakeTins::Diffserv3, 6000)),
-        },
+        xlayer(
+            3.0,
+            "active",
+            cake("flows", Some(2_000_000), "besteffort", 6000),
+            cake("triple-isolate", Some(5_000_000), "diffserv3", 6000),
+        ),
     ]
 }
 

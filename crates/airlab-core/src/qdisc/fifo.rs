@@ -1,9 +1,36 @@
 //! Tail-drop FIFOs: `pfifo` (packet limit) and `bfifo` (byte limit), as Linux `sch_fifo.c`.
 
-use super::{Qdisc, Verdicts};
+use super::{Build, Component, Config, Qdisc, Verdicts};
 use crate::net::Packet;
-use crate::sim::Time;
+use crate::params::{no_check, Kind, Param, Value};
+use crate::sim::{Rng, Time};
 use std::collections::VecDeque;
+
+pub static PFIFO: Component = Component {
+    name: "pfifo",
+    doc: "tail-drop FIFO with a packet limit (Linux pfifo)",
+    params: &[Param {
+        name: "limit",
+        kind: Kind::Int { min: 1, max: u32::MAX as i64, unit: "packets" },
+        default: Value::Int(1000),
+        doc: "packets queued at most (Linux: the device's txqueuelen, 1000)",
+    }],
+    check: no_check,
+    build: Build(|c: &Config, _: Rng| Box::new(Fifo::pfifo(c.int("limit") as u32))),
+};
+
+pub static BFIFO: Component = Component {
+    name: "bfifo",
+    doc: "tail-drop FIFO with a byte limit (Linux bfifo)",
+    params: &[Param {
+        name: "limit",
+        kind: Kind::Bytes { min: 1, max: u64::MAX },
+        default: Value::Bytes(1000 * 1514),
+        doc: "bytes queued at most (Linux: txqueuelen x MTU with its Ethernet header)",
+    }],
+    check: no_check,
+    build: Build(|c: &Config, _: Rng| Box::new(Fifo::bfifo(c.bytes("limit")))),
+};
 
 /// What bounds a tail-drop FIFO.
 #[derive(Clone, Copy, Debug)]

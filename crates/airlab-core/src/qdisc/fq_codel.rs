@@ -15,13 +15,63 @@
 //! - Sizes are IP lengths; Linux's `qdisc_pkt_len` adds the 14-byte Ethernet header. The
 //!   1514-byte default quantum is thus slightly more than one full-size packet here.
 
-use super::codel::{CodelParams, CodelQueue, CodelState};
-use super::{Qdisc, Verdicts};
+use super::codel::{self, CodelParams, CodelQueue, CodelState, CE_THRESHOLD, INTERVAL, TARGET};
+use super::{Build, Component, Config, Qdisc, Verdicts};
 use crate::net::Packet;
-use crate::sim::Time;
+use crate::params::{Kind, Param, Value};
+use crate::sim::{Rng, Time};
 use std::collections::VecDeque;
 
-/// The configuration of an `fq_codel` instance (Linux defaults in `scenario::model`).
+pub static FQ_CODEL: Component = Component {
+    name: "fq_codel",
+    doc: "flow queueing with CoDel per flow (RFC 8290, Linux fq_codel)",
+    params: &[
+        Param {
+            name: "limit",
+            kind: Kind::Int { min: 1, max: u32::MAX as i64, unit: "packets" },
+            default: Value::Int(10240),
+            doc: "packets in all flow queues; beyond, the fattest flow loses packets",
+        },
+        Param {
+            name: "flows",
+            kind: Kind::Int { min: 1, max: 65536, unit: "queues" },
+            default: Value::Int(1024),
+            doc: "hash buckets, each a flow queue (Linux refuses more than 65536)",
+        },
+        Param {
+            name: "quantum",
+            // Linux raises a smaller quantum to 256 bytes and refuses one above 1 MiB.
+            kind: Kind::Bytes { min: 256, max: 1 << 20 },
+            default: Value::Bytes(codel::MTU),
+            doc: "bytes per flow per deficit-round-robin round (Linux: the device MTU with its header)",
+        },
+        TARGET,
+        INTERVAL,
+        Param {
+            name: "memory_limit",
+            kind: Kind::Bytes { min: 1, max: u64::MAX },
+            default: Value::Bytes(32 << 20),
+            doc: "bytes in all flow queues (Linux's 32 MB, counted in IP lengths here)",
+        },
+        Param {
+            name: "ecn",
+            kind: Kind::Flag,
+            default: Value::Flag(true),
+            doc: "mark ECN-capable packets instead of dropping them (on in Linux fq_codel)",
+        },
+        CE_THRESHOLD,
+        Param {
+            name: "drop_batch",
+            kind: Kind::Int { min: 1, max: u32::MAX as i64, unit: "packets" },
+            default: Value::Int(64),
+            doc: "packets dropped at most from the fattest flow per overflow",
+        },
+    ],
+    check: codel::check_target,
+    build: Build(|c: &Config, mut rng: Rng| Box::new(FqCodel::new(FqCodelConfig::of(c), rng.next_u64()))),
+};
+
+/// The configuration of an `fq_codel` instance.
 #[derive(Clone, Copy, Debug)]
 pub struct FqCodelConfig {
     /// Hash buckets, each a flow queue.
@@ -35,6 +85,20 @@ pub struct FqCodelConfig {
     /// At most this many packets dropped per overflow.
     pub drop_batch: u32,
     pub codel: CodelParams,
+}
+
+impl FqCodelConfig {
+    pub fn of(c: &Config) -> Self {
+        FqCodelConfig {
+            flows: c.int("flows") as u32,
+            // At most 1 MiB.
+            quantum: c.bytes("quantum") as u32,
+            limit: c.int("limit") as u32,
+            memory_limit: c.bytes("memory_limit"),
+            drop_batch: c.int("drop_batch") as u32,
+            codel: CodelParams::of(c),
+        }
+    }
 }
 
 #[derive(Default)]

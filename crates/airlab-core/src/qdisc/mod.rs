@@ -2,22 +2,44 @@
 //!
 //! A qdisc implements [`Qdisc`]; the interface around it counts drops, marks and sojourn times,
 //! so an algorithm only decides what to enqueue, what to hand out next and what to drop or mark.
-//! Adding an AQM is one file here plus one line in [`create`].
+//!
+//! Adding an AQM is one file here, which declares its parameters and how to build it as a
+//! [`Component`], plus its line in [`REGISTRY`] (and its `mod` line).
 
-mod cake;
+pub mod cake;
 pub mod codel;
 mod fifo;
 mod fq_codel;
+mod pfifo_head_drop;
 pub mod xlayer;
 
-pub use cake::Cake;
+pub use cake::{Cake, CakeConfig};
 pub use codel::{Codel, CodelParams};
 pub use fifo::Fifo;
 pub use fq_codel::{FqCodel, FqCodelConfig};
 
 use crate::net::Packet;
-use crate::scenario::model::{QdiscSpec, XlayerMean, XlayerWrr};
+use crate::params;
 use crate::sim::{Rng, Time};
+
+/// Every queue discipline a scenario can name.
+pub static REGISTRY: &[&Component] = &[
+    &fifo::PFIFO,
+    &fifo::BFIFO,
+    &pfifo_head_drop::PFIFO_HEAD_DROP,
+    &codel::CODEL,
+    &fq_codel::FQ_CODEL,
+    &cake::CAKE,
+    &xlayer::XLAYER,
+];
+
+/// How a qdisc is built from its checked configuration; `rng` is the interface's own stream,
+/// for what Linux randomizes (e.g. the flow-hash perturbation).
+pub struct Build(pub fn(&Config, Rng) -> Box<dyn Qdisc>);
+/// A registered queue discipline: its parameters and how to build it.
+pub type Component = params::Component<Build>;
+/// A queue discipline with a value for each of its parameters.
+pub type Config = params::Config<Build>;
 
 /// Packets a qdisc dropped and flows whose packets it ECN-marked during one call.
 #[derive(Default)]
@@ -65,58 +87,20 @@ pub trait Qdisc {
     }
 }
 
-/// Every registered qdisc name, for listings.
-pub const NAMES: &[&str] = &["pfifo", "bfifo", "codel", "fq_codel", "cake", "xlayer"];
+/// The registered qdisc called `name`.
+pub fn find(name: &str) -> Option<&'static Component> {
+    params::find(REGISTRY, name)
+}
 
-/// Build the qdisc described by `spec` (already checked by [`QdiscSpec::check`]). `rng` is the
-/// interface's own stream, for what Linux randomizes (e.g. the flow-hash perturbation).
-pub fn create(spec: &QdiscSpec, mut rng: Rng) -> Box<dyn Qdisc> {
-    match *spec {
-        QdiscSpec::Pfifo { limit } => Box::new(Fifo::pfifo(limit)),
-        QdiscSpec::Bfifo { limit } => Box::new(Fifo::bfifo(limit.0)),
-        QdiscSpec::Cake(ref cake) => Box::new(Cake::new(cake, rng)),
-        QdiscSpec::Codel { limit, target, interval, ecn, ce_threshold } => Box::new(Codel::new(
-            limit,
-            CodelParams { target: target.0, interval: interval.0, ecn, ce_threshold: ce_threshold.map(|d| d.0) },
-        )),
-        QdiscSpec::FqCodel { limit, flows, quantum, target, interval, memory_limit, ecn, ce_threshold, drop_batch } => {
-            let config = FqCodelConfig {
-                flows,
-                // Checked to be at most 1 MiB.
-                quantum: quantum.0 as u32,
-                limit,
-                memory_limit: memory_limit.0,
-                drop_batch,
-                codel: CodelParams {
-                    target: target.0,
-                    interval: interval.0,
-                    ecn,
-                    ce_threshold: ce_threshold.map(|d| d.0),
-                },
-            };
-            Box::new(FqCodel::new(config, rng.next_u64()))
-        }
-        QdiscSpec::Xlayer { z, k, mean, history, active_timeout, wrr, ref bulk, ref mice } => {
-            let params = xlayer::Params {
-                z,
-                k,
-                mean: match mean {
-                    XlayerMean::Recent => xlayer::MeanOver::Recent,
-                    XlayerMean::Active => xlayer::MeanOver::Active,
-                },
-                history: history.0,
-                active_timeout: active_timeout.0,
-                wrr: match wrr {
-                    XlayerWrr::Intended => xlayer::WrrMode::Intended,
-                    XlayerWrr::Literal => xlayer::WrrMode::Literal,
-                },
-            };
-            // Each class hashes with its own perturbation.
-            let bulk = create(bulk, Rng::stream(rng.next_u64(), "bulk"));
-            let mice = create(mice, Rng::stream(rng.next_u64(), "mice"));
-            Box::new(xlayer::XLayer::new(params, bulk, mice))
-        }
-    }
+/// Registered qdisc `name` with every parameter at its default; panics on an unregistered name
+/// (callers name qdiscs in code).
+pub fn defaults(name: &str) -> Config {
+    Config::defaults(find(name).unwrap_or_else(|| panic!("no qdisc `{name}` is registered")))
+}
+
+/// Build the qdisc `config` describes (checked by its component's checks).
+pub fn create(config: &Config, rng: Rng) -> Box<dyn Qdisc> {
+    (config.component().build.0)(config, rng)
 }
 
 #[cfg(test)]

@@ -13,10 +13,93 @@
 //!   decrements its class's counter and each round serves mice first (`wrr = "intended"`);
 //!   `wrr = "literal"` runs the printed loop, one packet per pull.
 
-use super::{Qdisc, Verdicts};
+use super::{Build, Component, Config, Qdisc, Verdicts};
 use crate::net::{NodeId, Packet};
-use crate::sim::{Time, MS};
+use crate::params::{Invalid, Kind, Param, Range, Value};
+use crate::sim::{Rng, Time, MS, SEC};
 use std::collections::HashMap;
+
+pub static XLAYER: Component = Component {
+    name: "xlayer",
+    doc: "the cross-layer AQM of paper 001: mice and bulk classes, each with its own qdisc, \
+          served by a two-class weighted round robin",
+    params: &[
+        Param {
+            name: "z",
+            kind: Kind::Real { range: Range::POSITIVE, unit: "" },
+            default: Value::Real(4.0),
+            doc: "a flow is bulk when its bytes / the mean flow bytes >= z (the paper uses 4)",
+        },
+        Param {
+            name: "k",
+            kind: Kind::Real { range: Range::POSITIVE, unit: "packets" },
+            default: Value::Real(3.0),
+            doc: "mice packets per round per active mice flow; bulk: one per flow (the paper uses 3)",
+        },
+        Param {
+            name: "mean",
+            kind: Kind::Choice(&["recent", "active"]),
+            default: Value::Choice("recent"),
+            doc: "flows the mean is over: active and ended within `history` (recent), or active only",
+        },
+        Param {
+            name: "history",
+            kind: Kind::Time { min: 0 },
+            default: Value::Time(10 * SEC),
+            doc: "how long an ended flow still counts towards the mean (reproduction-targets P1.1)",
+        },
+        Param {
+            name: "active_timeout",
+            kind: Kind::Time { min: 1 },
+            default: Value::Time(2 * SEC),
+            doc: "a flow idle this long has ended (airlab does not model FIN)",
+        },
+        Param {
+            name: "wrr",
+            kind: Kind::Choice(&["intended", "literal"]),
+            default: Value::Choice("intended"),
+            doc: "per-packet counters, mice first (intended), or Algorithm 1 as printed (literal)",
+        },
+        Param {
+            name: "bulk",
+            kind: Kind::Qdisc { default: "fq_codel" },
+            default: Value::Unset,
+            doc: "the bulk class's qdisc",
+        },
+        Param {
+            name: "mice",
+            kind: Kind::Qdisc { default: "fq_codel" },
+            default: Value::Unset,
+            doc: "the mice class's qdisc",
+        },
+    ],
+    check: check_classes,
+    build: Build(build),
+};
+
+fn check_classes(c: &Config) -> Result<(), Invalid> {
+    for class in ["bulk", "mice"] {
+        if c.qdisc(class).name() == XLAYER.name {
+            return Err(Invalid::new(format!("{class}.kind"), "a class of xlayer cannot be xlayer itself"));
+        }
+    }
+    Ok(())
+}
+
+fn build(c: &Config, mut rng: Rng) -> Box<dyn Qdisc> {
+    let params = Params {
+        z: c.real("z"),
+        k: c.real("k"),
+        mean: if c.choice("mean") == "active" { MeanOver::Active } else { MeanOver::Recent },
+        history: c.time("history"),
+        active_timeout: c.time("active_timeout"),
+        wrr: if c.choice("wrr") == "literal" { WrrMode::Literal } else { WrrMode::Intended },
+    };
+    // Each class hashes with its own perturbation.
+    let bulk = super::create(c.qdisc("bulk"), Rng::stream(rng.next_u64(), "bulk"));
+    let mice = super::create(c.qdisc("mice"), Rng::stream(rng.next_u64(), "mice"));
+    Box::new(XLayer::new(params, bulk, mice))
+}
 
 type FlowKey = (NodeId, NodeId, u8, u64);
 
@@ -440,7 +523,7 @@ mod tests {
     fn every_flow_gets_the_papers_guaranteed_share() {
         // With FQ-CoDel in both classes (the paper's setup), each of n1 bulk flows gets at
         // least r / (n1 + K n2) and each of n2 mice flows at least K r / (n1 + K n2).
-        let fq = || crate::qdisc::create(&crate::scenario::model::default_fq_codel(), crate::sim::Rng::stream(1, "t"));
+        let fq = || crate::qdisc::create(&crate::qdisc::defaults("fq_codel"), crate::sim::Rng::stream(1, "t"));
         let mut q = XLayer::new(params(), fq(), fq());
         let mut v = Verdicts::default();
         let (n1, n2) = (2u32, 3u32);

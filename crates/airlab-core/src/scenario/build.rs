@@ -63,12 +63,17 @@ pub fn build(r: &Resolved, seed: u64) -> World {
     for (i, f) in r.flows.iter().enumerate() {
         let (src, dst) = (ids[f.from.as_str()], ids[f.to.as_str()]);
         let kind = app_kind(&f.app, r.first_hop_rate(&f.from, &f.to));
-        let mut stats = FlowStats::new(f.name.clone(), f.from.clone(), f.to.clone(), f.cc.clone(), kind.label());
+        let mut stats = FlowStats::new(
+            f.name.clone(),
+            f.from.clone(),
+            f.to.clone(),
+            f.cc.as_ref().map(|c| c.name().to_string()),
+            kind.label(),
+        );
         stats.start = f.start;
         stats.stop = f.stop;
         world.flows.push(stats);
-        let profile =
-            f.cc.as_ref().map(|cc| TcpProfile { cc: cc.clone(), cc_params: f.cc_params.clone(), opts: f.tcp.clone() });
+        let profile = f.cc.as_ref().map(|cc| TcpProfile { cc: cc.clone(), opts: f.tcp.clone() });
         let rng = Rng::stream(seed, &format!("app:{}", f.name));
         world.apps.push(App::new(i as u32, src, dst, kind, f.start, f.stop, rng));
         world.profiles.push(profile);

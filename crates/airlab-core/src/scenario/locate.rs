@@ -1,10 +1,10 @@
 //! Pinpoints errors inside tables that serde buffers before deserializing them: a link's shared
-//! settings (`#[serde(flatten)]`) and the internally tagged `qdisc`, `app` and Wi-Fi `device`
-//! tables. Inside those, `serde_path_to_error` only sees the enclosing table (`link[0]`), so we
+//! settings (`#[serde(flatten)]`) and the internally tagged `app` and Wi-Fi `device` tables.
+//! Inside those, `serde_path_to_error` only sees the enclosing table (`link[0]`), so we
 //! re-check that table field by field against the schema's types to name the offending key
-//! (`link[0].qdisc.limit`).
+//! (`flow[0].app.size`). (Qdisc tables are read against their qdisc's declared parameters in
+//! resolution, which names keys itself.)
 
-use super::model::{CakeIsolation, CakeTins, QdiscSpec, XlayerMean, XlayerWrr};
 use super::overrides::{parse_path, Step};
 use super::units::{Bytes, Duration, Rate};
 use super::{join_key, KeyError};
@@ -16,7 +16,6 @@ use toml::Value;
 enum Buffered {
     /// A link's shared settings or its `forward`/`reverse` table (`LinkDirection`).
     LinkSettings,
-    Qdisc,
     App,
     /// The device layer of a Wi-Fi interface (`DeviceSpec`).
     Device,
@@ -57,7 +56,6 @@ pub(crate) fn refine(doc: &Value, key: String, message: String) -> KeyError {
 fn buffered(key: &str) -> Option<Buffered> {
     let (parent, last) = key.rsplit_once('.').unwrap_or(("", key));
     match last {
-        "qdisc" => Some(Buffered::Qdisc),
         "app" if parent.starts_with("flow[") => Some(Buffered::App),
         "device" if parent.starts_with("wifi[") => Some(Buffered::Device),
         "forward" | "reverse" if parent.starts_with("link[") => Some(Buffered::LinkSettings),
@@ -74,28 +72,7 @@ fn field_check(table: Buffered, tag: Option<&str>, field: &str) -> Option<Check>
         (Buffered::LinkSettings, _, "loss") => check::<f64>,
         (Buffered::LinkSettings, _, "overhead" | "device_queue") => check::<u32>,
         (Buffered::LinkSettings, _, "device_queue_bytes") => check::<Bytes>,
-        (Buffered::LinkSettings, _, "qdisc") => check::<QdiscSpec>,
-        (Buffered::Qdisc, Some("pfifo"), "limit") => check::<u32>,
-        (Buffered::Qdisc, Some("bfifo"), "limit") => check::<Bytes>,
-        (Buffered::Qdisc, Some("codel" | "fq_codel"), "limit") => check::<u32>,
-        (Buffered::Qdisc, Some("codel" | "fq_codel"), "target" | "interval") => check::<Duration>,
-        (Buffered::Qdisc, Some("codel" | "fq_codel"), "ce_threshold") => check::<Duration>,
-        (Buffered::Qdisc, Some("codel" | "fq_codel"), "ecn") => check::<bool>,
-        (Buffered::Qdisc, Some("fq_codel"), "flows" | "drop_batch") => check::<u32>,
-        (Buffered::Qdisc, Some("fq_codel"), "quantum" | "memory_limit") => check::<Bytes>,
-        (Buffered::Qdisc, Some("xlayer"), "z" | "k") => check::<f64>,
-        (Buffered::Qdisc, Some("xlayer"), "history" | "active_timeout") => check::<Duration>,
-        (Buffered::Qdisc, Some("xlayer"), "mean") => check::<XlayerMean>,
-        (Buffered::Qdisc, Some("xlayer"), "wrr") => check::<XlayerWrr>,
-        (Buffered::Qdisc, Some("xlayer"), "bulk" | "mice") => check::<QdiscSpec>,
-        (Buffered::Qdisc, Some("cake"), "bandwidth") => check::<Rate>,
-        (Buffered::Qdisc, Some("cake"), "rtt") => check::<Duration>,
-        (Buffered::Qdisc, Some("cake"), "isolation") => check::<CakeIsolation>,
-        (Buffered::Qdisc, Some("cake"), "tins") => check::<CakeTins>,
-        (Buffered::Qdisc, Some("cake"), "overhead") => check::<i32>,
-        (Buffered::Qdisc, Some("cake"), "mpu") => check::<u32>,
-        (Buffered::Qdisc, Some("cake"), "ecn") => check::<bool>,
-        (Buffered::Qdisc, Some("cake"), "memory_limit") => check::<Bytes>,
+        (Buffered::LinkSettings, _, "qdisc") => check::<toml::Table>,
         (Buffered::App, Some("transfer" | "periodic" | "ping"), "size") => check::<Bytes>,
         (Buffered::App, Some("udp"), "packet_size") => check::<Bytes>,
         (Buffered::App, Some("udp"), "rate") => check::<Rate>,

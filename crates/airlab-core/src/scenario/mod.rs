@@ -5,6 +5,7 @@
 //! expected, because a scenario typo is the most common reason a run fails.
 
 pub mod build;
+mod components;
 pub mod limits;
 mod locate;
 pub mod model;
@@ -15,6 +16,7 @@ mod routing;
 pub mod units;
 pub mod wifi;
 
+pub use components::{describe_component, ParamInfo};
 pub use model::*;
 pub use resolve::{Resolved, ResolvedFlow};
 pub use resolve_wifi::{check_phy, BEST_EFFORT_EDCA, MAX_PPDU_DURATION};
@@ -63,8 +65,15 @@ pub fn load_str(text: &str, file: &str, overrides: &[(String, String)]) -> Resul
     let at_file = |e: KeyError| ScenarioError { file: file.to_string(), key: e.key, message: e.message };
     let mut doc = parse_toml(text).map_err(at_file)?;
     let applied = overrides::apply(&mut doc, overrides).map_err(at_file)?;
-    let scenario = deserialize(doc, &applied).map_err(at_file)?;
-    resolve::resolve(scenario).map_err(at_file)
+    // An error at a key an override wrote says so.
+    let from_set = |mut e: KeyError| {
+        if let Some(set) = applied.iter().find(|set| set.touches(&e.key)) {
+            e.message = format!("{} (from --set {}={})", e.message, set.key, set.value);
+        }
+        at_file(e)
+    };
+    let scenario = deserialize(doc).map_err(from_set)?;
+    resolve::resolve(scenario).map_err(from_set)
 }
 
 /// Reads and loads the scenario file at `path`.
@@ -102,7 +111,7 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
-fn deserialize(doc: toml::Value, applied: &[overrides::Applied]) -> Result<Scenario, KeyError> {
+fn deserialize(doc: toml::Value) -> Result<Scenario, KeyError> {
     let error = match serde_path_to_error::deserialize::<_, Scenario>(doc.clone()) {
         Ok(scenario) => return Ok(scenario),
         Err(e) => e,
@@ -130,9 +139,6 @@ fn deserialize(doc: toml::Value, applied: &[overrides::Applied]) -> Result<Scena
         found.message = format!("expected a pair of node names such as [\"a\", \"b\"], got {length} {entries}");
     }
     found.message = plain_words(&found.message);
-    if let Some(set) = applied.iter().find(|set| set.touches(&found.key)) {
-        found.message = format!("{} (from --set {}={})", found.message, set.key, set.value);
-    }
     Err(found)
 }
 
@@ -149,6 +155,7 @@ fn plain_words(message: &str) -> String {
         ("expected variant identifier", "expected a string naming the kind"),
         ("expected string only", "expected a string"),
         ("unit variant", "a string"),
+        ("expected a map", "expected a table"),
     ] {
         if let Some(at) = m.find(rust) {
             let end = at + rust.len();

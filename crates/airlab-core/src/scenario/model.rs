@@ -4,7 +4,6 @@
 use super::units::{Bytes, Duration, Rate};
 use super::wifi::{DeviceSpec, Standard};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -68,8 +67,9 @@ pub struct LinkDirection {
     pub loss: Option<f64>,
     /// Bytes of link-layer framing added to each packet's IP length when serializing.
     pub overhead: Option<u32>,
-    /// The qdisc layer of the egress interface feeding this direction.
-    pub qdisc: Option<QdiscSpec>,
+    /// The qdisc layer of the egress interface feeding this direction (`kind` and the
+    /// parameters the qdisc declares; read in resolution).
+    pub qdisc: Option<toml::Table>,
     /// Packets the device (driver ring) holds besides the one being serialized.
     pub device_queue: Option<u32>,
     /// Byte limit of the device layer in the spirit of BQL: the qdisc hands the device another
@@ -88,360 +88,10 @@ pub struct ResolvedDirection {
     pub delay: Duration,
     pub loss: f64,
     pub overhead: u32,
-    pub qdisc: QdiscSpec,
+    #[serde(serialize_with = "super::components::serialize_qdisc")]
+    pub qdisc: crate::qdisc::Config,
     pub device_queue: u32,
     pub device_queue_bytes: Option<Bytes>,
-}
-
-/// Queue disciplines. New AQMs add a variant here and a file in `qdisc/`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum QdiscSpec {
-    /// Tail-drop FIFO with a packet limit (Linux `pfifo`; default limit = txqueuelen 1000).
-    Pfifo {
-        #[serde(default = "default_pfifo_limit")]
-        limit: u32,
-    },
-    /// Tail-drop FIFO with a byte limit (Linux `bfifo`; default 1000 x 1514 bytes).
-    Bfifo {
-        #[serde(default = "default_bfifo_limit")]
-        limit: Bytes,
-    },
-    /// CoDel AQM on one FIFO (RFC 8289, Linux `codel`; defaults as `tc qdisc add ... codel`).
-    Codel {
-        /// Packets; tail drop beyond.
-        #[serde(default = "default_pfifo_limit")]
-        limit: u32,
-        #[serde(default = "default_codel_target")]
-        target: Duration,
-        #[serde(default = "default_codel_interval")]
-        interval: Duration,
-        /// Mark ECN-capable packets instead of dropping them (off in Linux `codel`).
-        #[serde(default)]
-        ecn: bool,
-        /// CE-mark ECN-capable packets whose sojourn exceeds this; off when absent.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        ce_threshold: Option<Duration>,
-    },
-    /// Flow queueing with CoDel per flow (RFC 8290, Linux `fq_codel`; Linux defaults).
-    FqCodel {
-        /// Packets in all flow queues.
-        #[serde(default = "default_fq_codel_limit")]
-        limit: u32,
-        /// Hash buckets (flow queues).
-        #[serde(default = "default_fq_codel_flows")]
-        flows: u32,
-        /// Bytes per flow per deficit-round-robin round.
-        #[serde(default = "default_fq_codel_quantum")]
-        quantum: Bytes,
-        #[serde(default = "default_codel_target")]
-        target: Duration,
-        #[serde(default = "default_codel_interval")]
-        interval: Duration,
-        /// Bytes in all flow queues.
-        #[serde(default = "default_fq_codel_memory_limit")]
-        memory_limit: Bytes,
-        /// Mark ECN-capable packets instead of dropping them (on in Linux `fq_codel`).
-        #[serde(default = "default_true")]
-        ecn: bool,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        ce_threshold: Option<Duration>,
-        /// Packets dropped at most from the fattest flow per overflow.
-        #[serde(default = "default_fq_codel_drop_batch")]
-        drop_batch: u32,
-    },
-    /// The cross-layer AQM of paper 001: mice/bulk classes, each with its own qdisc
-    /// (FQ-CoDel with Linux defaults), served by a two-class weighted round robin.
-    Xlayer {
-        /// A flow is bulk when its bytes / the mean flow bytes ≥ z.
-        #[serde(default = "default_xlayer_z")]
-        z: f64,
-        /// Mice packets per round per active mice flow (bulk: one per flow).
-        #[serde(default = "default_xlayer_k")]
-        k: f64,
-        /// Flows the mean is over: `recent` (active and ended within `history`) or `active`.
-        #[serde(default)]
-        mean: XlayerMean,
-        #[serde(default = "default_xlayer_history")]
-        history: Duration,
-        /// A flow idle this long has ended.
-        #[serde(default = "default_xlayer_active_timeout")]
-        active_timeout: Duration,
-        /// `intended` (counters per packet, mice first) or `literal` (Algorithm 1 as printed).
-        #[serde(default)]
-        wrr: XlayerWrr,
-        #[serde(default = "default_fq_codel")]
-        bulk: Box<QdiscSpec>,
-        #[serde(default = "default_fq_codel")]
-        mice: Box<QdiscSpec>,
-    },
-    /// CAKE shaper + AQM + flow/host isolation (Linux `sch_cake`); defaults follow Linux.
-    Cake(CakeSpec),
-}
-
-/// Which flows `xlayer`'s mean flow size is over.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum XlayerMean {
-    #[default]
-    Recent,
-    Active,
-}
-
-/// Which round robin `xlayer` runs.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum XlayerWrr {
-    #[default]
-    Intended,
-    Literal,
-}
-
-impl QdiscSpec {
-    /// Check the parameters: on error, the key below the qdisc (e.g. "limit") and what was
-    /// expected.
-    pub fn check(&self) -> Result<(), (String, String)> {
-        self.check_own().map_err(|(key, msg)| (key.to_string(), msg))?;
-        if let QdiscSpec::Xlayer { bulk, mice, .. } = self {
-            for (name, class) in [("bulk", bulk), ("mice", mice)] {
-                if matches!(**class, QdiscSpec::Xlayer { .. }) {
-                    return Err((format!("{name}.kind"), "a class of xlayer cannot be xlayer itself".into()));
-                }
-                class.check().map_err(|(key, msg)| (format!("{name}.{key}"), msg))?;
-            }
-        }
-        Ok(())
-    }
-
-    fn check_own(&self) -> Result<(), (&'static str, String)> {
-        match self {
-            QdiscSpec::Cake(cake) => cake.check(),
-            QdiscSpec::Pfifo { limit } => check_limit(u64::from(*limit)),
-            QdiscSpec::Bfifo { limit } => check_limit(limit.0),
-            QdiscSpec::Codel { limit, target, interval, .. } => {
-                check_limit(u64::from(*limit))?;
-                check_codel(*target, *interval)
-            }
-            QdiscSpec::FqCodel { limit, flows, quantum, target, interval, memory_limit, drop_batch, .. } => {
-                check_limit(u64::from(*limit))?;
-                check_codel(*target, *interval)?;
-                if !(1..=MAX_FQ_CODEL_FLOWS).contains(flows) {
-                    return Err(("flows", format!("flows must be in 1..={MAX_FQ_CODEL_FLOWS} (Linux), got {flows}")));
-                }
-                if !(MIN_FQ_CODEL_QUANTUM..=MAX_FQ_CODEL_QUANTUM).contains(&quantum.0) {
-                    return Err((
-                        "quantum",
-                        format!(
-                            "quantum must be {MIN_FQ_CODEL_QUANTUM} to {MAX_FQ_CODEL_QUANTUM} bytes (Linux), got {}",
-                            quantum.0
-                        ),
-                    ));
-                }
-                if memory_limit.0 == 0 {
-                    return Err(("memory_limit", "the memory limit must be greater than 0".into()));
-                }
-                if *drop_batch == 0 {
-                    return Err(("drop_batch", "drop_batch must be at least 1 packet".into()));
-                }
-                Ok(())
-            }
-            QdiscSpec::Xlayer { z, k, active_timeout, .. } => {
-                if !(z.is_finite() && *z > 0.0) {
-                    return Err(("z", format!("z must be a positive number (the paper uses 4), got {z}")));
-                }
-                if !(k.is_finite() && *k > 0.0) {
-                    return Err(("k", format!("k must be a positive number (the paper uses 3), got {k}")));
-                }
-                if active_timeout.0 == 0 {
-                    return Err(("active_timeout", "active_timeout must be greater than 0".into()));
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-/// Linux `fq_codel` refuses more buckets than this.
-pub const MAX_FQ_CODEL_FLOWS: u32 = 65536;
-/// Linux raises a smaller quantum to 256 bytes and refuses one above 1 MiB.
-pub const MIN_FQ_CODEL_QUANTUM: u64 = 256;
-pub const MAX_FQ_CODEL_QUANTUM: u64 = 1 << 20;
-
-fn check_limit(limit: u64) -> Result<(), (&'static str, String)> {
-    if limit == 0 {
-        return Err(("limit", "the queue limit must be greater than 0".into()));
-    }
-    Ok(())
-}
-
-/// CoDel needs a window to watch (`interval`) that is longer than the delay it aims at.
-fn check_codel(target: Duration, interval: Duration) -> Result<(), (&'static str, String)> {
-    if interval.0 == 0 {
-        return Err(("interval", "interval must be greater than 0".into()));
-    }
-    if target.0 == 0 || target >= interval {
-        return Err((
-            "target",
-            format!("target must be greater than 0 and less than interval ({}), got {}", interval, target),
-        ));
-    }
-    Ok(())
-}
-
-/// CAKE's parameters, named after `tc qdisc ... cake` keywords.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct CakeSpec {
-    /// Shaper rate; without it CAKE does not shape (Linux `unlimited`, the default).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bandwidth: Option<Rate>,
-    /// Expected round-trip time: the CoDel interval, with target = rtt / 20 (tc `rtt`).
-    pub rtt: Duration,
-    /// Flow and host isolation mode.
-    pub isolation: CakeIsolation,
-    /// DiffServ tin layout.
-    pub tins: CakeTins,
-    /// Bytes of framing per packet the shaper accounts for (may be negative), like tc
-    /// `overhead`.
-    pub overhead: i32,
-    /// Minimum packet unit: shorter packets are accounted as this many bytes.
-    pub mpu: u32,
-    /// Mark ECN-capable packets instead of dropping them (Linux CAKE always does).
-    pub ecn: bool,
-    /// Buffer memory limit; by default 4 x bandwidth x rtt, at least 4 MiB, when shaped.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub memory_limit: Option<Bytes>,
-}
-
-impl Default for CakeSpec {
-    fn default() -> Self {
-        CakeSpec {
-            bandwidth: None,
-            rtt: Duration(100 * crate::sim::MS),
-            isolation: CakeIsolation::TripleIsolate,
-            tins: CakeTins::Diffserv3,
-            overhead: 0,
-            mpu: 0,
-            ecn: true,
-            memory_limit: None,
-        }
-    }
-}
-
-impl CakeSpec {
-    fn check(&self) -> Result<(), (&'static str, String)> {
-        if self.bandwidth.is_some_and(|b| b.0 < 8 * 64) {
-            return Err((
-                "bandwidth",
-                "the shaper rate must be at least 512bit (64 bytes/s); leave it out for no shaping".into(),
-            ));
-        }
-        if self.rtt.0 < 20 * crate::sim::NS {
-            return Err(("rtt", "rtt must be at least 20ns (the target is rtt / 20)".into()));
-        }
-        if !(-64..=256).contains(&self.overhead) {
-            return Err(("overhead", format!("overhead must be in [-64, 256] bytes, got {}", self.overhead)));
-        }
-        if self.mpu > 256 {
-            return Err(("mpu", format!("mpu must be at most 256 bytes, got {}", self.mpu)));
-        }
-        if self.memory_limit.is_some_and(|m| m.0 == 0) {
-            return Err(("memory_limit", "the memory limit must be greater than 0".into()));
-        }
-        Ok(())
-    }
-}
-
-/// What CAKE isolates flows by (tc keywords); the dual and triple modes also share bandwidth
-/// fairly between hosts.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "kebab-case")]
-pub enum CakeIsolation {
-    /// One queue for everything.
-    Flowblind,
-    Srchost,
-    Dsthost,
-    /// Source-destination host pairs.
-    Hosts,
-    /// 5-tuples, like fq_codel.
-    Flows,
-    /// Flows, and fairness between source hosts.
-    DualSrchost,
-    /// Flows, and fairness between destination hosts.
-    DualDsthost,
-    /// Flows, and fairness between source and between destination hosts.
-    TripleIsolate,
-}
-
-/// CAKE's DiffServ tin layouts (tc keywords). Linux's `diffserv8` and `precedence` are not
-/// modelled.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum CakeTins {
-    Besteffort,
-    Diffserv3,
-    Diffserv4,
-}
-
-pub fn default_pfifo_limit() -> u32 {
-    1000
-}
-pub fn default_bfifo_limit() -> Bytes {
-    Bytes(1000 * 1514)
-}
-pub fn default_codel_target() -> Duration {
-    Duration(crate::qdisc::codel::DEFAULT_TARGET)
-}
-pub fn default_codel_interval() -> Duration {
-    Duration(crate::qdisc::codel::DEFAULT_INTERVAL)
-}
-pub fn default_fq_codel_limit() -> u32 {
-    10240
-}
-pub fn default_fq_codel_flows() -> u32 {
-    1024
-}
-/// The MTU of an Ethernet device with its header, as Linux `psched_mtu`.
-pub fn default_fq_codel_quantum() -> Bytes {
-    Bytes(crate::qdisc::codel::MTU)
-}
-/// 32 MB in Linux's sense (32 << 20 bytes).
-pub fn default_fq_codel_memory_limit() -> Bytes {
-    Bytes(32 << 20)
-}
-pub fn default_fq_codel_drop_batch() -> u32 {
-    64
-}
-pub fn default_xlayer_z() -> f64 {
-    4.0
-}
-pub fn default_xlayer_k() -> f64 {
-    3.0
-}
-/// Ended flows count towards the mean for 10 s (reproduction-targets.md P1.1).
-pub fn default_xlayer_history() -> Duration {
-    Duration(10 * crate::sim::SEC)
-}
-/// A flow idle for 2 s has ended (airlab does not model FIN).
-pub fn default_xlayer_active_timeout() -> Duration {
-    Duration(2 * crate::sim::SEC)
-}
-/// FQ-CoDel with every Linux default.
-pub fn default_fq_codel() -> Box<QdiscSpec> {
-    Box::new(QdiscSpec::FqCodel {
-        limit: default_fq_codel_limit(),
-        flows: default_fq_codel_flows(),
-        quantum: default_fq_codel_quantum(),
-        target: default_codel_target(),
-        interval: default_codel_interval(),
-        memory_limit: default_fq_codel_memory_limit(),
-        ecn: true,
-        ce_threshold: None,
-        drop_batch: default_fq_codel_drop_batch(),
-    })
-}
-fn default_true() -> bool {
-    true
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -466,9 +116,9 @@ pub struct Flow {
     /// Congestion control for TCP apps (bulk, transfer, periodic); not allowed for udp/ping.
     #[serde(default)]
     pub cc: Option<String>,
-    /// Algorithm parameters, checked by the algorithm itself.
+    /// Parameters of the congestion control, as it declares them; read in resolution.
     #[serde(default)]
-    pub cc_params: BTreeMap<String, serde_json::Value>,
+    pub cc_params: toml::Table,
     pub app: App,
     #[serde(default)]
     pub start: Option<Duration>,
@@ -636,7 +286,7 @@ pub struct Wifi {
     pub aggregation: WifiAggregation,
     /// The qdisc layer of every member's Wi-Fi interface.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub qdisc: Option<QdiscSpec>,
+    pub qdisc: Option<toml::Table>,
     /// The device layer of every member's Wi-Fi interface.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceSpec>,
@@ -667,7 +317,7 @@ pub struct WifiNode {
     #[serde(default)]
     pub aggregation: WifiAggregation,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub qdisc: Option<QdiscSpec>,
+    pub qdisc: Option<toml::Table>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceSpec>,
     /// PHY changes over time, of the links this table's PHY keys apply to.

@@ -5,12 +5,14 @@
 //! error names the key where the offending value is, even when another layer shadows it; the
 //! PHY of each link is then checked as a whole, for combinations that no single key decides.
 
+use super::components;
 use super::limits::MIN_PERIOD;
 use super::model::*;
-use super::resolve::{Nodes, MAX_DEVICE_QUEUE};
+use super::resolve::{Nodes, DEFAULT_QDISC, MAX_DEVICE_QUEUE};
 use super::units::{Duration, Rate};
 use super::wifi::*;
 use super::KeyError;
+use crate::qdisc;
 use crate::sim::{Time, US};
 use std::collections::BTreeMap;
 
@@ -394,19 +396,17 @@ fn check_table(
     at: &str,
     phy: &WifiPhyKeys,
     aggregation: &WifiAggregation,
-    qdisc: Option<&QdiscSpec>,
+    qdisc: Option<&toml::Table>,
     device: Option<&DeviceSpec>,
-) -> Result<(), KeyError> {
+) -> Result<Option<qdisc::Config>, KeyError> {
     let under = |table: &str, (field, message): (&str, String)| KeyError::new(format!("{at}{table}.{field}"), message);
     check_phy_keys(standard, phy).map_err(|e| under("", e))?;
     check_aggregation_keys(standard, aggregation).map_err(|e| under(".aggregation", e))?;
-    if let Some(qdisc) = qdisc {
-        qdisc.check().map_err(|(field, message)| under(".qdisc", (&field, message)))?;
-    }
+    let qdisc = qdisc.map(|table| components::qdisc(table, &format!("{at}.qdisc"))).transpose()?;
     if let Some(device) = device {
         check_device(device).map_err(|e| under(".device", e))?;
     }
-    Ok(())
+    Ok(qdisc)
 }
 
 /// Checks a member's `schedule` at `at` (`wifi[0].node[1].schedule`): at least one step, each
@@ -712,10 +712,11 @@ fn resolve_network(
         }
     }
 
-    check_table(standard, key, &w.phy_keys(), &w.aggregation, w.qdisc.as_ref(), w.device.as_ref())?;
+    let net_qdisc = check_table(standard, key, &w.phy_keys(), &w.aggregation, w.qdisc.as_ref(), w.device.as_ref())?;
     let edca =
         resolve_edca(&w.edca).map_err(|(field, message)| KeyError::new(format!("{key}.edca.{field}"), message))?;
     let mut tables: BTreeMap<&str, (String, &WifiNode)> = BTreeMap::new();
+    let mut qdiscs: BTreeMap<&str, qdisc::Config> = BTreeMap::new();
     for (j, table) in w.node.iter().enumerate() {
         let at = format!("{key}.node[{j}]");
         if !members.contains(&table.name.as_str()) {
@@ -725,7 +726,9 @@ fn resolve_network(
             ));
         }
         let (phy, qdisc, device) = (table.phy_keys(), table.qdisc.as_ref(), table.device.as_ref());
-        check_table(standard, &at, &phy, &table.aggregation, qdisc, device)?;
+        if let Some(qdisc) = check_table(standard, &at, &phy, &table.aggregation, qdisc, device)? {
+            qdiscs.insert(&table.name, qdisc);
+        }
         if let Some(schedule) = &table.schedule {
             check_schedule(standard, &format!("{at}.schedule"), schedule)?;
         }
@@ -791,11 +794,11 @@ fn resolve_network(
                 max_bytes: layered(own, w, |a| a.max_bytes).unwrap_or(defaults.max_bytes),
                 max_duration: layered(own, w, |a| a.max_duration).map_or(defaults.max_duration, |d| d.0),
             };
-            let qdisc = own.and_then(|t| t.qdisc.clone()).or_else(|| w.qdisc.clone());
+            let qdisc = qdiscs.get(member).or(net_qdisc.as_ref()).cloned();
             let device = own.and_then(|t| t.device).or(w.device);
             ResolvedWifiNode {
                 name: member.to_string(),
-                qdisc: qdisc.unwrap_or(QdiscSpec::Pfifo { limit: default_pfifo_limit() }),
+                qdisc: qdisc.unwrap_or_else(|| qdisc::defaults(DEFAULT_QDISC)),
                 device: device.unwrap_or(DeviceSpec::PerStation { size: DEFAULT_DEVICE_SIZE, airtime_fairness: false }),
                 aggregation,
             }

@@ -1,7 +1,6 @@
 //! Wi-Fi networks in a scenario (`[[wifi]]`), resolved into the explicit form the MAC runs:
 //! every member node with its interface settings, and every directed link with its PHY.
 
-use super::model::QdiscSpec;
 use crate::sim::Time;
 use crate::wifi::phy::TxVector;
 use serde::{Deserialize, Serialize};
@@ -87,7 +86,8 @@ fn default_device_size() -> u32 {
 #[derive(Debug, Clone, Serialize)]
 pub struct ResolvedWifiNode {
     pub name: String,
-    pub qdisc: QdiscSpec,
+    #[serde(serialize_with = "super::components::serialize_qdisc")]
+    pub qdisc: crate::qdisc::Config,
     pub device: DeviceSpec,
     pub aggregation: AggregationSpec,
 }

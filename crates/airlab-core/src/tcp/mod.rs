@@ -102,7 +102,7 @@ mod tests {
     #[test]
     fn ce_mark_is_echoed_until_the_sender_signals_cwr() {
         let opts = TcpOptions { ecn: true, delayed_ack: false, ..TcpOptions::default() };
-        let cc = cc::CcEnv::scratch(|env| cc::create("reno", &Default::default(), env)).unwrap();
+        let cc = cc::CcEnv::scratch(|env| cc::create(&cc::defaults("reno"), env)).unwrap();
         let mut snd = TcpSender::new(0, 0, 0, 1, opts.clone(), cc);
         let mut rcv = TcpReceiver::new(0, 0, 1, 0, false, 1 << 20);
         let mut flow = FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");

@@ -776,14 +776,17 @@ mod tests {
     use crate::metrics::FlowStats;
     use crate::net::{Ecn, Payload};
     use crate::scenario::wifi::{DeviceSpec, Standard};
-    use crate::scenario::{QdiscSpec, BEST_EFFORT_EDCA};
+    use crate::scenario::BEST_EFFORT_EDCA;
     use crate::sim::{EventQueue, US};
     use crate::wifi::link::RateSchedule;
 
     /// Node 0 sends to node 1 over 802.11a at 24 Mbit/s, switching to 6 Mbit/s at `switch_at`.
     fn pair(switch_at: Time) -> WifiNet {
         let dev = |node: NodeId, to: u32, peer: Peer| {
-            let qdisc = crate::qdisc::create(&QdiscSpec::Pfifo { limit: 10 }, Rng::stream(1, "q"));
+            let qdisc = crate::qdisc::create(
+                &crate::qdisc::defaults("pfifo").with("limit", crate::params::Value::Int(10)),
+                Rng::stream(1, "q"),
+            );
             let queues = DeviceQueues::new(&DeviceSpec::PerStation { size: 10, airtime_fairness: false }, 1);
             let mut d = WifiDev::new(
                 node,

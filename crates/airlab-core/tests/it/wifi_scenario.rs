@@ -1,9 +1,11 @@
 //! `[[wifi]]` sections of scenario files: resolution, routing over Wi-Fi, checks and overrides.
 
+use airlab_core::params::Value;
+use airlab_core::qdisc;
 use airlab_core::scenario::wifi::{
     AggregationSpec, DeviceSpec, EdcaSpec, PhySpec, ResolvedSchedule, ResolvedStep, ResolvedWifi, Standard,
 };
-use airlab_core::scenario::{check_phy, load_str, QdiscSpec, Resolved, ScenarioError};
+use airlab_core::scenario::{check_phy, load_str, Resolved, ScenarioError};
 use airlab_core::sim::{MS, SEC, US};
 
 /// A wired server behind an AP router and two stations; the AP and `sta2` override the PHY.
@@ -146,7 +148,7 @@ fn bss_resolves_with_defaults_and_precedence() {
     for node in &w.nodes {
         let max_mpdus = if node.name == "sta2" { 32 } else { 64 };
         assert_eq!(node.aggregation, AggregationSpec { max_mpdus, ..ht }, "{}", node.name);
-        assert_eq!(node.qdisc, QdiscSpec::Pfifo { limit: 1000 });
+        assert_eq!(node.qdisc, qdisc::defaults("pfifo"));
         assert_eq!(node.device, DeviceSpec::PerStation { size: 128, airtime_fairness: false });
     }
 
@@ -227,8 +229,8 @@ fn mesh_node_settings_apply_to_its_own_transmissions() {
     assert_eq!(link_phy(w, "n2", "n1"), (phy(8, 2, 40, 400), 0.05));
     assert_eq!(link_phy(w, "n2", "n3"), (phy(8, 2, 40, 400), 0.05));
     assert_eq!(link_phy(w, "n1", "n2"), (phy(15, 2, 40, 400), 0.0));
-    assert!(matches!(w.node("n2").unwrap().qdisc, QdiscSpec::FqCodel { .. }));
-    assert_eq!(w.node("n1").unwrap().qdisc, QdiscSpec::Pfifo { limit: 1000 });
+    assert_eq!(w.node("n2").unwrap().qdisc.name(), "fq_codel");
+    assert_eq!(w.node("n1").unwrap().qdisc, qdisc::defaults("pfifo"));
 }
 
 #[test]
@@ -548,7 +550,11 @@ fn interface_layers_are_checked_where_written() {
         "wifi[0].device.size",
         "size must be 1 to 100000 packets",
     );
-    assert_error(load(&net("qdisc = { kind = \"pfifo\", limit = 0 }")), "wifi[0].qdisc.limit", "greater than 0");
+    assert_error(
+        load(&net("qdisc = { kind = \"pfifo\", limit = 0 }")),
+        "wifi[0].qdisc.limit",
+        "from 1 to 4294967295 (packets), got 0",
+    );
     let text = with(BSS, "per = 0.1", "per = 0.1\ndevice = { kind = \"per_station\", size = 200000 }");
     assert_error(load(&text), "wifi[0].node[1].device.size", "got 200000");
     let text = with(
@@ -558,8 +564,8 @@ fn interface_layers_are_checked_where_written() {
     );
     let r = load(&text).unwrap();
     let w = &r.wifi[0];
-    assert_eq!(w.node("ap").unwrap().qdisc, QdiscSpec::Pfifo { limit: 64 });
-    assert!(matches!(w.node("sta1").unwrap().qdisc, QdiscSpec::FqCodel { .. }));
+    assert_eq!(w.node("ap").unwrap().qdisc, qdisc::defaults("pfifo").with("limit", Value::Int(64)));
+    assert_eq!(w.node("sta1").unwrap().qdisc.name(), "fq_codel");
     assert!(w.nodes.iter().all(|n| n.device == DeviceSpec::PerStation { size: 128, airtime_fairness: true }));
 }
 

@@ -6,7 +6,6 @@
 
 use super::tins::{FlowSet, Tin, QUEUES};
 use crate::net::Packet;
-use crate::scenario::model::CakeIsolation;
 
 /// Queues per associative set (Linux `CAKE_SET_WAYS`).
 const WAYS: usize = 8;
@@ -16,7 +15,46 @@ const SRC_IP: u8 = 1;
 const DST_IP: u8 = 2;
 const FLOWS: u8 = 4;
 
+/// What CAKE isolates flows by (tc keywords).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CakeIsolation {
+    /// One queue for everything.
+    Flowblind,
+    Srchost,
+    Dsthost,
+    /// Source-destination host pairs.
+    Hosts,
+    /// 5-tuples, like fq_codel.
+    Flows,
+    /// Flows, and fairness between source hosts.
+    DualSrchost,
+    /// Flows, and fairness between destination hosts.
+    DualDsthost,
+    /// Flows, and fairness between source and between destination hosts.
+    TripleIsolate,
+}
+
 impl CakeIsolation {
+    /// The tc keywords, in the order of [`CakeIsolation::ALL`].
+    pub const WORDS: &'static [&'static str] =
+        &["flowblind", "srchost", "dsthost", "hosts", "flows", "dual-srchost", "dual-dsthost", "triple-isolate"];
+    const ALL: [CakeIsolation; 8] = [
+        CakeIsolation::Flowblind,
+        CakeIsolation::Srchost,
+        CakeIsolation::Dsthost,
+        CakeIsolation::Hosts,
+        CakeIsolation::Flows,
+        CakeIsolation::DualSrchost,
+        CakeIsolation::DualDsthost,
+        CakeIsolation::TripleIsolate,
+    ];
+
+    /// The mode of tc keyword `word`, one of [`CakeIsolation::WORDS`].
+    pub fn from_word(word: &str) -> Self {
+        let i = Self::WORDS.iter().position(|w| *w == word);
+        Self::ALL[i.unwrap_or_else(|| panic!("unknown CAKE isolation `{word}`"))]
+    }
+
     fn bits(self) -> u8 {
         match self {
             CakeIsolation::Flowblind => 0,

@@ -8,12 +8,109 @@ mod hash;
 mod shaper;
 mod tins;
 
-use super::{Qdisc, Verdicts};
+pub use hash::CakeIsolation;
+pub use tins::CakeTins;
+
+use super::{Build, Component, Config, Qdisc, Verdicts};
 use crate::net::{Ecn, Packet};
-use crate::scenario::model::{CakeIsolation, CakeSpec};
-use crate::sim::{Rng, Time, SEC};
+use crate::params::{no_check, Kind, Param, Value};
+use crate::sim::{Rng, Time, MS, SEC};
 use shaper::{adjusted_len, ByteTime, Schedule, MTU};
 use tins::{FlowSet, List, Tin};
+
+pub static CAKE: Component = Component {
+    name: "cake",
+    doc: "shaper, AQM and flow/host isolation over DiffServ tins (Linux sch_cake); tc's keywords",
+    params: &[
+        Param {
+            name: "bandwidth",
+            // 64 bytes/s: Linux's rate tables need at least that.
+            kind: Kind::Rate { min: 8 * 64 },
+            default: Value::Unset,
+            doc: "shaper rate; unset: no shaping (tc `unlimited`)",
+        },
+        Param {
+            name: "rtt",
+            // The target is rtt / 20, at least 1 ns.
+            kind: Kind::Time { min: 20 },
+            default: Value::Time(100 * MS),
+            doc: "expected round-trip time: the CoDel interval, with target = rtt / 20",
+        },
+        Param {
+            name: "isolation",
+            kind: Kind::Choice(CakeIsolation::WORDS),
+            default: Value::Choice("triple-isolate"),
+            doc: "what flows are isolated by; dual and triple modes share fairly between hosts too",
+        },
+        Param {
+            name: "tins",
+            kind: Kind::Choice(CakeTins::WORDS),
+            default: Value::Choice("diffserv3"),
+            doc: "DiffServ tin layout (diffserv8 and precedence are not modelled)",
+        },
+        Param {
+            name: "overhead",
+            kind: Kind::Int { min: -64, max: 256, unit: "bytes" },
+            default: Value::Int(0),
+            doc: "framing bytes per packet the shaper accounts for (may be negative)",
+        },
+        Param {
+            name: "mpu",
+            kind: Kind::Int { min: 0, max: 256, unit: "bytes" },
+            default: Value::Int(0),
+            doc: "minimum packet unit: shorter packets are accounted as this many bytes",
+        },
+        Param {
+            name: "ecn",
+            kind: Kind::Flag,
+            default: Value::Flag(true),
+            doc: "mark ECN-capable packets instead of dropping them (Linux CAKE always does)",
+        },
+        Param {
+            name: "memory_limit",
+            kind: Kind::Bytes { min: 1, max: u64::MAX },
+            default: Value::Unset,
+            doc: "buffer limit; unset: 4 x bandwidth x rtt, at least 4 MiB, when shaped",
+        },
+    ],
+    check: no_check,
+    build: Build(|c: &Config, rng: Rng| Box::new(Cake::new(&CakeConfig::of(c), rng))),
+};
+
+/// CAKE's settings, as typed values (see [`CAKE`] for their meaning and defaults).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CakeConfig {
+    /// Bit/s; `None`: unshaped.
+    pub bandwidth: Option<u64>,
+    pub rtt: Time,
+    pub isolation: CakeIsolation,
+    pub tins: CakeTins,
+    pub overhead: i32,
+    pub mpu: u32,
+    pub ecn: bool,
+    pub memory_limit: Option<u64>,
+}
+
+impl CakeConfig {
+    pub fn of(c: &Config) -> Self {
+        CakeConfig {
+            bandwidth: c.opt_rate("bandwidth"),
+            rtt: c.time("rtt"),
+            isolation: CakeIsolation::from_word(c.choice("isolation")),
+            tins: CakeTins::from_word(c.choice("tins")),
+            overhead: c.int("overhead") as i32,
+            mpu: c.int("mpu") as u32,
+            ecn: c.flag("ecn"),
+            memory_limit: c.opt_bytes("memory_limit"),
+        }
+    }
+}
+
+impl Default for CakeConfig {
+    fn default() -> Self {
+        CakeConfig::of(&Config::defaults(&CAKE))
+    }
+}
 
 /// Linux's packet limit (`sch->limit`), which caps the memory limit at this many MTUs.
 const PACKET_LIMIT: u64 = 10240;
@@ -73,12 +170,12 @@ fn count_bulk(tin: &mut Tin, idx: usize, mode: CakeIsolation, up: bool) {
 }
 
 impl Cake {
-    pub fn new(spec: &CakeSpec, mut rng: Rng) -> Self {
-        let bandwidth = spec.bandwidth.map(|r| r.0);
+    pub fn new(spec: &CakeConfig, mut rng: Rng) -> Self {
+        let bandwidth = spec.bandwidth;
         // tc's `rtt` sets the interval and a target of rtt / 20 (5 ms for the default 100 ms).
-        let rtt = spec.rtt.0;
+        let rtt = spec.rtt;
         let (tins, dscp_map) = spec.tins.build(bandwidth, (rtt / 20).max(1), rtt);
-        let memory = spec.memory_limit.map(|b| b.0);
+        let memory = spec.memory_limit;
         let derived = match (memory, bandwidth) {
             (Some(m), _) => m,
             (None, Some(bps)) => ((4 * (bps / 8) as u128 * rtt as u128 / SEC as u128) as u64).max(MIN_MEMORY),

@@ -1,10 +1,8 @@
 use super::*;
 use crate::net::{Payload, TcpSegment};
-use crate::scenario::model::CakeTins;
-use crate::scenario::units::{Bytes, Rate};
 use crate::sim::{MS, US};
 
-fn cake(spec: CakeSpec) -> Cake {
+fn cake(spec: CakeConfig) -> Cake {
     Cake::new(&spec, Rng::stream(7, "qdisc"))
 }
 
@@ -29,7 +27,7 @@ fn pull(q: &mut Cake, now: &mut Time, v: &mut Verdicts) -> Option<Packet> {
 
 #[test]
 fn shaper_spaces_departures_by_adjusted_size_at_the_bandwidth() {
-    let spec = CakeSpec { bandwidth: Some(Rate(8_000_000)), overhead: 38, ..Default::default() };
+    let spec = CakeConfig { bandwidth: Some(8_000_000), overhead: 38, ..Default::default() };
     let mut q = cake(spec);
     let mut v = Verdicts::default();
     let sizes = [1500, 40, 576, 1500, 1500, 90, 1200, 1500];
@@ -59,7 +57,7 @@ fn shaper_spaces_departures_by_adjusted_size_at_the_bandwidth() {
 
 #[test]
 fn mpu_pads_small_packets() {
-    let spec = CakeSpec { bandwidth: Some(Rate(8_000_000)), mpu: 84, ..Default::default() };
+    let spec = CakeConfig { bandwidth: Some(8_000_000), mpu: 84, ..Default::default() };
     let mut q = cake(spec);
     let mut v = Verdicts::default();
     for _ in 0..3 {
@@ -72,7 +70,7 @@ fn mpu_pads_small_packets() {
 
 /// One flow kept at a standing queue of `backlog` packets, dequeued every 1.2 ms for `secs`.
 fn standing_queue(ecn: Ecn, backlog: usize, secs: u64) -> (usize, usize, Cake) {
-    let mut q = cake(CakeSpec::default());
+    let mut q = cake(CakeConfig::default());
     let mut v = Verdicts::default();
     let (mut marks, mut drops) = (0, 0);
     let step = 1200 * US;
@@ -107,7 +105,7 @@ fn a_standing_queue_of_ecn_capable_packets_is_marked_not_dropped() {
 fn blue_drops_an_unresponsive_flood_that_overflows_the_buffer() {
     // A UDP flood arriving at twice the dequeue rate into a 30 kB buffer. Its packets are
     // ECN-capable, so CoDel only marks them: drops at dequeue can only be BLUE's.
-    let spec = CakeSpec { memory_limit: Some(Bytes(30_000)), ..Default::default() };
+    let spec = CakeConfig { memory_limit: Some(30_000), ..Default::default() };
     let mut q = cake(spec);
     let mut v = Verdicts::default();
     let (mut overflow, mut blue) = (0, 0);
@@ -131,7 +129,7 @@ fn blue_drops_an_unresponsive_flood_that_overflows_the_buffer() {
 /// Host A sends 1 flow to host C, host B `b_flows` flows to host D, all backlogged; returns A's
 /// share of the packets dequeued.
 fn host_a_share(isolation: CakeIsolation, b_flows: u32, same_dst: bool) -> f64 {
-    let mut q = cake(CakeSpec { isolation, ..Default::default() });
+    let mut q = cake(CakeConfig { isolation, ..Default::default() });
     let mut v = Verdicts::default();
     let (a, b, c) = (0, 1, 2);
     let d = if same_dst { c } else { 3 };
@@ -175,7 +173,7 @@ fn host_isolation_shares_between_hosts_or_flows() {
 #[test]
 fn the_hash_is_deterministic_per_seed_and_perturbed_across_seeds() {
     let queues = |seed| {
-        let mut q = Cake::new(&CakeSpec::default(), Rng::stream(seed, "qdisc"));
+        let mut q = Cake::new(&CakeConfig::default(), Rng::stream(seed, "qdisc"));
         (0..50)
             .map(|c| hash::classify(&mut q.tins[0], &tcp(0, 1, c, 100, Ecn::NotEct), q.isolation, q.perturbation))
             .collect::<Vec<_>>()
@@ -188,7 +186,7 @@ fn the_hash_is_deterministic_per_seed_and_perturbed_across_seeds() {
 fn set_associative_hashing_gives_colliding_flows_their_own_queues() {
     // 64 flows in 1024 queues would collide with a plain hash (birthday bound); with 8-way sets
     // they all get distinct queues.
-    let mut q = cake(CakeSpec::default());
+    let mut q = cake(CakeConfig::default());
     let mut v = Verdicts::default();
     for c in 0..64 {
         q.enqueue(tcp(0, 1, c, 100, Ecn::NotEct), 0, &mut v);
@@ -199,7 +197,7 @@ fn set_associative_hashing_gives_colliding_flows_their_own_queues() {
 
 #[test]
 fn overflow_drops_from_the_longest_queue() {
-    let mut q = cake(CakeSpec { memory_limit: Some(Bytes(10_000)), ..Default::default() });
+    let mut q = cake(CakeConfig { memory_limit: Some(10_000), ..Default::default() });
     let mut v = Verdicts::default();
     for _ in 0..5 {
         q.enqueue(tcp(0, 1, 1, 1500, Ecn::NotEct), 0, &mut v);
@@ -214,7 +212,7 @@ fn overflow_drops_from_the_longest_queue() {
 
 #[test]
 fn diffserv3_voice_goes_first_and_bulk_is_held_to_its_threshold() {
-    let spec = CakeSpec { bandwidth: Some(Rate(16_000_000)), tins: CakeTins::Diffserv3, ..Default::default() };
+    let spec = CakeConfig { bandwidth: Some(16_000_000), tins: CakeTins::Diffserv3, ..Default::default() };
     let mut q = cake(spec);
     let mut v = Verdicts::default();
     let marked = |dscp, conn| Packet { dscp, ..tcp(0, 1, conn, 1000, Ecn::NotEct) };

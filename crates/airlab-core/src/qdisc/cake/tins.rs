@@ -5,7 +5,6 @@
 use super::cobalt::{Cobalt, CobaltParams};
 use super::shaper::{ByteTime, Schedule, MTU};
 use crate::net::Packet;
-use crate::scenario::model::CakeTins;
 use crate::sim::Time;
 use std::collections::VecDeque;
 
@@ -166,7 +165,27 @@ const DIFFSERV4: [u8; 64] = {
     t
 };
 
+/// CAKE's DiffServ tin layouts (tc keywords).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CakeTins {
+    Besteffort,
+    Diffserv3,
+    Diffserv4,
+}
+
 impl CakeTins {
+    pub const WORDS: &'static [&'static str] = &["besteffort", "diffserv3", "diffserv4"];
+
+    /// The layout of tc keyword `word`, one of [`CakeTins::WORDS`].
+    pub fn from_word(word: &str) -> Self {
+        match word {
+            "besteffort" => CakeTins::Besteffort,
+            "diffserv3" => CakeTins::Diffserv3,
+            "diffserv4" => CakeTins::Diffserv4,
+            _ => panic!("unknown CAKE tin layout `{word}`"),
+        }
+    }
+
     /// The tins of this mode for `bandwidth` (None: unshaped), and the DSCP -> tin map.
     pub fn build(self, bandwidth: Option<u64>, target: Time, rtt: Time) -> (Vec<Tin>, &'static [u8; 64]) {
         // (rate shift, DRR quantum) per tin, Linux `cake_config_*`.

@@ -25,8 +25,30 @@
 //! at EDT" is the data in flight (plus the EDT burst when probing up). See `docs/models/bbr1.md`.
 
 use super::minmax::WindowedFilter;
-use super::{check_params, AckSample, CaState, CcEnv, CcParams, CcState, CcVar, CongestionControl};
+use super::{AckSample, Build, CaState, CcEnv, CcState, CcVar, Component, Config, CongestionControl};
+use crate::params::{no_check, Kind, Param, Range, Value};
 use crate::sim::{Rng, Time, MS, SEC, US};
+
+pub static BBR1: Component = Component {
+    name: "bbr1",
+    doc: "BBR version 1 (Linux tcp_bbr)",
+    params: &[
+        Param {
+            name: "lt_bw",
+            kind: Kind::Flag,
+            default: Value::Flag(true),
+            doc: "long-term bandwidth sampling: detect a token-bucket policer and pace at its rate",
+        },
+        Param {
+            name: "probe_rtt_interval",
+            kind: Kind::Real { range: Range { min: 0.0, min_open: true, max: 3600.0, max_open: false }, unit: "s" },
+            default: Value::Real(10.0),
+            doc: "min_rtt filter window: ProbeRTT runs when min_rtt is this old (Linux 10 s)",
+        },
+    ],
+    check: no_check,
+    build: Build(|c: &Config, env| Ok(Box::new(Bbr1::of(c, env)))),
+};
 
 /// Fixed-point unit of Linux's gains (`BBR_UNIT`).
 const UNIT: u32 = 256;
@@ -237,23 +259,10 @@ impl Bbr1 {
         }
     }
 
-    pub fn from_params(p: &CcParams, env: &mut CcEnv) -> Result<Self, String> {
-        check_params("bbr1", p, &["lt_bw", "probe_rtt_interval"])?;
-        let lt_bw = match p.get("lt_bw") {
-            None => true,
-            Some(v) => v.as_bool().ok_or_else(|| format!("bbr1 parameter `lt_bw` must be true or false, got {v}"))?,
-        };
-        let win = match p.get("probe_rtt_interval") {
-            None => 10.0,
-            Some(v) => v
-                .as_f64()
-                .ok_or_else(|| format!("bbr1 parameter `probe_rtt_interval` must be a number of seconds, got {v}"))?,
-        };
-        if !(win > 0.0 && win <= 3600.0) {
-            return Err(format!("bbr1 parameter `probe_rtt_interval` must be in (0, 3600] seconds, got {win}"));
-        }
-        let rng = Rng::stream(env.rng.next_u64(), "bbr1");
-        Ok(Bbr1::new(lt_bw, (win * SEC as f64).round() as Time, rng))
+    /// BBRv1 as `c` (a configuration of [`BBR1`]) sets it, with its own random stream.
+    pub fn of(c: &Config, env: &mut CcEnv) -> Self {
+        let window = (c.real("probe_rtt_interval") * SEC as f64).round() as Time;
+        Bbr1::new(c.flag("lt_bw"), window, Rng::stream(env.rng.next_u64(), "bbr1"))
     }
 
     pub fn mode(&self) -> Mode {
@@ -838,13 +847,13 @@ mod tests {
 
     impl Feed {
         fn new(seed: u64) -> Feed {
-            Feed::with_params(seed, &CcParams::new())
+            Feed::with_params(seed, &crate::tcp::cc::defaults("bbr1"))
         }
 
-        fn with_params(seed: u64, params: &CcParams) -> Feed {
+        fn with_params(seed: u64, params: &Config) -> Feed {
             let mut shared = Shared::default();
             let mut env = CcEnv { rng: Rng::stream(seed, "bbr1-test"), shared: &mut shared, conn: 0 };
-            let mut cc = Bbr1::from_params(params, &mut env).unwrap();
+            let mut cc = Bbr1::of(params, &mut env);
             let mut s = CcState::new(MSS, 10);
             s.srtt = RTT;
             s.min_rtt = RTT;
@@ -1240,7 +1249,7 @@ mod tests {
         assert!(feed.cc.bw() > 999.0);
 
         // Switched off, the same losses change nothing.
-        let params: CcParams = serde_json::from_value(serde_json::json!({"lt_bw": false})).unwrap();
+        let params = crate::tcp::cc::defaults("bbr1").with("lt_bw", Value::Flag(false));
         let mut feed = Feed::with_params(11, &params);
         feed.fill_pipe();
         for _ in 0..20 {
@@ -1257,11 +1266,10 @@ mod tests {
 
     #[test]
     fn params_are_checked() {
-        let p = |json: serde_json::Value| -> CcParams { serde_json::from_value(json).unwrap() };
-        let ok = |params: CcParams| CcEnv::scratch(|env| Bbr1::from_params(&params, env).map(|_| ()));
-        assert!(ok(p(serde_json::json!({"lt_bw": false, "probe_rtt_interval": 5}))).is_ok());
-        assert!(ok(p(serde_json::json!({"lt_bw": 1}))).unwrap_err().contains("lt_bw"));
-        assert!(ok(p(serde_json::json!({"probe_rtt_interval": 0}))).unwrap_err().contains("probe_rtt_interval"));
-        assert!(ok(p(serde_json::json!({"high_gain": 3}))).unwrap_err().contains("unknown parameter"));
+        let mut c = crate::tcp::cc::defaults("bbr1");
+        assert!(c.set("lt_bw", Value::Flag(false)).is_ok() && c.set("probe_rtt_interval", Value::Real(5.0)).is_ok());
+        assert!(c.set("lt_bw", Value::Int(1)).is_err());
+        assert!(c.set("probe_rtt_interval", Value::Real(0.0)).is_err());
+        assert!(c.set("high_gain", Value::Real(3.0)).is_err());
     }
 }

@@ -27,8 +27,49 @@
 //! term are computed in f64 with `C` as given (Linux's fixed point uses 410/1024 ≈ 0.4004).
 
 use super::hystart::{HystartMode, SlowStartExit};
-use super::{check_params, AckSample, CaState, CcParams, CcState, CcVar, CongestionControl};
+use super::{AckSample, Build, CaState, CcState, CcVar, Component, Config, CongestionControl};
+use crate::params::{no_check, Kind, Param, Range, Value};
 use crate::sim::{secs, Time, SEC};
+
+pub static CUBIC: Component = Component {
+    name: "cubic",
+    doc: "CUBIC (RFC 9438, Linux tcp_cubic) with HyStart",
+    params: &[
+        Param {
+            name: "beta",
+            // Below 1/1024 the fixed-point beta is 0; at 1 the Reno-friendly rate divides by 0.
+            kind: Kind::Real { range: Range { min: 0.001, min_open: false, max: 1.0, max_open: true }, unit: "" },
+            default: Value::Real(0.7),
+            doc: "multiplicative decrease: cwnd after a loss is beta x cwnd (Linux 717/1024)",
+        },
+        Param {
+            name: "c",
+            kind: Kind::Real { range: Range::POSITIVE, unit: "segments/s^3" },
+            default: Value::Real(0.4),
+            doc: "the cubic constant C",
+        },
+        Param {
+            name: "fast_convergence",
+            kind: Kind::Flag,
+            default: Value::Flag(true),
+            doc: "release bandwidth faster when W_max shrinks (Linux fast_convergence)",
+        },
+        Param {
+            name: "tcp_friendliness",
+            kind: Kind::Flag,
+            default: Value::Flag(true),
+            doc: "grow at least as fast as Reno would (Linux tcp_friendliness)",
+        },
+        Param {
+            name: "hystart",
+            kind: Kind::Choice(HystartMode::WORDS),
+            default: Value::Choice("classic"),
+            doc: "slow-start exit: Linux's HyStart (classic), RFC 9406 (hystart++) or none (off)",
+        },
+    ],
+    check: no_check,
+    build: Build(|c: &Config, _| Ok(Box::new(Cubic::of(c)))),
+};
 
 /// Fixed-point scale of Linux's `beta`.
 const BETA_SCALE: u32 = 1024;
@@ -169,32 +210,10 @@ impl Cubic {
         }
     }
 
-    pub fn from_params(p: &CcParams) -> Result<Self, String> {
-        check_params("cubic", p, &["beta", "c", "fast_convergence", "tcp_friendliness", "hystart"])?;
-        let num = |key: &str, default: f64| match p.get(key) {
-            None => Ok(default),
-            Some(v) => v.as_f64().ok_or_else(|| format!("cubic parameter `{key}` must be a number, got {v}")),
-        };
-        let flag = |key: &str| match p.get(key) {
-            None => Ok(true),
-            Some(v) => v.as_bool().ok_or_else(|| format!("cubic parameter `{key}` must be true or false, got {v}")),
-        };
-        let beta = num("beta", 0.7)?;
-        // Below 1/1024 the fixed-point beta is 0; at 1 the Reno-friendly rate divides by zero.
-        if !(0.001..1.0).contains(&beta) {
-            return Err(format!("cubic parameter `beta` must be in (0, 1), got {beta}"));
-        }
-        let c = num("c", 0.4)?;
-        if !(c > 0.0 && c.is_finite()) {
-            return Err(format!("cubic parameter `c` must be positive, got {c}"));
-        }
-        let hystart = match p.get("hystart") {
-            None => HystartMode::Classic,
-            Some(v) => HystartMode::parse(
-                v.as_str().ok_or_else(|| format!("cubic parameter `hystart` must be a string, got {v}"))?,
-            )?,
-        };
-        Ok(Cubic::new(beta, c, flag("fast_convergence")?, flag("tcp_friendliness")?, hystart))
+    /// CUBIC as `c` (a configuration of [`CUBIC`]) sets it.
+    pub fn of(c: &Config) -> Self {
+        let hystart = HystartMode::from_word(c.choice("hystart"));
+        Cubic::new(c.real("beta"), c.real("c"), c.flag("fast_convergence"), c.flag("tcp_friendliness"), hystart)
     }
 
     /// Window before the last reduction, in segments.
@@ -296,8 +315,8 @@ mod tests {
 
     const RTT: Time = 100 * MS;
 
-    fn params(json: serde_json::Value) -> CcParams {
-        serde_json::from_value(json).unwrap()
+    fn with(name: &str, value: Value) -> Cubic {
+        Cubic::of(&super::super::defaults("cubic").with(name, value))
     }
 
     /// A cwnd-limited flow that has seen `rtt` and just lost at cwnd `w`, after the socket
@@ -354,7 +373,7 @@ mod tests {
 
     #[test]
     fn loss_sets_w_max_and_beta_reduction() {
-        let mut cc = Cubic::from_params(&CcParams::new()).unwrap();
+        let mut cc = Cubic::of(&super::super::defaults("cubic"));
         let s = after_loss(&mut cc, 100, RTT);
         assert_eq!(cc.w_max(), 100);
         assert_eq!(s.cwnd, 70); // 100 * 717 / 1024
@@ -363,7 +382,7 @@ mod tests {
 
     #[test]
     fn window_follows_the_cubic_curve_after_loss() {
-        let mut cc = Cubic::from_params(&CcParams::new()).unwrap();
+        let mut cc = Cubic::of(&super::super::defaults("cubic"));
         let mut s = after_loss(&mut cc, 100, RTT);
         let epoch = s.now;
         run_until(&mut cc, &mut s, RTT, epoch + 1);
@@ -457,7 +476,7 @@ mod tests {
 
     #[test]
     fn idle_time_shifts_the_epoch() {
-        let mut cc = Cubic::from_params(&CcParams::new()).unwrap();
+        let mut cc = Cubic::of(&super::super::defaults("cubic"));
         let mut s = after_loss(&mut cc, 100, RTT);
         run_for(&mut cc, &mut s, RTT, 1);
         let epoch = cc.epoch_start().unwrap();
@@ -471,7 +490,7 @@ mod tests {
 
     #[test]
     fn rto_forgets_the_curve_and_min_rtt() {
-        let mut cc = Cubic::from_params(&CcParams::new()).unwrap();
+        let mut cc = Cubic::of(&super::super::defaults("cubic"));
         let mut s = after_loss(&mut cc, 100, RTT);
         run_for(&mut cc, &mut s, RTT, SEC);
         cc.on_state(&mut s, CaState::Loss);
@@ -484,34 +503,28 @@ mod tests {
     }
 
     #[test]
-    fn create_checks_parameters() {
-        let err = super::super::check("cubic", &params(serde_json::json!({"bta": 0.5}))).err().unwrap();
-        assert!(err.contains("`bta`") && err.contains("beta"), "{err}");
-        let mut cc = super::super::CcEnv::scratch(|env| {
-            super::super::create("cubic", &params(serde_json::json!({"beta": 0.5})), env)
-        })
-        .unwrap();
-        assert_eq!(cc.name(), "cubic");
+    fn parameters_are_declared_with_their_ranges() {
+        let mut cc = with("beta", Value::Real(0.5));
         assert_eq!(cc.ssthresh(&CcState::new(1448, 100)), 50);
-        let ok = params(serde_json::json!({"c": 1, "fast_convergence": false, "tcp_friendliness": false,
-                                           "hystart": "hystart++"}));
-        assert!(Cubic::from_params(&ok).is_ok());
-        for bad in [
-            serde_json::json!({"beta": 1.0}),
-            serde_json::json!({"hystart": "fast"}),
-            serde_json::json!({"c": "big"}),
-            serde_json::json!({"fast_convergence": 1}),
+        let mut config = super::super::defaults("cubic");
+        for (name, bad) in [
+            ("beta", Value::Real(1.0)),
+            ("beta", Value::Real(0.0)),
+            ("hystart", Value::Choice("fast")),
+            ("c", Value::Real(-1.0)),
+            ("fast_convergence", Value::Int(1)),
+            ("bta", Value::Real(0.5)),
         ] {
-            assert!(Cubic::from_params(&params(bad.clone())).is_err(), "{bad}");
+            assert!(config.set(name, bad.clone()).is_err(), "{name} = {bad:?}");
         }
-        assert!(super::super::check("reno", &CcParams::new()).is_ok());
+        assert!(config.set("hystart", Value::Choice("hystart++")).is_ok());
     }
 
     /// Slow start from 10 segments where the RTT rises from 200 ms to 230 ms once cwnd
     /// reaches 32 (a queue forms). ACKs are 200 ms / cwnd apart, too sparse for an ACK train.
     /// Returns ssthresh after 2 s.
-    fn slow_start_into_a_queue(hystart: &str) -> (u32, CcState) {
-        let mut cc = Cubic::from_params(&params(serde_json::json!({ "hystart": hystart }))).unwrap();
+    fn slow_start_into_a_queue(hystart: &'static str) -> (u32, CcState) {
+        let mut cc = with("hystart", Value::Choice(hystart));
         let mut s = CcState::new(1448, 10);
         s.now = SEC;
         while s.now < 3 * SEC {

@@ -26,13 +26,14 @@ pub enum HystartMode {
 }
 
 impl HystartMode {
-    pub fn parse(name: &str) -> Result<Self, String> {
-        match name {
-            "off" => Ok(HystartMode::Off),
-            "classic" => Ok(HystartMode::Classic),
-            "hystart++" => Ok(HystartMode::PlusPlus),
-            _ => Err(format!("unknown hystart mode `{name}`, expected one of: classic, hystart++, off")),
-        }
+    /// The words a scenario names the modes by, in the order of [`HystartMode::ALL`].
+    pub const WORDS: &'static [&'static str] = &["classic", "hystart++", "off"];
+    const ALL: [HystartMode; 3] = [HystartMode::Classic, HystartMode::PlusPlus, HystartMode::Off];
+
+    /// The mode called `word`, one of [`HystartMode::WORDS`].
+    pub fn from_word(word: &str) -> Self {
+        let i = Self::WORDS.iter().position(|w| *w == word);
+        Self::ALL[i.unwrap_or_else(|| panic!("unknown hystart mode `{word}`"))]
     }
 }
 

@@ -1,4 +1,5 @@
-//! Congestion control: one trait, one file per algorithm, one registration line in [`create`].
+//! Congestion control: one trait, one file per algorithm (which declares its parameters and
+//! how to build it as a [`Component`]), one registration line in [`REGISTRY`].
 //!
 //! The trait mirrors Linux's `tcp_congestion_ops` so that algorithms port naturally:
 //! `ssthresh` is called when a loss or ECN episode starts, `cong_avoid` when the socket lets the
@@ -15,6 +16,7 @@ pub mod hystart;
 pub mod minmax;
 pub mod reno;
 
+use crate::params;
 use crate::sim::{Rng, Time};
 use crate::tcp::rate::{RateSample, TxSnapshot};
 use std::any::Any;
@@ -179,11 +181,41 @@ pub trait CongestionControl {
     fn vars(&self, _out: &mut Vec<CcVar>) {}
 }
 
-/// Options common to the congestion controls, from the scenario's `[flow.cc_params]`.
-pub type CcParams = std::collections::BTreeMap<String, serde_json::Value>;
+/// Every congestion control a scenario can name.
+pub static REGISTRY: &[&Component] =
+    &[&reno::RENO, &cubic::CUBIC, &bbr1::BBR1, &bbr::BBR2, &bbr::BBR3, &fairtt::FAIRTT];
 
-/// Every registered algorithm name, for listings and error messages.
-pub const NAMES: &[&str] = &["reno", "cubic", "bbr1", "bbr2", "bbr3", "fairtt"];
+/// How a congestion control is built for one connection from its checked configuration; an
+/// error is a conflict with other connections' shared state.
+pub struct Build(pub fn(&Config, &mut CcEnv) -> Built);
+/// A congestion control for one connection, or why it cannot be made.
+pub type Built = Result<Box<dyn CongestionControl>, String>;
+/// A registered congestion control: its parameters and how to build it.
+pub type Component = params::Component<Build>;
+/// A congestion control with a value for each of its parameters.
+pub type Config = params::Config<Build>;
+
+/// The registered congestion control called `name`.
+pub fn find(name: &str) -> Option<&'static Component> {
+    params::find(REGISTRY, name)
+}
+
+/// Registered algorithm `name` with every parameter at its default; panics on an unregistered
+/// name (callers name algorithms in code).
+pub fn defaults(name: &str) -> Config {
+    Config::defaults(find(name).unwrap_or_else(|| panic!("no congestion control `{name}` is registered")))
+}
+
+/// Build the congestion control `config` describes for one connection.
+pub fn create(config: &Config, env: &mut CcEnv) -> Built {
+    (config.component().build.0)(config, env)
+}
+
+/// Algorithm `name` with the parameters `set`, the others at their defaults (for tests).
+#[cfg(test)]
+pub(crate) fn config(name: &str, set: &[(&str, params::Value)]) -> Config {
+    set.iter().fold(defaults(name), |c, (param, value)| c.with(param, value.clone()))
+}
 
 /// State that connections may share, keyed by a name the scenario gives (e.g. the
 /// bottleneck-level registry FaiRTT assumes). Each entry is created by the first connection
@@ -211,41 +243,9 @@ pub struct CcEnv<'a> {
 }
 
 impl CcEnv<'_> {
-    /// Run `f` with a throwaway environment: for checking parameters before a run.
+    /// Run `f` with a throwaway environment: to build an algorithm outside a run.
     pub fn scratch<R>(f: impl FnOnce(&mut CcEnv) -> R) -> R {
         let mut shared = Shared::default();
         f(&mut CcEnv { rng: Rng::stream(0, "scratch"), shared: &mut shared, conn: 0 })
     }
-}
-
-/// Build the congestion control called `name` for one connection. Unknown names and
-/// parameters are reported as errors naming what was expected.
-pub fn create(name: &str, params: &CcParams, env: &mut CcEnv) -> Result<Box<dyn CongestionControl>, String> {
-    match name {
-        "reno" => reno::Reno::from_params(params).map(|c| Box::new(c) as _),
-        "cubic" => cubic::Cubic::from_params(params).map(|c| Box::new(c) as _),
-        "bbr1" => bbr1::Bbr1::from_params(params, env).map(|c| Box::new(c) as _),
-        "bbr2" => bbr::Bbr::bbr2_from_params(params, env).map(|c| Box::new(c) as _),
-        "bbr3" => bbr::Bbr::bbr3_from_params(params, env).map(|c| Box::new(c) as _),
-        "fairtt" => fairtt::from_params(params, env).map(|c| Box::new(c) as _),
-        _ => Err(format!("unknown congestion control `{name}`, expected one of: {}", NAMES.join(", "))),
-    }
-}
-
-/// Check `params` for algorithm `name` without a connection.
-pub fn check(name: &str, params: &CcParams) -> Result<(), String> {
-    CcEnv::scratch(|env| create(name, params, env).map(|_| ()))
-}
-
-/// Check that `params` holds only keys from `known`; used by each algorithm's `from_params`.
-pub fn check_params(cc: &str, params: &CcParams, known: &[&str]) -> Result<(), String> {
-    for key in params.keys() {
-        if !known.contains(&key.as_str()) {
-            return Err(format!(
-                "unknown parameter `{key}` for congestion control `{cc}`, expected one of: {}",
-                if known.is_empty() { "(none)".to_string() } else { known.join(", ") }
-            ));
-        }
-    }
-    Ok(())
 }

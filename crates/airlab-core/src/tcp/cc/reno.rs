@@ -2,18 +2,20 @@
 //! per cwnd of ACKed segments, and a halving of cwnd on loss. The NewReno part (partial ACKs
 //! during recovery) lives in the socket's loss recovery, not here.
 
-use super::{check_params, CcParams, CcState, CongestionControl};
+use super::{Build, CcState, Component, CongestionControl};
+use crate::params::no_check;
+
+/// Reno has no tunables.
+pub static RENO: Component = Component {
+    name: "reno",
+    doc: "NewReno window control (Linux tcp_reno)",
+    params: &[],
+    check: no_check,
+    build: Build(|_, _| Ok(Box::new(Reno))),
+};
 
 #[derive(Debug, Default)]
 pub struct Reno;
-
-impl Reno {
-    /// Reno has no tunables; any parameter is an error.
-    pub fn from_params(p: &CcParams) -> Result<Self, String> {
-        check_params("reno", p, &[])?;
-        Ok(Reno)
-    }
-}
 
 impl CongestionControl for Reno {
     fn name(&self) -> &'static str {
@@ -97,14 +99,5 @@ mod tests {
         assert_eq!(cc.ssthresh(&state(100, 50)), 50);
         assert_eq!(cc.ssthresh(&state(33, 50)), 16);
         assert_eq!(cc.ssthresh(&state(3, 50)), 2);
-    }
-
-    #[test]
-    fn rejects_parameters() {
-        let mut p = CcParams::new();
-        assert!(Reno::from_params(&p).is_ok());
-        p.insert("beta".into(), serde_json::json!(0.5));
-        let err = Reno::from_params(&p).unwrap_err();
-        assert!(err.contains("`beta`"), "{err}");
     }
 }

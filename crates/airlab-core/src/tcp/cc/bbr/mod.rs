@@ -23,8 +23,50 @@ mod tests;
 pub use bdp::{BdpModel, BdpObservation, PlainBdp};
 pub use params::{Constants, Generation, V2ALPHA, V3_IETF, V3_LINUX};
 
-use super::{check_params, AckSample, CaState, CcEnv, CcParams, CcState, CcVar, CongestionControl};
+use super::{AckSample, Build, CaState, CcEnv, CcState, CcVar, Component, Config, CongestionControl};
+use crate::params::{no_check, Kind, Param, Value};
 use crate::sim::{Rng, Time, MS, SEC};
+
+/// Whether BBRv2/v3 reacts to ECN marks (Linux `bbr_ecn_enable`, off by default).
+pub const ECN: Param = Param {
+    name: "ecn",
+    kind: Kind::Flag,
+    default: Value::Flag(false),
+    doc: "respond to ECN marks (Linux bbr_ecn_enable, off by default)",
+};
+
+pub static BBR2: Component = Component {
+    name: "bbr2",
+    doc: "BBR version 2 with the v2alpha constants (Google's Linux branch)",
+    params: &[ECN],
+    check: no_check,
+    build: Build(|c: &Config, env| Ok(Box::new(Bbr::new("bbr2", &V2ALPHA, c.flag("ecn"), env)))),
+};
+
+pub static BBR3: Component = Component {
+    name: "bbr3",
+    doc: "BBR version 3 (Google's Linux branch; or the IETF draft's constants)",
+    params: &[
+        Param {
+            name: "constants",
+            kind: Kind::Choice(&["linux", "ietf"]),
+            default: Value::Choice("linux"),
+            doc: "the constant set: the Linux branch's or draft-ietf-ccwg-bbr's",
+        },
+        ECN,
+    ],
+    check: no_check,
+    build: Build(|c: &Config, env| Ok(Box::new(Bbr::new("bbr3", v3_constants(c), c.flag("ecn"), env)))),
+};
+
+/// The constant set a `bbr3` configuration names.
+fn v3_constants(c: &Config) -> &'static Constants {
+    if c.choice("constants") == "ietf" {
+        &V3_IETF
+    } else {
+        &V3_LINUX
+    }
+}
 use crate::tcp::rate::TxSnapshot;
 
 /// "Unset" for the u32 bounds (Linux `~0U`).
@@ -259,22 +301,6 @@ impl Bbr {
         }
     }
 
-    /// `bbr2`: v2alpha constants. Parameters: `ecn` (bool, default false).
-    pub fn bbr2_from_params(p: &CcParams, env: &mut CcEnv) -> Result<Self, String> {
-        check_params("bbr2", p, &["ecn"])?;
-        Ok(Self::new("bbr2", &V2ALPHA, ecn_param("bbr2", p)?, env))
-    }
-
-    /// `bbr3`: parameters `constants` ("linux", the default, or "ietf") and `ecn`.
-    pub fn bbr3_from_params(p: &CcParams, env: &mut CcEnv) -> Result<Self, String> {
-        check_params("bbr3", p, &["constants", "ecn"])?;
-        let c = match p.get("constants") {
-            None => &V3_LINUX,
-            Some(v) => Constants::v3(v.as_str().ok_or("bbr3: `constants` must be a string (linux or ietf)")?)?,
-        };
-        Ok(Self::new("bbr3", c, ecn_param("bbr3", p)?, env))
-    }
-
     pub fn constants(&self) -> &Constants {
         &self.c
     }
@@ -370,13 +396,6 @@ impl Bbr {
             self.round_start = true;
             self.round_count += 1;
         }
-    }
-}
-
-fn ecn_param(cc: &str, p: &CcParams) -> Result<bool, String> {
-    match p.get("ecn") {
-        None => Ok(false),
-        Some(v) => v.as_bool().ok_or_else(|| format!("{cc}: `ecn` must be true or false")),
     }
 }
 

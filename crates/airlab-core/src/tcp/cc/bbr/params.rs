@@ -184,14 +184,3 @@ pub const V3_IETF: Constants = Constants {
     draft_recovery: true,
     ..V3_LINUX
 };
-
-impl Constants {
-    /// The constant set `name` of `bbr3`.
-    pub fn v3(name: &str) -> Result<&'static Constants, String> {
-        match name {
-            "linux" => Ok(&V3_LINUX),
-            "ietf" => Ok(&V3_IETF),
-            _ => Err(format!("unknown BBRv3 constant set `{name}`, expected one of: linux, ietf")),
-        }
-    }
-}

@@ -385,18 +385,19 @@ fn the_bdp_model_sets_the_windows() {
 }
 
 #[test]
-fn parameters_are_checked() {
-    let params = |v: serde_json::Value| -> CcParams { serde_json::from_value(v).unwrap() };
-    let make = |name: &str, p: CcParams| CcEnv::scratch(|env| crate::tcp::cc::create(name, &p, env).map(|c| c.name()));
-    assert_eq!(make("bbr2", params(serde_json::json!({}))), Ok("bbr2"));
-    assert_eq!(make("bbr3", params(serde_json::json!({"constants": "ietf", "ecn": true}))), Ok("bbr3"));
-    let err = make("bbr3", params(serde_json::json!({"constants": "draft"}))).unwrap_err();
-    assert!(err.contains("linux, ietf"), "{err}");
-    let err = make("bbr2", params(serde_json::json!({"constants": "linux"}))).unwrap_err();
-    assert!(err.contains("`constants`"), "{err}");
-    assert!(make("bbr3", params(serde_json::json!({"ecn": "yes"}))).is_err());
-    let cc = CcEnv::scratch(|env| Bbr::bbr3_from_params(&CcParams::new(), env)).unwrap();
-    assert_eq!(cc.constants(), &V3_LINUX);
+fn parameters_build_their_variant() {
+    use crate::params::Value::{Choice, Flag};
+    use crate::tcp::cc::{config, create};
+    let make = |name: &str, set: &[(&str, crate::params::Value)]| {
+        CcEnv::scratch(|env| create(&config(name, set), env).map(|c| c.name()))
+    };
+    assert_eq!(make("bbr2", &[]), Ok("bbr2"));
+    assert_eq!(make("bbr3", &[("constants", Choice("ietf")), ("ecn", Flag(true))]), Ok("bbr3"));
+    assert!(config("bbr3", &[]).set("constants", Choice("draft")).is_err());
+    assert!(config("bbr2", &[]).set("constants", Choice("linux")).is_err());
+    assert_eq!(v3_constants(&config("bbr3", &[("constants", Choice("ietf"))])), &V3_IETF);
+    assert_eq!(v3_constants(&config("bbr3", &[])), &V3_LINUX);
+    let cc = CcEnv::scratch(|env| create(&config("bbr3", &[]), env)).unwrap();
     assert!(cc.owns_cwnd() && cc.needs_pacing());
 }
 

@@ -17,9 +17,11 @@
 mod registry;
 
 use super::bbr::{Bbr, BdpModel, BdpObservation, V2ALPHA};
-use super::{check_params, CcEnv, CcParams, CcVar};
+use super::{Build, CcEnv, CcVar, Component, Config};
+use crate::params::{no_check, Kind, Param, Range, Value};
 use crate::sim::{secs, Time, MS, SEC};
 pub use registry::Registry;
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -54,7 +56,61 @@ pub enum BdpRtt {
     RttEst,
 }
 
-/// FaiRTT's parameters, all from `[flow.cc_params]`.
+pub static FAIRTT: Component = Component {
+    name: "fairtt",
+    doc: "FaiRTT (paper 003): BBRv2 with an RTT-fair BDP, as reconstructed in reproduction-targets P3.3",
+    params: &[
+        Param {
+            name: "beta",
+            kind: Kind::Real { range: Range::FRACTION, unit: "" },
+            default: Value::Real(0.8),
+            doc: "weight of the last RTT sample in RTTest",
+        },
+        Param {
+            name: "gamma",
+            kind: Kind::Real { range: Range::FRACTION, unit: "" },
+            default: Value::Real(0.99),
+            doc: "weight of the previous BDP in the smoothed BDP",
+        },
+        Param {
+            name: "group",
+            kind: Kind::Text,
+            default: Value::Text(Cow::Borrowed("bottleneck")),
+            doc: "the registry of flows that share a bottleneck; flows of one group see each other",
+        },
+        Param {
+            name: "registry_window_s",
+            kind: Kind::Real { range: Range::POSITIVE, unit: "s" },
+            default: Value::Real(1.0),
+            doc: "a flow is active while it reported within this window (at least 1 ms)",
+        },
+        Param {
+            name: "alpha",
+            kind: Kind::Choice(&["mean_rtt_est", "flowcount_min_rtt"]),
+            default: Value::Choice("mean_rtt_est"),
+            doc: "the fairness threshold: mean RTTest of active flows, or N x mean RTprop",
+        },
+        Param {
+            name: "kappa_min",
+            kind: Kind::Choice(&["global", "own", "window"]),
+            default: Value::Choice("global"),
+            doc: "the minimum RTT the adjustment divides by: the group's, the flow's, or windowed",
+        },
+        Param {
+            name: "bdp_rtt",
+            kind: Kind::Choice(&["rtprop", "rtt_est"]),
+            default: Value::Choice("rtprop"),
+            doc: "the RTT the raw BDP multiplies the bandwidth by",
+        },
+    ],
+    check: no_check,
+    build: Build(|c: &Config, env| {
+        let model = FairttBdp::new(Params::of(c), env)?;
+        Ok(Box::new(Bbr::with_bdp_model("fairtt", &V2ALPHA, false, env, Box::new(model))))
+    }),
+};
+
+/// FaiRTT's parameters as typed values (see [`FAIRTT`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
     pub beta: f64,
@@ -66,68 +122,24 @@ pub struct Params {
     pub bdp_rtt: BdpRtt,
 }
 
-impl Default for Params {
-    fn default() -> Self {
-        Params {
-            beta: 0.8,
-            gamma: 0.99,
-            group: "bottleneck".into(),
-            registry_window: SEC,
-            alpha: Alpha::MeanRttEst,
-            kappa_min: KappaMin::Global,
-            bdp_rtt: BdpRtt::Rtprop,
-        }
-    }
-}
-
-const KNOWN: &[&str] = &["beta", "gamma", "group", "registry_window_s", "alpha", "kappa_min", "bdp_rtt"];
-
 impl Params {
-    pub fn from_cc_params(p: &CcParams) -> Result<Self, String> {
-        check_params("fairtt", p, KNOWN)?;
-        let mut out = Params::default();
-        let fraction = |key: &str, default: f64| -> Result<f64, String> {
-            match p.get(key) {
-                None => Ok(default),
-                Some(v) => v
-                    .as_f64()
-                    .filter(|x| *x > 0.0 && *x < 1.0)
-                    .ok_or_else(|| format!("fairtt: `{key}` must be a number strictly between 0 and 1, got {v}")),
-            }
-        };
-        let choice = |key: &str, options: &[&str]| -> Result<Option<usize>, String> {
-            let Some(v) = p.get(key) else { return Ok(None) };
-            v.as_str()
-                .and_then(|s| options.iter().position(|o| *o == s))
-                .map(Some)
-                .ok_or_else(|| format!("fairtt: `{key}` must be one of {}, got {v}", options.join(", ")))
-        };
-        out.beta = fraction("beta", out.beta)?;
-        out.gamma = fraction("gamma", out.gamma)?;
-        if let Some(v) = p.get("group") {
-            out.group = v
-                .as_str()
-                .filter(|s| !s.is_empty())
-                .ok_or_else(|| format!("fairtt: `group` must be a non-empty string, got {v}"))?
-                .to_string();
+    pub fn of(c: &Config) -> Self {
+        Params {
+            beta: c.real("beta"),
+            gamma: c.real("gamma"),
+            group: c.text("group").to_string(),
+            registry_window: ((c.real("registry_window_s") * SEC as f64).round() as Time).max(MS),
+            alpha: match c.choice("alpha") {
+                "flowcount_min_rtt" => Alpha::FlowcountMinRtt,
+                _ => Alpha::MeanRttEst,
+            },
+            kappa_min: match c.choice("kappa_min") {
+                "own" => KappaMin::Own,
+                "window" => KappaMin::Window,
+                _ => KappaMin::Global,
+            },
+            bdp_rtt: if c.choice("bdp_rtt") == "rtt_est" { BdpRtt::RttEst } else { BdpRtt::Rtprop },
         }
-        if let Some(v) = p.get("registry_window_s") {
-            let w = v
-                .as_f64()
-                .filter(|x| *x > 0.0 && x.is_finite())
-                .ok_or_else(|| format!("fairtt: `registry_window_s` must be a positive number of seconds, got {v}"))?;
-            out.registry_window = ((w * SEC as f64).round() as Time).max(MS);
-        }
-        if let Some(i) = choice("alpha", &["mean_rtt_est", "flowcount_min_rtt"])? {
-            out.alpha = [Alpha::MeanRttEst, Alpha::FlowcountMinRtt][i];
-        }
-        if let Some(i) = choice("kappa_min", &["global", "own", "window"])? {
-            out.kappa_min = [KappaMin::Global, KappaMin::Own, KappaMin::Window][i];
-        }
-        if let Some(i) = choice("bdp_rtt", &["rtprop", "rtt_est"])? {
-            out.bdp_rtt = [BdpRtt::Rtprop, BdpRtt::RttEst][i];
-        }
-        Ok(out)
     }
 }
 
@@ -238,13 +250,6 @@ impl BdpModel for FairttBdp {
         out.push(("fairtt_bdp_pkts", self.smoothed_bdp().unwrap_or(0.0)));
         out.push(("fairtt_flows", self.flows as f64));
     }
-}
-
-/// `fairtt`: BBRv2 (v2alpha constants) with the FaiRTT BDP model.
-pub fn from_params(p: &CcParams, env: &mut CcEnv) -> Result<Bbr, String> {
-    let params = Params::from_cc_params(p)?;
-    let model = FairttBdp::new(params, env)?;
-    Ok(Bbr::with_bdp_model("fairtt", &V2ALPHA, false, env, Box::new(model)))
 }
 
 #[cfg(test)]

@@ -1,16 +1,13 @@
 use super::*;
+use crate::params::Value;
 use crate::sim::Rng;
-use crate::tcp::cc::{create, Shared};
+use crate::tcp::cc::{config, create, defaults, Shared};
 
 const BW: f64 = 1250.0; // packets per second: 10 Mbit/s of 1000-byte packets
 
-fn params(v: serde_json::Value) -> CcParams {
-    serde_json::from_value(v).unwrap()
-}
-
-fn model(shared: &mut Shared, conn: u32, p: serde_json::Value) -> Result<FairttBdp, String> {
+fn model(shared: &mut Shared, conn: u32, set: &[(&str, Value)]) -> Result<FairttBdp, String> {
     let mut env = CcEnv { rng: Rng::stream(1, "test"), shared, conn };
-    FairttBdp::new(Params::from_cc_params(&params(p))?, &mut env)
+    FairttBdp::new(Params::of(&config("fairtt", set)), &mut env)
 }
 
 fn ack(m: &mut FairttBdp, now: Time, rtt: Time, rtprop: Time) {
@@ -18,9 +15,9 @@ fn ack(m: &mut FairttBdp, now: Time, rtt: Time, rtprop: Time) {
 }
 
 /// The elephant (RTprop 50 ms, RTT 60 ms) and the mice (30 ms, no queueing) report in turn.
-fn elephant_and_mice(p: serde_json::Value, acks: u32) -> (FairttBdp, FairttBdp) {
+fn elephant_and_mice(p: &[(&str, Value)], acks: u32) -> (FairttBdp, FairttBdp) {
     let mut shared = Shared::default();
-    let mut mice = model(&mut shared, 0, p.clone()).unwrap();
+    let mut mice = model(&mut shared, 0, p).unwrap();
     let mut elephant = model(&mut shared, 1, p).unwrap();
     for i in 0..acks {
         let now = Time::from(i) * MS;
@@ -32,7 +29,7 @@ fn elephant_and_mice(p: serde_json::Value, acks: u32) -> (FairttBdp, FairttBdp) 
 
 #[test]
 fn the_elephant_bdp_is_discounted_by_min_rtt_over_its_rtt() {
-    let (mice, elephant) = elephant_and_mice(serde_json::json!({}), 2000);
+    let (mice, elephant) = elephant_and_mice(&[], 2000);
     // α = mean RTTest = 45 ms: the mice (30 ms) are below it, the elephant (60 ms) above.
     assert_eq!(mice.kappa(), 1.0);
     assert!((elephant.kappa() - 0.5).abs() < 1e-12, "{}", elephant.kappa());
@@ -48,7 +45,7 @@ fn the_elephant_bdp_is_discounted_by_min_rtt_over_its_rtt() {
 #[test]
 fn the_smoothed_bdp_moves_by_one_minus_gamma_per_ack() {
     let mut shared = Shared::default();
-    let mut elephant = model(&mut shared, 1, serde_json::json!({})).unwrap();
+    let mut elephant = model(&mut shared, 1, &[]).unwrap();
     // Alone, the elephant is its own threshold and is not discounted.
     for i in 0..10 {
         ack(&mut elephant, i * MS, 60 * MS, 50 * MS);
@@ -57,7 +54,7 @@ fn the_smoothed_bdp_moves_by_one_minus_gamma_per_ack() {
     let start = elephant.smoothed_bdp().unwrap();
     assert!((start - BW * 0.050).abs() < 1e-9);
     // A short-RTT flow joins: from now on the raw BDP is BW × 50 ms × 30/60.
-    let mut mice = model(&mut shared, 0, serde_json::json!({})).unwrap();
+    let mut mice = model(&mut shared, 0, &[]).unwrap();
     ack(&mut mice, 10 * MS, 30 * MS, 30 * MS);
     let target = BW * 0.050 * 0.5;
     for n in 1..=100u32 {
@@ -71,7 +68,7 @@ fn the_smoothed_bdp_moves_by_one_minus_gamma_per_ack() {
 #[test]
 fn rtt_estimate_is_an_ewma_weighting_the_newest_sample_by_beta() {
     let mut shared = Shared::default();
-    let mut m = model(&mut shared, 0, serde_json::json!({"beta": 0.8})).unwrap();
+    let mut m = model(&mut shared, 0, &[("beta", Value::Real(0.8))]).unwrap();
     ack(&mut m, 0, 40 * MS, 40 * MS);
     assert_eq!(m.rtt_est(), (40 * MS) as f64);
     ack(&mut m, MS, 50 * MS, 40 * MS);
@@ -81,8 +78,8 @@ fn rtt_estimate_is_an_ewma_weighting_the_newest_sample_by_beta() {
 #[test]
 fn a_flow_that_stops_reporting_leaves_the_registry_after_the_window() {
     let mut shared = Shared::default();
-    let mut mice = model(&mut shared, 0, serde_json::json!({})).unwrap();
-    let mut elephant = model(&mut shared, 1, serde_json::json!({})).unwrap();
+    let mut mice = model(&mut shared, 0, &[]).unwrap();
+    let mut elephant = model(&mut shared, 1, &[]).unwrap();
     ack(&mut mice, 0, 30 * MS, 30 * MS);
     ack(&mut elephant, 0, 60 * MS, 50 * MS);
     assert!(elephant.kappa() < 1.0);
@@ -94,24 +91,24 @@ fn a_flow_that_stops_reporting_leaves_the_registry_after_the_window() {
 #[test]
 fn reconstruction_switches_change_the_coefficient() {
     // The flow's own minimum: κ = 50/60 instead of 30/60.
-    let (_, own) = elephant_and_mice(serde_json::json!({"kappa_min": "own"}), 10);
+    let (_, own) = elephant_and_mice(&[("kappa_min", Value::Choice("own"))], 10);
     assert!((own.kappa() - 50.0 / 60.0).abs() < 1e-12);
     // The smallest recent RTT sample of any flow: the mice's 30 ms here.
-    let (_, window) = elephant_and_mice(serde_json::json!({"kappa_min": "window"}), 10);
+    let (_, window) = elephant_and_mice(&[("kappa_min", Value::Choice("window"))], 10);
     assert!((window.kappa() - 0.5).abs() < 1e-12);
     // α = N × mean RTprop = 2 × 40 ms = 80 ms: the elephant (60 ms) is below it.
-    let (_, flowcount) = elephant_and_mice(serde_json::json!({"alpha": "flowcount_min_rtt"}), 10);
+    let (_, flowcount) = elephant_and_mice(&[("alpha", Value::Choice("flowcount_min_rtt"))], 10);
     assert_eq!(flowcount.kappa(), 1.0);
     // The literal eq. 3 multiplies by RTTest (60 ms) instead of RTprop (50 ms).
-    let (_, est) = elephant_and_mice(serde_json::json!({"bdp_rtt": "rtt_est", "gamma": 0.01}), 10);
+    let (_, est) = elephant_and_mice(&[("bdp_rtt", Value::Choice("rtt_est")), ("gamma", Value::Real(0.01))], 10);
     assert!((est.smoothed_bdp().unwrap() - BW * 0.060 * 0.5).abs() < 1e-6);
 }
 
 #[test]
 fn groups_keep_separate_registries() {
     let mut shared = Shared::default();
-    let mut mice = model(&mut shared, 0, serde_json::json!({"group": "a"})).unwrap();
-    let mut elephant = model(&mut shared, 1, serde_json::json!({"group": "b"})).unwrap();
+    let mut mice = model(&mut shared, 0, &[("group", Value::Text("a".into()))]).unwrap();
+    let mut elephant = model(&mut shared, 1, &[("group", Value::Text("b".into()))]).unwrap();
     ack(&mut mice, 0, 30 * MS, 30 * MS);
     ack(&mut elephant, 0, 60 * MS, 50 * MS);
     assert_eq!(elephant.kappa(), 1.0);
@@ -119,21 +116,23 @@ fn groups_keep_separate_registries() {
 
 #[test]
 fn parameters_are_checked() {
-    let err = |v: serde_json::Value| Params::from_cc_params(&params(v)).unwrap_err();
-    assert!(err(serde_json::json!({"beta": 1.5})).contains("`beta`"));
-    assert!(err(serde_json::json!({"gamma": "high"})).contains("`gamma`"));
-    assert!(err(serde_json::json!({"alpha": "median"})).contains("mean_rtt_est, flowcount_min_rtt"));
-    assert!(err(serde_json::json!({"registry_window_s": -1})).contains("`registry_window_s`"));
-    assert!(err(serde_json::json!({"ecn": true})).contains("unknown parameter `ecn`"));
+    let mut c = defaults("fairtt");
+    assert!(c.set("beta", Value::Real(1.5)).is_err());
+    assert!(c.set("gamma", Value::Choice("high")).is_err());
+    assert!(c.set("alpha", Value::Choice("median")).is_err());
+    assert!(c.set("registry_window_s", Value::Real(-1.0)).is_err());
+    assert!(c.set("ecn", Value::Flag(true)).is_err());
+    assert!(c.set("kappa_min", Value::Choice("window")).is_ok());
+    assert_eq!(Params::of(&c).kappa_min, KappaMin::Window);
     let mut shared = Shared::default();
-    model(&mut shared, 0, serde_json::json!({"registry_window_s": 1})).unwrap();
-    let clash = model(&mut shared, 1, serde_json::json!({"registry_window_s": 2})).err().unwrap();
+    model(&mut shared, 0, &[("registry_window_s", Value::Real(1.0))]).unwrap();
+    let clash = model(&mut shared, 1, &[("registry_window_s", Value::Real(2.0))]).err().unwrap();
     assert!(clash.contains("two registry windows"), "{clash}");
 }
 
 #[test]
 fn fairtt_is_bbr2_with_the_model() {
-    let cc = CcEnv::scratch(|env| create("fairtt", &CcParams::new(), env)).unwrap();
+    let cc = CcEnv::scratch(|env| create(&defaults("fairtt"), env)).unwrap();
     assert_eq!(cc.name(), "fairtt");
     assert!(cc.owns_cwnd() && cc.needs_pacing());
     let mut vars = Vec::new();

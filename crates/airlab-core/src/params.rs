@@ -1,0 +1,389 @@
+//! Component parameters. Each queue discipline and congestion control declares its own
+//! parameters beside its code (name, type, range, default, meaning), the way a Linux qdisc's
+//! netlink policy sits in its `sch_*.c`. The scenario layer reads values from files against
+//! these declarations and lists them (`airlab list --params NAME`); the component builds
+//! itself from a checked [`Config`]. Nothing here knows about file formats or units of
+//! writing.
+
+use crate::sim::Time;
+use std::borrow::Cow;
+use std::fmt;
+
+/// What a parameter holds and which values it accepts.
+#[derive(Debug, Clone, Copy)]
+pub enum Kind {
+    /// A whole number in `min..=max`; `unit` says what it counts ("packets"), for listings.
+    Int {
+        min: i64,
+        max: i64,
+        unit: &'static str,
+    },
+    /// A real number in `range`; `unit` for listings ("s" for seconds).
+    Real {
+        range: Range,
+        unit: &'static str,
+    },
+    Flag,
+    /// A span of simulated time of at least `min`.
+    Time {
+        min: Time,
+    },
+    /// A bit rate in bit/s of at least `min`.
+    Rate {
+        min: u64,
+    },
+    /// A size in bytes in `min..=max`.
+    Bytes {
+        min: u64,
+        max: u64,
+    },
+    /// One of these words.
+    Choice(&'static [&'static str]),
+    /// Text that is not empty.
+    Text,
+    /// A nested queue discipline (the class of a classful qdisc); unset, it is `default` with
+    /// that qdisc's own defaults.
+    Qdisc {
+        default: &'static str,
+    },
+}
+
+/// An interval of real numbers, each end open or closed.
+#[derive(Debug, Clone, Copy)]
+pub struct Range {
+    pub min: f64,
+    pub min_open: bool,
+    pub max: f64,
+    pub max_open: bool,
+}
+
+impl Range {
+    /// Greater than 0 and finite.
+    pub const POSITIVE: Range = Range { min: 0.0, min_open: true, max: f64::INFINITY, max_open: true };
+    /// Strictly between 0 and 1.
+    pub const FRACTION: Range = Range { min: 0.0, min_open: true, max: 1.0, max_open: true };
+
+    pub fn contains(&self, x: f64) -> bool {
+        let above = if self.min_open { x > self.min } else { x >= self.min };
+        let below = if self.max_open { x < self.max } else { x <= self.max };
+        above && below && x.is_finite()
+    }
+}
+
+impl fmt::Display for Range {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let lo = if self.min_open { '(' } else { '[' };
+        let hi = if self.max_open { ')' } else { ']' };
+        if self.max.is_infinite() {
+            let op = if self.min_open { ">" } else { "≥" };
+            return write!(f, "{op} {}", self.min);
+        }
+        write!(f, "{lo}{}, {}{hi}", self.min, self.max)
+    }
+}
+
+/// A parameter's value. `Unset` is the value of an optional parameter nobody gave (its `doc`
+/// says what that means, e.g. "no shaping").
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Unset,
+    Int(i64),
+    Real(f64),
+    Flag(bool),
+    Time(Time),
+    /// Bit/s.
+    Rate(u64),
+    Bytes(u64),
+    Choice(&'static str),
+    Text(Cow<'static, str>),
+    Qdisc(Box<crate::qdisc::Config>),
+}
+
+/// One parameter of a component.
+#[derive(Debug)]
+pub struct Param {
+    pub name: &'static str,
+    pub kind: Kind,
+    /// The value when a scenario does not give one; for [`Kind::Qdisc`], ignored (the kind
+    /// names the default).
+    pub default: Value,
+    /// What it means, one line, for listings and docs.
+    pub doc: &'static str,
+}
+
+impl Param {
+    /// Whether `value` is of this parameter's type and within its range. `Unset` is admitted
+    /// only where it is the default.
+    pub fn admits(&self, value: &Value) -> bool {
+        match (self.kind, value) {
+            (_, Value::Unset) => self.default == Value::Unset,
+            (Kind::Int { min, max, .. }, Value::Int(v)) => (min..=max).contains(v),
+            (Kind::Real { range, .. }, Value::Real(v)) => range.contains(*v),
+            (Kind::Flag, Value::Flag(_)) => true,
+            (Kind::Time { min }, Value::Time(t)) => *t >= min,
+            (Kind::Rate { min }, Value::Rate(r)) => *r >= min,
+            (Kind::Bytes { min, max }, Value::Bytes(b)) => (min..=max).contains(b),
+            (Kind::Choice(words), Value::Choice(w)) => words.contains(w),
+            (Kind::Text, Value::Text(t)) => !t.is_empty(),
+            (Kind::Qdisc { .. }, Value::Qdisc(_)) => true,
+            _ => false,
+        }
+    }
+}
+
+/// A value that a component refuses: the parameter's key (below the component's table, e.g.
+/// `target` or `bulk.kind`) and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid {
+    pub key: String,
+    pub message: String,
+}
+
+impl Invalid {
+    pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
+        Invalid { key: key.into(), message: message.into() }
+    }
+}
+
+/// A registered component: its parameters, the checks that span several of them, and how to
+/// build it (`B`, a function type of the component's family).
+pub struct Component<B: 'static> {
+    /// Name as written in scenario files.
+    pub name: &'static str,
+    /// What it is, one line, for listings.
+    pub doc: &'static str,
+    pub params: &'static [Param],
+    /// Checks across parameters (each parameter's own range is checked from `params`).
+    pub check: fn(&Config<B>) -> Result<(), Invalid>,
+    pub build: B,
+}
+
+/// No checks beyond each parameter's own range.
+pub fn no_check<B>(_: &Config<B>) -> Result<(), Invalid> {
+    Ok(())
+}
+
+/// A component with a value for each of its parameters, in the order of `params`.
+pub struct Config<B: 'static> {
+    of: &'static Component<B>,
+    values: Vec<Value>,
+}
+
+impl<B> Config<B> {
+    /// `of` with every parameter at its default.
+    pub fn defaults(of: &'static Component<B>) -> Self {
+        let values = of
+            .params
+            .iter()
+            .map(|p| match p.kind {
+                Kind::Qdisc { default } => Value::Qdisc(Box::new(crate::qdisc::defaults(default))),
+                _ => p.default.clone(),
+            })
+            .collect();
+        Config { of, values }
+    }
+
+    pub fn component(&self) -> &'static Component<B> {
+        self.of
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.of.name
+    }
+
+    /// The parameters with their values, in declaration order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static Param, &Value)> {
+        self.of.params.iter().zip(&self.values)
+    }
+
+    /// Set parameter `name`, refusing a value of the wrong type or out of range.
+    pub fn set(&mut self, name: &str, value: Value) -> Result<(), Invalid> {
+        let Some(i) = self.of.params.iter().position(|p| p.name == name) else {
+            return Err(Invalid::new(name, format!("{} has no parameter `{name}`", self.of.name)));
+        };
+        if !self.of.params[i].admits(&value) {
+            return Err(Invalid::new(name, format!("{value:?} is not a valid `{name}` for {}", self.of.name)));
+        }
+        self.values[i] = value;
+        Ok(())
+    }
+
+    /// [`Config::set`] for building configurations in code; panics on a refused value.
+    pub fn with(mut self, name: &str, value: Value) -> Self {
+        self.set(name, value).unwrap_or_else(|e| panic!("{}", e.message));
+        self
+    }
+
+    /// The component's checks across parameters.
+    pub fn check(&self) -> Result<(), Invalid> {
+        (self.of.check)(self)
+    }
+
+    /// The value of `name`. The accessors below panic on a name or type the component does
+    /// not declare: that is a bug in the component, which its tests of the defaults catch.
+    pub fn get(&self, name: &str) -> &Value {
+        match self.of.params.iter().position(|p| p.name == name) {
+            Some(i) => &self.values[i],
+            None => panic!("{} declares no parameter `{name}`", self.of.name),
+        }
+    }
+
+    fn mistyped(&self, name: &str, want: &str) -> ! {
+        panic!("{} parameter `{name}` is {:?}, not {want}", self.of.name, self.get(name))
+    }
+
+    pub fn int(&self, name: &str) -> i64 {
+        match self.get(name) {
+            Value::Int(v) => *v,
+            _ => self.mistyped(name, "a whole number"),
+        }
+    }
+
+    pub fn real(&self, name: &str) -> f64 {
+        match self.get(name) {
+            Value::Real(v) => *v,
+            _ => self.mistyped(name, "a real number"),
+        }
+    }
+
+    pub fn flag(&self, name: &str) -> bool {
+        match self.get(name) {
+            Value::Flag(v) => *v,
+            _ => self.mistyped(name, "a flag"),
+        }
+    }
+
+    pub fn time(&self, name: &str) -> Time {
+        self.opt_time(name).unwrap_or_else(|| self.mistyped(name, "a time"))
+    }
+
+    pub fn opt_time(&self, name: &str) -> Option<Time> {
+        match self.get(name) {
+            Value::Time(t) => Some(*t),
+            Value::Unset => None,
+            _ => self.mistyped(name, "a time"),
+        }
+    }
+
+    pub fn opt_rate(&self, name: &str) -> Option<u64> {
+        match self.get(name) {
+            Value::Rate(r) => Some(*r),
+            Value::Unset => None,
+            _ => self.mistyped(name, "a rate"),
+        }
+    }
+
+    pub fn bytes(&self, name: &str) -> u64 {
+        self.opt_bytes(name).unwrap_or_else(|| self.mistyped(name, "a size"))
+    }
+
+    pub fn opt_bytes(&self, name: &str) -> Option<u64> {
+        match self.get(name) {
+            Value::Bytes(b) => Some(*b),
+            Value::Unset => None,
+            _ => self.mistyped(name, "a size"),
+        }
+    }
+
+    pub fn choice(&self, name: &str) -> &'static str {
+        match self.get(name) {
+            Value::Choice(w) => w,
+            _ => self.mistyped(name, "a choice"),
+        }
+    }
+
+    pub fn text(&self, name: &str) -> &str {
+        match self.get(name) {
+            Value::Text(t) => t,
+            _ => self.mistyped(name, "text"),
+        }
+    }
+
+    pub fn qdisc(&self, name: &str) -> &crate::qdisc::Config {
+        match self.get(name) {
+            Value::Qdisc(q) => q,
+            _ => self.mistyped(name, "a qdisc"),
+        }
+    }
+}
+
+impl<B> Clone for Config<B> {
+    fn clone(&self) -> Self {
+        Config { of: self.of, values: self.values.clone() }
+    }
+}
+
+impl<B> PartialEq for Config<B> {
+    fn eq(&self, other: &Self) -> bool {
+        self.of.name == other.of.name && self.values == other.values
+    }
+}
+
+impl<B> fmt::Debug for Config<B> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        let mut s = f.debug_struct(self.of.name);
+        for (p, v) in self.iter() {
+            s.field(p.name, v);
+        }
+        s.finish()
+    }
+}
+
+/// The component called `name` among `registry`.
+pub fn find<B>(registry: &'static [&'static Component<B>], name: &str) -> Option<&'static Component<B>> {
+    registry.iter().copied().find(|c| c.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::Rng;
+    use crate::tcp::cc::{self, CcEnv};
+
+    /// Every registered component declares defaults its own ranges and checks accept, and
+    /// builds from them into what it says it is: a component that reads a parameter it does
+    /// not declare, or under another type, panics here.
+    #[test]
+    fn every_component_builds_from_its_defaults() {
+        for component in crate::qdisc::REGISTRY {
+            let config = Config::defaults(component);
+            for (param, value) in config.iter() {
+                assert!(param.admits(value), "{}.{} default {value:?}", component.name, param.name);
+            }
+            assert_eq!(config.check(), Ok(()), "{}", component.name);
+            let q = crate::qdisc::create(&config, Rng::stream(1, "t"));
+            assert_eq!(q.kind(), component.name);
+        }
+        for component in cc::REGISTRY {
+            let config = Config::defaults(component);
+            assert!(config.iter().all(|(p, v)| p.admits(v)), "{}", component.name);
+            assert_eq!(config.check(), Ok(()), "{}", component.name);
+            let built = CcEnv::scratch(|env| cc::create(&config, env).map(|c| c.name()));
+            assert_eq!(built, Ok(component.name));
+        }
+    }
+
+    #[test]
+    fn names_are_unique_across_families() {
+        let mut names: Vec<&str> = crate::qdisc::REGISTRY.iter().map(|c| c.name).collect();
+        names.extend(cc::REGISTRY.iter().map(|c| c.name));
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count, "`airlab list --params NAME` needs one component per name");
+    }
+
+    #[test]
+    fn ranges_admit_their_bounds_as_declared() {
+        let half_open = Range { min: 0.001, min_open: false, max: 1.0, max_open: true };
+        assert!(half_open.contains(0.001) && !half_open.contains(1.0) && half_open.contains(0.999));
+        assert!(!Range::POSITIVE.contains(0.0) && Range::POSITIVE.contains(1e300));
+        assert!(!Range::POSITIVE.contains(f64::INFINITY) && !Range::POSITIVE.contains(f64::NAN));
+        assert_eq!(half_open.to_string(), "[0.001, 1)");
+        assert_eq!(Range::POSITIVE.to_string(), "> 0");
+        let mut c = crate::qdisc::defaults("codel");
+        assert!(c.set("limit", Value::Int(0)).is_err());
+        assert!(c.set("ce_threshold", Value::Unset).is_ok(), "an optional parameter may be unset");
+        assert!(c.set("target", Value::Unset).is_err(), "a parameter with a default may not");
+    }
+}

@@ -1,0 +1,236 @@
+//! Component tables of a scenario (`qdisc = { kind = "fq_codel", ... }`, a flow's `cc` and
+//! `cc_params`), read against the parameters each component declares in its own file
+//! ([`crate::params`]): every key is checked for its type, unit and range and named exactly
+//! in errors (`link[0].qdisc.target`), and the ones not given take their defaults. Also the
+//! listing of a component's parameters (`airlab list --params NAME`) and how a resolved
+//! component is written back.
+
+use super::units::{Bytes, Duration, Rate};
+use super::{join_key, KeyError};
+use crate::params::{self, Component, Config, Kind, Param, Value};
+use crate::{qdisc, tcp::cc};
+use serde::de::DeserializeOwned;
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use std::borrow::Cow;
+use toml::Value as Toml;
+
+/// The qdisc written at `key` as `table` (its `kind` and parameters).
+pub(crate) fn qdisc(table: &toml::Table, key: &str) -> Result<qdisc::Config, KeyError> {
+    let kind_key = join_key(key, "kind");
+    let kind = match table.get("kind") {
+        None => return Err(KeyError::new(kind_key, "missing required key")),
+        Some(Toml::String(kind)) => kind,
+        Some(other) => return Err(KeyError::new(kind_key, format!("expected a string naming the kind, got {other}"))),
+    };
+    let Some(component) = qdisc::find(kind) else {
+        return Err(KeyError::new(
+            kind_key,
+            format!("unknown qdisc kind `{kind}`, expected one of: {}", names(qdisc::REGISTRY)),
+        ));
+    };
+    read(component, table.iter().filter(|(name, _)| *name != "kind"), key)
+}
+
+/// Congestion control `name` (written at `name_key`) with the parameters `table` (at
+/// `params_key`).
+pub(crate) fn cc(name: &str, name_key: &str, table: &toml::Table, params_key: &str) -> Result<cc::Config, KeyError> {
+    let Some(component) = cc::find(name) else {
+        return Err(KeyError::new(
+            name_key,
+            format!("unknown congestion control \"{name}\", expected one of: {}", names(cc::REGISTRY)),
+        ));
+    };
+    read(component, table.iter(), params_key)
+}
+
+fn names<B>(registry: &[&Component<B>]) -> String {
+    registry.iter().map(|c| c.name).collect::<Vec<_>>().join(", ")
+}
+
+/// `component` with the parameters `given` (written at `key`), the others at their defaults.
+fn read<'a, B>(
+    component: &'static Component<B>,
+    given: impl Iterator<Item = (&'a String, &'a Toml)>,
+    key: &str,
+) -> Result<Config<B>, KeyError> {
+    let mut config = Config::defaults(component);
+    for (name, written) in given {
+        let at = join_key(key, name);
+        let Some(param) = component.params.iter().find(|p| p.name == name) else {
+            let known: Vec<&str> = component.params.iter().map(|p| p.name).collect();
+            let known = if known.is_empty() { "(none)".to_string() } else { known.join(", ") };
+            return Err(KeyError::new(at, format!("unknown key for {}, expected one of: {known}", component.name)));
+        };
+        let value = value(param, written, &at)?;
+        config.set(name, value).expect("read values are admitted");
+    }
+    config.check().map_err(|e| KeyError::new(join_key(key, &e.key), e.message))?;
+    Ok(config)
+}
+
+/// The value of `param` written as `written` at `key`, checked against its kind.
+fn value(param: &Param, written: &Toml, key: &str) -> Result<Value, KeyError> {
+    let wrong = |expected: String| KeyError::new(key, format!("expected {expected}, got {written}"));
+    let out_of_range = |shown: String| KeyError::new(key, format!("must be {}, got {shown}", describe(&param.kind)));
+    let value = match param.kind {
+        Kind::Int { .. } => Value::Int(written.as_integer().ok_or_else(|| wrong(describe(&param.kind)))?),
+        Kind::Real { .. } => match written {
+            Toml::Float(x) => Value::Real(*x),
+            Toml::Integer(n) => Value::Real(*n as f64),
+            _ => return Err(wrong(describe(&param.kind))),
+        },
+        Kind::Flag => Value::Flag(written.as_bool().ok_or_else(|| wrong("true or false".into()))?),
+        Kind::Time { .. } => Value::Time(quantity::<Duration>(written, key)?.0),
+        Kind::Rate { .. } => Value::Rate(quantity::<Rate>(written, key)?.0),
+        Kind::Bytes { .. } => Value::Bytes(quantity::<Bytes>(written, key)?.0),
+        Kind::Choice(words) => {
+            let word = written.as_str().and_then(|w| words.iter().find(|c| **c == w));
+            Value::Choice(word.ok_or_else(|| wrong(describe(&param.kind)))?)
+        }
+        Kind::Text => Value::Text(Cow::Owned(written.as_str().ok_or_else(|| wrong("a string".into()))?.to_string())),
+        Kind::Qdisc { .. } => match written {
+            Toml::Table(table) => Value::Qdisc(Box::new(qdisc(table, key)?)),
+            _ => return Err(wrong("a table with a `kind`, such as { kind = \"fq_codel\" }".into())),
+        },
+    };
+    if !param.admits(&value) {
+        return Err(out_of_range(match &value {
+            Value::Text(t) if t.is_empty() => "an empty string".into(),
+            other => written_form(other),
+        }));
+    }
+    Ok(value)
+}
+
+/// A quantity with a unit, with the unit parser's own messages.
+fn quantity<T: DeserializeOwned>(written: &Toml, key: &str) -> Result<T, KeyError> {
+    T::deserialize(written.clone()).map_err(|e| KeyError::new(key, e.message().to_string()))
+}
+
+/// What a parameter of `kind` accepts, as a phrase ("a whole number from 1 to 65536").
+pub fn describe(kind: &Kind) -> String {
+    match *kind {
+        Kind::Int { min, max, unit } => {
+            let unit = if unit.is_empty() { String::new() } else { format!(" ({unit})") };
+            format!("a whole number from {min} to {max}{unit}")
+        }
+        Kind::Real { range, unit } => {
+            let unit = if unit.is_empty() { String::new() } else { format!(" ({unit})") };
+            format!("a number {}{unit}", phrase(range))
+        }
+        Kind::Flag => "true or false".into(),
+        Kind::Time { min } => at_least("a duration", Duration(min).to_string(), min > 0),
+        Kind::Rate { min } => at_least("a rate", Rate(min).to_string(), min > 0),
+        Kind::Bytes { min, max } => {
+            let size = at_least("a size", Bytes(min).to_string(), min > 0);
+            if max < u64::MAX {
+                format!("{size} and at most {}", Bytes(max))
+            } else {
+                size
+            }
+        }
+        Kind::Choice(words) => format!("one of: {}", words.join(", ")),
+        Kind::Text => "a non-empty string".into(),
+        Kind::Qdisc { .. } => "a qdisc table, such as { kind = \"fq_codel\" }".into(),
+    }
+}
+
+fn at_least(what: &str, min: String, bounded: bool) -> String {
+    if bounded {
+        format!("{what} of at least {min}")
+    } else {
+        what.to_string()
+    }
+}
+
+fn phrase(range: params::Range) -> String {
+    if range.max.is_infinite() {
+        let above = if range.min_open { "greater than" } else { "at least" };
+        return format!("{above} {}", range.min);
+    }
+    format!("in {range}")
+}
+
+/// A value as a scenario file writes it ("5ms", "10Mbit", true, "recent").
+pub fn written_form(value: &Value) -> String {
+    match value {
+        Value::Unset => "unset".into(),
+        Value::Int(v) => v.to_string(),
+        Value::Real(v) => v.to_string(),
+        Value::Flag(v) => v.to_string(),
+        Value::Time(t) => format!("\"{}\"", Duration(*t)),
+        Value::Rate(r) => format!("\"{}\"", Rate(*r)),
+        Value::Bytes(b) => format!("\"{}\"", Bytes(*b)),
+        Value::Choice(w) => format!("\"{w}\""),
+        Value::Text(t) => format!("{t:?}"),
+        Value::Qdisc(q) => format!("{{ kind = \"{}\" }}", q.name()),
+    }
+}
+
+/// One parameter of a component, as `airlab list --params` shows it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ParamInfo {
+    pub name: &'static str,
+    /// What it accepts, with its unit and range.
+    pub accepts: String,
+    /// The default as written in a scenario file, or "unset".
+    pub default: String,
+    pub doc: &'static str,
+}
+
+/// A registered qdisc or congestion control: its family ("qdisc" or "cc"), what it is, and
+/// its parameters.
+pub fn describe_component(name: &str) -> Option<(&'static str, &'static str, Vec<ParamInfo>)> {
+    fn info<B>(c: &'static Component<B>) -> (&'static str, Vec<ParamInfo>) {
+        let defaults = Config::defaults(c);
+        let params = defaults
+            .iter()
+            .map(|(p, v)| ParamInfo { name: p.name, accepts: describe(&p.kind), default: written_form(v), doc: p.doc })
+            .collect();
+        (c.doc, params)
+    }
+    if let Some(c) = qdisc::find(name) {
+        let (doc, params) = info(c);
+        return Some(("qdisc", doc, params));
+    }
+    cc::find(name).map(|c| {
+        let (doc, params) = info(c);
+        ("cc", doc, params)
+    })
+}
+
+/// Writes a resolved component as a table: `kind` and every parameter that has a value, in
+/// the scenario's units.
+pub(crate) struct Written<'a, B: 'static>(pub &'a Config<B>);
+
+impl<B> Serialize for Written<'_, B> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("kind", self.0.name())?;
+        for (param, value) in self.0.iter() {
+            match value {
+                Value::Unset => {}
+                Value::Int(v) => map.serialize_entry(param.name, v)?,
+                Value::Real(v) => map.serialize_entry(param.name, v)?,
+                Value::Flag(v) => map.serialize_entry(param.name, v)?,
+                Value::Time(t) => map.serialize_entry(param.name, &Duration(*t))?,
+                Value::Rate(r) => map.serialize_entry(param.name, &Rate(*r))?,
+                Value::Bytes(b) => map.serialize_entry(param.name, &Bytes(*b))?,
+                Value::Choice(w) => map.serialize_entry(param.name, w)?,
+                Value::Text(t) => map.serialize_entry(param.name, t)?,
+                Value::Qdisc(q) => map.serialize_entry(param.name, &Written(&**q))?,
+            }
+        }
+        map.end()
+    }
+}
+
+/// For `#[serde(serialize_with)]` on a resolved qdisc.
+pub(crate) fn serialize_qdisc<S: Serializer>(config: &qdisc::Config, s: S) -> Result<S::Ok, S::Error> {
+    Written(config).serialize(s)
+}
+
+/// For `#[serde(serialize_with)]` on a resolved flow's congestion control.
+pub(crate) fn serialize_cc<S: Serializer>(config: &Option<cc::Config>, s: S) -> Result<S::Ok, S::Error> {
+    config.as_ref().map(Written).serialize(s)
+}
