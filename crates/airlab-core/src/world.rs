@@ -6,10 +6,9 @@ use crate::metrics::recorder::Recorder;
 use crate::metrics::FlowStats;
 use crate::net::iface::Next;
 use crate::net::{ConnId, Iface, IfaceId, NodeId, Packet, Payload};
-use crate::scenario::model::TcpOptions;
 use crate::sim::{EventQueue, Rng, Time};
 use crate::tcp::cc::{CcEnv, Shared};
-use crate::tcp::{cc, Ctx, TcpReceiver, TcpSender, TimerKind};
+use crate::tcp::{cc, Ctx, TcpConfig, TcpReceiver, TcpSender, TimerKind};
 use crate::wifi::net::{WifiEvent, WifiNet};
 
 #[derive(Clone, Copy, Debug)]
@@ -48,7 +47,7 @@ pub struct Node {
 /// TCP settings an app uses for every connection it opens.
 pub struct TcpProfile {
     pub cc: cc::Config,
-    pub opts: TcpOptions,
+    pub opts: TcpConfig,
 }
 
 pub struct Conn {
@@ -342,7 +341,7 @@ impl World {
             CcEnv { rng: Rng::stream(self.seed, &format!("cc:{name}:{k}")), shared: &mut self.cc_shared, conn: c };
         let cc = cc::create(&profile.cc, &mut env).expect("congestion control checked at build time");
         let sender = TcpSender::new(c, app.flow, app.src, app.dst, profile.opts.clone(), cc);
-        let receiver = TcpReceiver::new(c, app.flow, app.dst, app.src, profile.opts.delayed_ack, profile.opts.rwnd.0);
+        let receiver = TcpReceiver::new(c, app.flow, app.dst, app.src, profile.opts.delayed_ack, profile.opts.rwnd);
         let mut sender = sender;
         sender.set_peer_window(receiver.rwnd);
         self.conns.push(Conn { sender, receiver });

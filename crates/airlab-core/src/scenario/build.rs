@@ -73,7 +73,7 @@ pub fn build(r: &Resolved, seed: u64) -> World {
         stats.start = f.start;
         stats.stop = f.stop;
         world.flows.push(stats);
-        let profile = f.cc.as_ref().map(|cc| TcpProfile { cc: cc.clone(), opts: f.tcp.clone() });
+        let profile = f.cc.as_ref().map(|cc| TcpProfile { cc: cc.clone(), opts: f.tcp.config() });
         let rng = Rng::stream(seed, &format!("app:{}", f.name));
         world.apps.push(App::new(i as u32, src, dst, kind, f.start, f.stop, rng));
         world.profiles.push(profile);

@@ -19,7 +19,7 @@ pub mod wifi;
 pub use components::{describe_component, ParamInfo};
 pub use model::*;
 pub use resolve::{Resolved, ResolvedFlow};
-pub use resolve_wifi::{check_phy, BEST_EFFORT_EDCA, MAX_PPDU_DURATION};
+pub use resolve_wifi::{check_phy, MAX_PPDU_DURATION};
 pub use units::{parse_bytes, parse_duration, parse_rate, Bytes, Duration, Rate};
 
 use std::fmt;

@@ -3,6 +3,7 @@
 
 use super::units::{Bytes, Duration, Rate};
 use super::wifi::{DeviceSpec, Standard};
+use crate::tcp::{rto, TcpConfig};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -197,17 +198,41 @@ pub struct TcpOptions {
     pub rto_mode: RtoMode,
 }
 
+/// The engine's defaults, which are Linux's.
 impl Default for TcpOptions {
     fn default() -> Self {
+        let d = TcpConfig::default();
         TcpOptions {
-            mss: 1448,
-            initial_cwnd: 10,
-            delayed_ack: true,
-            rwnd: Bytes(64 * 1024 * 1024),
-            pacing: false,
-            ecn: false,
-            rto_min: Duration(200 * crate::sim::MS),
-            rto_mode: RtoMode::Linux,
+            mss: d.mss,
+            initial_cwnd: d.initial_cwnd,
+            delayed_ack: d.delayed_ack,
+            rwnd: Bytes(d.rwnd),
+            pacing: d.pacing,
+            ecn: d.ecn,
+            rto_min: Duration(d.rto_min),
+            rto_mode: match d.rto_mode {
+                rto::RtoMode::Linux => RtoMode::Linux,
+                rto::RtoMode::Rfc6298 => RtoMode::Rfc6298,
+            },
+        }
+    }
+}
+
+impl TcpOptions {
+    /// The settings as the TCP sockets take them.
+    pub fn config(&self) -> TcpConfig {
+        TcpConfig {
+            mss: self.mss,
+            initial_cwnd: self.initial_cwnd,
+            delayed_ack: self.delayed_ack,
+            rwnd: self.rwnd.0,
+            pacing: self.pacing,
+            ecn: self.ecn,
+            rto_min: self.rto_min.0,
+            rto_mode: match self.rto_mode {
+                RtoMode::Linux => rto::RtoMode::Linux,
+                RtoMode::Rfc6298 => rto::RtoMode::Rfc6298,
+            },
         }
     }
 }

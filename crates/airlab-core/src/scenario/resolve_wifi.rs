@@ -14,6 +14,8 @@ use super::wifi::*;
 use super::KeyError;
 use crate::qdisc;
 use crate::sim::{Time, US};
+use crate::wifi::net::{Aggregation, Edca};
+use crate::wifi::queues::DeviceLayer;
 use std::collections::BTreeMap;
 
 /// Non-HT (802.11a) rates in Mbit/s.
@@ -35,9 +37,6 @@ const MAX_STEPS: usize = u16::MAX as usize;
 pub const MAX_TXOP: Time = 255 * 32 * US;
 /// The largest non-HT PSDU (aPSDUMaxLength of 802.11a).
 const MAX_NON_HT_PSDU: u32 = 4_095;
-
-/// Best-effort EDCA parameters (802.11 default EDCA parameter set; ns-3's defaults).
-pub const BEST_EFFORT_EDCA: EdcaSpec = EdcaSpec { cw_min: 15, cw_max: 1023, aifsn: 3, retry_limit: 7, txop: 0 };
 
 impl Standard {
     /// "802.11n", for messages.
@@ -80,8 +79,8 @@ impl Standard {
 
     /// Aggregation of an interface that sets nothing: on, up to the Block Ack window and the
     /// longest A-MPDU, in PPDUs of at most 5.484 ms (off for 802.11a).
-    pub fn default_aggregation(self) -> AggregationSpec {
-        AggregationSpec {
+    pub fn default_aggregation(self) -> Aggregation {
+        Aggregation {
             enabled: self != Standard::A,
             max_mpdus: self.block_ack_window(),
             max_bytes: self.max_ampdu_bytes(),
@@ -333,8 +332,8 @@ fn check_aggregation_keys(standard: Standard, agg: &WifiAggregation) -> Result<(
     Ok(())
 }
 
-fn resolve_edca(edca: &WifiEdca) -> Result<EdcaSpec, (&'static str, String)> {
-    let d = BEST_EFFORT_EDCA;
+fn resolve_edca(edca: &WifiEdca) -> Result<Edca, (&'static str, String)> {
+    let d = Edca::BEST_EFFORT;
     for (field, cw) in [("cw_min", edca.cw_min), ("cw_max", edca.cw_max)] {
         if let Some(cw) = cw {
             if !(1..=MAX_CW).contains(&cw) || !(cw + 1).is_power_of_two() {
@@ -375,7 +374,7 @@ fn resolve_edca(edca: &WifiEdca) -> Result<EdcaSpec, (&'static str, String)> {
             format!("txop must be at most 8.16ms (255 x 32us; 0 for one exchange per access), got {}", Duration(txop)),
         ));
     }
-    Ok(EdcaSpec { cw_min, cw_max, aifsn, retry_limit, txop })
+    Ok(Edca { cw_min, cw_max, aifsn, retry_limit, txop })
 }
 
 fn check_device(device: &DeviceSpec) -> Result<(), (&'static str, String)> {
@@ -788,18 +787,19 @@ fn resolve_network(
         .iter()
         .map(|member| {
             let own = tables.get(member).map(|(_, t)| *t);
-            let aggregation = AggregationSpec {
+            let aggregation = Aggregation {
                 enabled: layered(own, w, |a| a.enabled).unwrap_or(defaults.enabled),
                 max_mpdus: layered(own, w, |a| a.max_mpdus).unwrap_or(defaults.max_mpdus),
                 max_bytes: layered(own, w, |a| a.max_bytes).unwrap_or(defaults.max_bytes),
                 max_duration: layered(own, w, |a| a.max_duration).map_or(defaults.max_duration, |d| d.0),
             };
             let qdisc = qdiscs.get(member).or(net_qdisc.as_ref()).cloned();
-            let device = own.and_then(|t| t.device).or(w.device);
+            let device = own.and_then(|t| t.device).or(w.device).map(DeviceSpec::layer);
             ResolvedWifiNode {
                 name: member.to_string(),
                 qdisc: qdisc.unwrap_or_else(|| qdisc::defaults(DEFAULT_QDISC)),
-                device: device.unwrap_or(DeviceSpec::PerStation { size: DEFAULT_DEVICE_SIZE, airtime_fairness: false }),
+                device: device
+                    .unwrap_or(DeviceLayer::PerStation { size: DEFAULT_DEVICE_SIZE, airtime_fairness: false }),
                 aggregation,
             }
         })

@@ -2,7 +2,9 @@
 //! every member node with its interface settings, and every directed link with its PHY.
 
 use crate::sim::Time;
+use crate::wifi::net::{Aggregation, Edca};
 use crate::wifi::phy::TxVector;
+use crate::wifi::queues::DeviceLayer;
 use serde::{Deserialize, Serialize};
 
 /// The 802.11 amendment a network runs: it picks the PHY format, the timing and the
@@ -31,32 +33,8 @@ pub struct PhySpec {
     pub gi_ns: u16,
 }
 
-/// EDCA parameters of the access category every node uses (best effort by default).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct EdcaSpec {
-    pub cw_min: u32,
-    pub cw_max: u32,
-    pub aifsn: u32,
-    /// Transmission attempts of a frame before it is dropped (dot11ShortRetryLimit).
-    pub retry_limit: u32,
-    /// TXOP limit; 0 means one frame exchange per channel access.
-    pub txop: Time,
-}
-
-/// A-MPDU aggregation of one node's transmissions.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct AggregationSpec {
-    pub enabled: bool,
-    /// MPDUs per A-MPDU (the driver's limit; capped by the Block Ack window).
-    pub max_mpdus: u32,
-    /// A-MPDU length in bytes (delimiters and padding included).
-    pub max_bytes: u32,
-    /// PPDU duration.
-    pub max_duration: Time,
-}
-
-/// The device layer below a Wi-Fi interface's qdisc (also the `device` table of a scenario,
-/// where `size` defaults to [`DEFAULT_DEVICE_SIZE`] and `airtime_fairness` to false).
+/// The `device` table of a scenario: the device layer below a Wi-Fi interface's qdisc, where
+/// `size` defaults to [`DEFAULT_DEVICE_SIZE`] and `airtime_fairness` to false.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum DeviceSpec {
@@ -75,6 +53,15 @@ pub enum DeviceSpec {
     },
 }
 
+impl DeviceSpec {
+    pub fn layer(self) -> DeviceLayer {
+        match self {
+            DeviceSpec::Fifo { size } => DeviceLayer::Fifo { size },
+            DeviceSpec::PerStation { size, airtime_fairness } => DeviceLayer::PerStation { size, airtime_fairness },
+        }
+    }
+}
+
 /// Packets per device queue when a scenario does not say.
 pub const DEFAULT_DEVICE_SIZE: u32 = 128;
 
@@ -88,8 +75,8 @@ pub struct ResolvedWifiNode {
     pub name: String,
     #[serde(serialize_with = "super::components::serialize_qdisc")]
     pub qdisc: crate::qdisc::Config,
-    pub device: DeviceSpec,
-    pub aggregation: AggregationSpec,
+    pub device: DeviceLayer,
+    pub aggregation: Aggregation,
 }
 
 /// A directed link `from -> to` inside a network.
@@ -135,7 +122,7 @@ pub struct ResolvedWifi {
     pub links: Vec<ResolvedWifiLink>,
     /// Carrier-sense graph: pairs that hear each other. `None`: every member hears every other.
     pub hears: Option<Vec<[String; 2]>>,
-    pub edca: EdcaSpec,
+    pub edca: Edca,
     /// RTS/CTS before every data frame.
     pub rts: bool,
 }

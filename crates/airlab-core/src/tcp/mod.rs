@@ -18,6 +18,41 @@ pub use sender::TcpSender;
 use crate::metrics::FlowStats;
 use crate::net::Packet;
 use crate::sim::Time;
+use rto::{RtoMode, DEFAULT_RTO_MIN};
+
+/// A connection's TCP settings; the defaults are Linux's.
+#[derive(Debug, Clone)]
+pub struct TcpConfig {
+    /// Sender maximum segment size (payload bytes).
+    pub mss: u32,
+    /// Initial congestion window in segments.
+    pub initial_cwnd: u32,
+    /// Receiver delayed ACKs (every second full segment, 40 ms timer, quick ACKs at start).
+    pub delayed_ack: bool,
+    /// Receive window the receiver advertises, in bytes.
+    pub rwnd: u64,
+    /// Pace the sender (Linux internal pacing); congestion controls may require it.
+    pub pacing: bool,
+    /// Negotiate ECN (the sender marks ECT(0), the receiver echoes CE as ECE).
+    pub ecn: bool,
+    pub rto_min: Time,
+    pub rto_mode: RtoMode,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1448,
+            initial_cwnd: 10,
+            delayed_ack: true,
+            rwnd: 64 << 20,
+            pacing: false,
+            ecn: false,
+            rto_min: DEFAULT_RTO_MIN,
+            rto_mode: RtoMode::Linux,
+        }
+    }
+}
 
 /// Timers a socket can ask for. Each is armed lazily: the socket keeps its own deadline and
 /// ignores a firing that is no longer due.
@@ -90,7 +125,6 @@ mod tests {
     use super::*;
     use crate::net::packet::flags;
     use crate::net::{Ecn, Payload};
-    use crate::scenario::model::TcpOptions;
     use crate::sim::MS;
 
     fn seg(p: &Packet) -> TcpSegment {
@@ -101,7 +135,7 @@ mod tests {
 
     #[test]
     fn ce_mark_is_echoed_until_the_sender_signals_cwr() {
-        let opts = TcpOptions { ecn: true, delayed_ack: false, ..TcpOptions::default() };
+        let opts = TcpConfig { ecn: true, delayed_ack: false, ..TcpConfig::default() };
         let cc = cc::CcEnv::scratch(|env| cc::create(&cc::defaults("reno"), env)).unwrap();
         let mut snd = TcpSender::new(0, 0, 0, 1, opts.clone(), cc);
         let mut rcv = TcpReceiver::new(0, 0, 1, 0, false, 1 << 20);

@@ -6,8 +6,14 @@
 //! deviation over the last RTT (`mdev_max_us`) before smoothing; we use RFC 6298's RTTVAR,
 //! which differs only in how fast the variance decays after a spike.
 
-use crate::scenario::model::RtoMode;
 use crate::sim::{Time, MS, SEC, US};
+
+/// How the RTO floor applies (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtoMode {
+    Linux,
+    Rfc6298,
+}
 
 /// Clock granularity G of RFC 6298 (our clock is exact; Linux measures RTT in microseconds).
 const GRANULARITY: Time = US;

@@ -12,11 +12,10 @@ use super::cc::{AckSample, CaState, CcState, CongestionControl};
 use super::rate::{RateSampler, TxSnapshot};
 use super::rto::RttEstimator;
 use super::scoreboard::{Delivered, Scoreboard, Segment};
-use super::{Ctx, Timer, TimerKind};
+use super::{Ctx, TcpConfig, Timer, TimerKind};
 use crate::metrics::Completion;
 use crate::net::packet::{flags, SYN_SIZE, TCP_HEADER};
 use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, TcpSegment};
-use crate::scenario::model::TcpOptions;
 use crate::sim::{Time, SEC};
 
 /// Linux `tcp_pacing_ss_ratio` and `tcp_pacing_ca_ratio` (percent).
@@ -36,7 +35,7 @@ pub struct TcpSender {
     pub flow: FlowId,
     pub node: NodeId,
     pub peer: NodeId,
-    opts: TcpOptions,
+    opts: TcpConfig,
     pub cc: Box<dyn CongestionControl>,
     /// cwnd, ssthresh and the rest of the state shared with the congestion control.
     pub st: CcState,
@@ -74,11 +73,11 @@ impl TcpSender {
         flow: FlowId,
         node: NodeId,
         peer: NodeId,
-        opts: TcpOptions,
+        opts: TcpConfig,
         cc: Box<dyn CongestionControl>,
     ) -> Self {
         let st = CcState::new(opts.mss, opts.initial_cwnd);
-        let rtt = RttEstimator::new(opts.rto_min.0, opts.rto_mode);
+        let rtt = RttEstimator::new(opts.rto_min, opts.rto_mode);
         TcpSender {
             conn,
             flow,

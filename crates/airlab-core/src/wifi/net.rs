@@ -16,8 +16,8 @@ use crate::metrics::FlowStats;
 use crate::net::iface::IfaceStats;
 use crate::net::{NodeId, Packet};
 use crate::qdisc::{Qdisc, Verdicts};
-use crate::scenario::wifi::{AggregationSpec, EdcaSpec};
 use crate::sim::{Rng, Time};
+use serde::Serialize;
 
 /// Events of a Wi-Fi network, scheduled by the world and handed back to [`WifiNet::handle`].
 #[derive(Clone, Copy, Debug)]
@@ -143,6 +143,35 @@ impl Plan {
     }
 }
 
+/// EDCA parameters of the access category every node uses.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Edca {
+    pub cw_min: u32,
+    pub cw_max: u32,
+    pub aifsn: u32,
+    /// Transmission attempts of a frame before it is dropped (dot11ShortRetryLimit).
+    pub retry_limit: u32,
+    /// TXOP limit; 0 means one frame exchange per channel access.
+    pub txop: Time,
+}
+
+impl Edca {
+    /// Best effort: the 802.11 default EDCA parameter set (ns-3's defaults).
+    pub const BEST_EFFORT: Edca = Edca { cw_min: 15, cw_max: 1023, aifsn: 3, retry_limit: 7, txop: 0 };
+}
+
+/// A-MPDU aggregation limits of one node's transmissions.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Aggregation {
+    pub enabled: bool,
+    /// MPDUs per A-MPDU (the driver's limit; capped by the Block Ack window).
+    pub max_mpdus: u32,
+    /// A-MPDU length in bytes (delimiters and padding included).
+    pub max_bytes: u32,
+    /// PPDU duration.
+    pub max_duration: Time,
+}
+
 /// One member's Wi-Fi interface.
 pub struct WifiDev {
     pub node: NodeId,
@@ -151,7 +180,7 @@ pub struct WifiDev {
     pub qdisc: Box<dyn Qdisc>,
     pub stats: IfaceStats,
     pub queues: DeviceQueues,
-    aggregation: AggregationSpec,
+    aggregation: Aggregation,
     pub peers: Vec<Peer>,
     /// Destination node -> peer index (the next hop inside this network).
     route: Vec<Option<u16>>,
@@ -173,7 +202,7 @@ impl WifiDev {
         name: String,
         qdisc: Box<dyn Qdisc>,
         queues: DeviceQueues,
-        aggregation: AggregationSpec,
+        aggregation: Aggregation,
         peers: Vec<Peer>,
         rng: Rng,
     ) -> Self {
@@ -228,7 +257,7 @@ pub struct WifiNet {
     sifs: Time,
     aifs: Time,
     eifs: Time,
-    edca: EdcaSpec,
+    edca: Edca,
     rts: bool,
     pub devs: Vec<WifiDev>,
     medium: Vec<Medium>,
@@ -253,7 +282,7 @@ impl WifiNet {
     pub fn new(
         name: String,
         timing: phy::MacTiming,
-        edca: EdcaSpec,
+        edca: Edca,
         rts: bool,
         mut devs: Vec<WifiDev>,
         hears: Vec<Vec<u32>>,
@@ -775,10 +804,9 @@ mod tests {
     use super::*;
     use crate::metrics::FlowStats;
     use crate::net::{Ecn, Payload};
-    use crate::scenario::wifi::{DeviceSpec, Standard};
-    use crate::scenario::BEST_EFFORT_EDCA;
     use crate::sim::{EventQueue, US};
     use crate::wifi::link::RateSchedule;
+    use crate::wifi::queues::DeviceLayer;
 
     /// Node 0 sends to node 1 over 802.11a at 24 Mbit/s, switching to 6 Mbit/s at `switch_at`.
     fn pair(switch_at: Time) -> WifiNet {
@@ -787,13 +815,14 @@ mod tests {
                 &crate::qdisc::defaults("pfifo").with("limit", crate::params::Value::Int(10)),
                 Rng::stream(1, "q"),
             );
-            let queues = DeviceQueues::new(&DeviceSpec::PerStation { size: 10, airtime_fairness: false }, 1);
+            let queues = DeviceQueues::new(&DeviceLayer::PerStation { size: 10, airtime_fairness: false }, 1);
             let mut d = WifiDev::new(
                 node,
                 format!("n{node}"),
                 qdisc,
                 queues,
-                Standard::A.default_aggregation(),
+                // 802.11a does not aggregate: one MPDU of at most 4095 bytes per PPDU.
+                Aggregation { enabled: false, max_mpdus: 1, max_bytes: 4095, max_duration: 5_484 * US },
                 vec![peer],
                 Rng::stream(1, &format!("backoff{node}")),
             );
@@ -805,7 +834,7 @@ mod tests {
         let b = dev(1, 0, Peer::new(0, 0, TxVector::non_ht(24), 0.0));
         let timing = phy::MacTiming::ofdm_5ghz();
         let hears = vec![vec![1], vec![0]];
-        WifiNet::new("w".into(), timing, BEST_EFFORT_EDCA, false, vec![a, b], hears, Rng::stream(1, "err"))
+        WifiNet::new("w".into(), timing, Edca::BEST_EFFORT, false, vec![a, b], hears, Rng::stream(1, "err"))
     }
 
     fn packet(seq: u64) -> Packet {

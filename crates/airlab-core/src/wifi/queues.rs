@@ -9,9 +9,20 @@
 //! there is room, so the standing queue stays in the qdisc where an AQM can act on it.
 
 use crate::net::Packet;
-use crate::scenario::wifi::DeviceSpec;
 use crate::sim::{Time, US};
+use serde::Serialize;
 use std::collections::VecDeque;
+
+/// The shape of the device layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DeviceLayer {
+    /// One driver FIFO of `size` packets for all destinations (legacy drivers).
+    Fifo { size: u32 },
+    /// mac80211-style queues, one per destination, `size` packets in all, served round robin
+    /// or, with `airtime_fairness`, by deficit round robin on airtime.
+    PerStation { size: u32, airtime_fairness: bool },
+}
 
 /// Airtime a station may use per round of the fairness scheduler (Linux
 /// `IEEE80211_DEFAULT_AIRTIME_WEIGHT`, 256 µs).
@@ -46,12 +57,12 @@ enum Kind {
 }
 
 impl DeviceQueues {
-    pub fn new(spec: &DeviceSpec, peers: usize) -> Self {
-        match *spec {
-            DeviceSpec::Fifo { size } => {
+    pub fn new(layer: &DeviceLayer, peers: usize) -> Self {
+        match *layer {
+            DeviceLayer::Fifo { size } => {
                 DeviceQueues { size: size as usize, len: 0, kind: Kind::Fifo(VecDeque::new()) }
             }
-            DeviceSpec::PerStation { size, airtime_fairness } => DeviceQueues {
+            DeviceLayer::PerStation { size, airtime_fairness } => DeviceQueues {
                 size: size as usize,
                 len: 0,
                 kind: Kind::PerStation {
@@ -206,7 +217,7 @@ mod tests {
 
     #[test]
     fn fifo_aggregates_one_destination_from_anywhere_in_the_ring() {
-        let mut q = DeviceQueues::new(&DeviceSpec::Fifo { size: 4 }, 2);
+        let mut q = DeviceQueues::new(&DeviceLayer::Fifo { size: 4 }, 2);
         for (peer, seq) in [(0, 0), (1, 100), (0, 1), (0, 2)] {
             q.push(peer, mpdu(seq));
         }
@@ -223,7 +234,7 @@ mod tests {
 
     #[test]
     fn take_stops_at_the_first_frame_that_does_not_fit() {
-        let mut q = DeviceQueues::new(&DeviceSpec::PerStation { size: 10, airtime_fairness: false }, 1);
+        let mut q = DeviceQueues::new(&DeviceLayer::PerStation { size: 10, airtime_fairness: false }, 1);
         for seq in 0..5 {
             q.push(0, mpdu(seq));
         }
@@ -234,7 +245,7 @@ mod tests {
 
     #[test]
     fn round_robin_alternates_between_stations() {
-        let mut q = DeviceQueues::new(&DeviceSpec::PerStation { size: 10, airtime_fairness: false }, 2);
+        let mut q = DeviceQueues::new(&DeviceLayer::PerStation { size: 10, airtime_fairness: false }, 2);
         for seq in 0..3 {
             q.push(0, mpdu(seq));
             q.push(1, mpdu(100 + seq));
@@ -251,7 +262,7 @@ mod tests {
     fn airtime_fairness_gives_a_slow_station_fewer_turns_of_equal_airtime() {
         // Station 1's frames take 4x the airtime of station 0's: over a long backlog each
         // gets the same airtime, so station 0 sends 4 frames for each of station 1's.
-        let mut q = DeviceQueues::new(&DeviceSpec::PerStation { size: 1000, airtime_fairness: true }, 2);
+        let mut q = DeviceQueues::new(&DeviceLayer::PerStation { size: 1000, airtime_fairness: true }, 2);
         for seq in 0..400 {
             q.push(0, mpdu(seq));
             q.push(1, mpdu(seq));

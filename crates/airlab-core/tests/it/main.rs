@@ -13,6 +13,7 @@ mod device;
 mod fairtt;
 mod fuzz;
 mod golden;
+mod layering;
 mod metrics;
 mod scenario;
 mod tcp_reference;

@@ -2,11 +2,11 @@
 
 use airlab_core::params::Value;
 use airlab_core::qdisc;
-use airlab_core::scenario::wifi::{
-    AggregationSpec, DeviceSpec, EdcaSpec, PhySpec, ResolvedSchedule, ResolvedStep, ResolvedWifi, Standard,
-};
+use airlab_core::scenario::wifi::{PhySpec, ResolvedSchedule, ResolvedStep, ResolvedWifi, Standard};
 use airlab_core::scenario::{check_phy, load_str, Resolved, ScenarioError};
 use airlab_core::sim::{MS, SEC, US};
+use airlab_core::wifi::net::{Aggregation, Edca};
+use airlab_core::wifi::queues::DeviceLayer;
 
 /// A wired server behind an AP router and two stations; the AP and `sta2` override the PHY.
 const BSS: &str = r#"
@@ -140,16 +140,16 @@ fn bss_resolves_with_defaults_and_precedence() {
         assert_eq!(link_phy(w, from, to), (phy(3, 1, 40, 400), 0.1), "{from} -> {to}");
     }
 
-    assert_eq!(w.edca, EdcaSpec { cw_min: 15, cw_max: 1023, aifsn: 3, retry_limit: 7, txop: 0 });
+    assert_eq!(w.edca, Edca { cw_min: 15, cw_max: 1023, aifsn: 3, retry_limit: 7, txop: 0 });
     assert!(!w.rts);
     assert_eq!(w.hears, None);
     assert!(w.hears_each_other("sta1", "sta2"));
-    let ht = AggregationSpec { enabled: true, max_mpdus: 64, max_bytes: 65_535, max_duration: 5_484 * US };
+    let ht = Aggregation { enabled: true, max_mpdus: 64, max_bytes: 65_535, max_duration: 5_484 * US };
     for node in &w.nodes {
         let max_mpdus = if node.name == "sta2" { 32 } else { 64 };
-        assert_eq!(node.aggregation, AggregationSpec { max_mpdus, ..ht }, "{}", node.name);
+        assert_eq!(node.aggregation, Aggregation { max_mpdus, ..ht }, "{}", node.name);
         assert_eq!(node.qdisc, qdisc::defaults("pfifo"));
-        assert_eq!(node.device, DeviceSpec::PerStation { size: 128, airtime_fairness: false });
+        assert_eq!(node.device, DeviceLayer::PerStation { size: 128, airtime_fairness: false });
     }
 
     // Routes run over the BSS; station to station goes through the AP (a router).
@@ -178,7 +178,7 @@ fn standard_defaults() {
     for (standard, max_mpdus, max_bytes) in [("n", 64, 65_535), ("ac", 64, 1_048_575), ("ax", 256, 6_500_631)] {
         let w = plain(standard);
         assert_eq!(w.links[0].phy, phy(7, 1, 20, 800), "{standard}");
-        let want = AggregationSpec { enabled: true, max_mpdus, max_bytes, max_duration: 5_484 * US };
+        let want = Aggregation { enabled: true, max_mpdus, max_bytes, max_duration: 5_484 * US };
         assert_eq!(w.nodes[0].aggregation, want, "{standard}");
     }
 }
@@ -193,7 +193,7 @@ fn mesh_chain_routes_hop_by_hop() {
     assert_eq!((w.links[7].from.as_str(), w.links[7].to.as_str()), ("n4", "n3"));
     // MCS 15 = two streams: 300 Mbit/s at 40 MHz with the short GI.
     assert!(w.links.iter().all(|l| l.phy == phy(15, 2, 40, 400)));
-    let ath9k = AggregationSpec { enabled: true, max_mpdus: 32, max_bytes: 65_535, max_duration: 4 * MS };
+    let ath9k = Aggregation { enabled: true, max_mpdus: 32, max_bytes: 65_535, max_duration: 4 * MS };
     assert!(w.nodes.iter().all(|n| n.aggregation == ath9k));
     assert!(w.hears_each_other("n1", "n2") && !w.hears_each_other("n0", "n2"));
 
@@ -246,7 +246,7 @@ fn node_tables_may_be_an_inline_array() {
     let w = &r.wifi[0];
     assert_eq!(link_phy(w, "sta1", "ap").0.mcs, 0);
     assert_eq!(link_phy(w, "sta2", "ap").0.mcs, 7);
-    assert_eq!(w.node("sta2").unwrap().device, DeviceSpec::Fifo { size: 128 });
+    assert_eq!(w.node("sta2").unwrap().device, DeviceLayer::Fifo { size: 128 });
 }
 
 #[test]
@@ -522,7 +522,7 @@ fn aggregation_limits_follow_the_standard() {
 fn edca_parameters_are_checked() {
     let edca = |table: &str| with(BSS, "mcs = 7\nwidth = 40\n", &format!("edca = {table}\n"));
     let r = load(&edca("{ cw_min = 31, txop = \"2.528ms\" }")).unwrap();
-    assert_eq!(r.wifi[0].edca, EdcaSpec { cw_min: 31, cw_max: 1023, aifsn: 3, retry_limit: 7, txop: 2_528 * US });
+    assert_eq!(r.wifi[0].edca, Edca { cw_min: 31, cw_max: 1023, aifsn: 3, retry_limit: 7, txop: 2_528 * US });
     assert_error(load(&edca("{ cw_min = 16 }")), "wifi[0].edca.cw_min", "cw_min must be of the form 2^k - 1");
     assert_error(load(&edca("{ cw_min = 0 }")), "wifi[0].edca.cw_min", "got 0");
     assert_error(load(&edca("{ cw_max = 65535 }")), "wifi[0].edca.cw_max", "between 1 and 32767");
@@ -566,7 +566,7 @@ fn interface_layers_are_checked_where_written() {
     let w = &r.wifi[0];
     assert_eq!(w.node("ap").unwrap().qdisc, qdisc::defaults("pfifo").with("limit", Value::Int(64)));
     assert_eq!(w.node("sta1").unwrap().qdisc.name(), "fq_codel");
-    assert!(w.nodes.iter().all(|n| n.device == DeviceSpec::PerStation { size: 128, airtime_fairness: true }));
+    assert!(w.nodes.iter().all(|n| n.device == DeviceLayer::PerStation { size: 128, airtime_fairness: true }));
 }
 
 // ---- rate schedules ----
@@ -844,7 +844,7 @@ fn docs_examples_load() {
     let bss = load(examples[0]).unwrap_or_else(|e| panic!("{e}"));
     let w = &bss.wifi[0];
     assert_eq!((link_phy(w, "ap", "near").0.mcs, link_phy(w, "far", "ap").0.mcs), (7, 1));
-    assert_eq!(w.node("far").unwrap().device, DeviceSpec::PerStation { size: 128, airtime_fairness: true });
+    assert_eq!(w.node("far").unwrap().device, DeviceLayer::PerStation { size: 128, airtime_fairness: true });
     let chain = load(examples[1]).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(path(&chain, "n0", "n4"), "n0 n1 n2 n3 n4");
     assert!(chain.wifi[0].links.iter().all(|l| l.phy == phy(15, 2, 40, 400)));
