@@ -13,6 +13,7 @@
 //!   approximation's only purpose is kernel speed.
 //! - Times are nanoseconds; Linux's `codel_time_t` counts 1.024 µs units.
 
+use super::fifo::PACKET_LIMIT;
 use super::{Build, Component, Config, Qdisc, Verdicts};
 use crate::net::{Ecn, Packet};
 use crate::params::{Invalid, Kind, Param, Value};
@@ -31,12 +32,7 @@ pub static CODEL: Component = Component {
     name: "codel",
     doc: "CoDel AQM on one FIFO (RFC 8289, Linux codel)",
     params: &[
-        Param {
-            name: "limit",
-            kind: Kind::Int { min: 1, max: u32::MAX as i64, unit: "packets" },
-            default: Value::Int(1000),
-            doc: "packets queued at most; tail drop beyond",
-        },
+        PACKET_LIMIT,
         TARGET,
         INTERVAL,
         Param {

@@ -6,15 +6,18 @@ use crate::params::{no_check, Kind, Param, Value};
 use crate::sim::{Rng, Time};
 use std::collections::VecDeque;
 
+/// The packet limit of the FIFO-like qdiscs (`pfifo`, `pfifo_head_drop`, `codel`).
+pub const PACKET_LIMIT: Param = Param {
+    name: "limit",
+    kind: Kind::Int { min: 1, max: u32::MAX as i64, unit: "packets" },
+    default: Value::Int(1000),
+    doc: "packets queued at most (Linux default: 1000, a device's txqueuelen)",
+};
+
 pub static PFIFO: Component = Component {
     name: "pfifo",
     doc: "tail-drop FIFO with a packet limit (Linux pfifo)",
-    params: &[Param {
-        name: "limit",
-        kind: Kind::Int { min: 1, max: u32::MAX as i64, unit: "packets" },
-        default: Value::Int(1000),
-        doc: "packets queued at most (Linux: the device's txqueuelen, 1000)",
-    }],
+    params: &[PACKET_LIMIT],
     check: no_check,
     build: Build(|c: &Config, _: Rng| Box::new(Fifo::pfifo(c.int("limit") as u32))),
 };
@@ -98,20 +101,10 @@ impl Qdisc for Fifo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{Ecn, Payload};
+    use crate::net::Ecn;
 
     fn pkt(size: u32) -> Packet {
-        Packet {
-            flow: 0,
-            conn: 0,
-            src: 0,
-            dst: 1,
-            size,
-            ecn: Ecn::NotEct,
-            dscp: 0,
-            enqueued_at: 0,
-            payload: Payload::Udp { seq: 0, sent_at: 0 },
-        }
+        crate::qdisc::codel::tests::pkt(size, Ecn::NotEct)
     }
 
     #[test]

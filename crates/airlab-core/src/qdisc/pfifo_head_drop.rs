@@ -3,34 +3,29 @@
 //! earlier than with tail drop, since the dropped packet's successors are already queued
 //! behind it, not yet to be sent.
 
-use super::{Build, Component, Config, Qdisc, Verdicts};
+use super::fifo::PACKET_LIMIT;
+use super::{Build, Component, Config, Fifo, Qdisc, Verdicts};
 use crate::net::Packet;
-use crate::params::{no_check, Kind, Param, Value};
+use crate::params::no_check;
 use crate::sim::{Rng, Time};
-use std::collections::VecDeque;
 
 pub static PFIFO_HEAD_DROP: Component = Component {
     name: "pfifo_head_drop",
     doc: "FIFO with a packet limit that drops its oldest packet when full (Linux pfifo_head_drop)",
-    params: &[Param {
-        name: "limit",
-        kind: Kind::Int { min: 1, max: u32::MAX as i64, unit: "packets" },
-        default: Value::Int(1000),
-        doc: "packets queued at most (Linux: the device's txqueuelen, 1000)",
-    }],
+    params: &[PACKET_LIMIT],
     check: no_check,
     build: Build(|c: &Config, _: Rng| Box::new(HeadDrop::new(c.int("limit") as usize))),
 };
 
+/// A [`Fifo`] that makes room at its head.
 pub struct HeadDrop {
-    queue: VecDeque<Packet>,
-    bytes: u64,
+    fifo: Fifo,
     limit: usize,
 }
 
 impl HeadDrop {
     pub fn new(limit: usize) -> Self {
-        HeadDrop { queue: VecDeque::new(), bytes: 0, limit }
+        HeadDrop { fifo: Fifo::pfifo(limit as u32), limit }
     }
 }
 
@@ -39,29 +34,24 @@ impl Qdisc for HeadDrop {
         PFIFO_HEAD_DROP.name
     }
 
-    fn enqueue(&mut self, mut pkt: Packet, now: Time, out: &mut Verdicts) {
-        if self.queue.len() >= self.limit {
-            let oldest = self.queue.pop_front().expect("a full queue has a head");
-            self.bytes -= u64::from(oldest.size);
+    fn enqueue(&mut self, pkt: Packet, now: Time, out: &mut Verdicts) {
+        if self.fifo.len() >= self.limit {
+            let oldest = self.fifo.dequeue(now, out).expect("a full queue has a head");
             out.dropped.push(oldest);
         }
-        pkt.enqueued_at = now;
-        self.bytes += u64::from(pkt.size);
-        self.queue.push_back(pkt);
+        self.fifo.enqueue(pkt, now, out);
     }
 
-    fn dequeue(&mut self, _now: Time, _out: &mut Verdicts) -> Option<Packet> {
-        let pkt = self.queue.pop_front()?;
-        self.bytes -= u64::from(pkt.size);
-        Some(pkt)
+    fn dequeue(&mut self, now: Time, out: &mut Verdicts) -> Option<Packet> {
+        self.fifo.dequeue(now, out)
     }
 
     fn len(&self) -> usize {
-        self.queue.len()
+        self.fifo.len()
     }
 
     fn bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
 }
 
