@@ -332,6 +332,9 @@ fn resolve_flows(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedFlow>, KeyEr
     let mut flows = Vec::new();
     let mut names: BTreeMap<String, usize> = BTreeMap::new();
     let mut copies: u64 = 0;
+    // State the flows' algorithms share (FaiRTT's bottleneck registry), to find flows whose
+    // parameters conflict over it before the run.
+    let mut shared = cc::Shared::default();
     for (i, flow) in s.flows.iter().enumerate() {
         let key = format!("flow[{i}]");
         copies += u64::from(flow.count);
@@ -353,6 +356,10 @@ fn resolve_flows(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedFlow>, KeyEr
             ));
         }
         let cc = resolve_cc(&key, flow)?;
+        if let Some(config) = &cc {
+            let mut env = cc::CcEnv { rng: crate::sim::Rng::stream(0, "check"), shared: &mut shared, conn: i as u32 };
+            cc::create(config, &mut env).map_err(|e| KeyError::new(format!("{key}.cc_params"), e))?;
+        }
         check_app(&key, &flow.app)?;
         check_tcp(&key, &flow.tcp)?;
         let start = flow.start.unwrap_or_default();

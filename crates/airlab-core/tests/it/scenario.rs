@@ -646,6 +646,15 @@ fn cc_params_are_read_against_the_algorithm() {
 }
 
 #[test]
+fn flows_whose_algorithms_conflict_over_shared_state_are_refused() {
+    let fairtt = |window: &str| format!("cc = \"fairtt\"\ncc_params = {{ registry_window_s = {window} }}");
+    let text = dumbbell_with("cc = \"cubic\"", &fairtt("1"));
+    let text = text.replace("app = { kind = \"ping\" }", &format!("app = {{ kind = \"bulk\" }}\n{}", fairtt("2")));
+    assert_error(load(&text), "flow[1].cc_params", "two registry windows");
+    load(&text.replace("registry_window_s = 2", "registry_window_s = 1")).expect("one window per group");
+}
+
+#[test]
 fn pfifo_head_drop_is_a_qdisc_like_any_other() {
     let r = load_with(DUMBBELL, &[("bottleneck.qdisc.kind", "pfifo_head_drop")]).unwrap();
     assert_eq!(r.directions[2].qdisc, qdisc::defaults("pfifo_head_drop").with("limit", Value::Int(50)));
