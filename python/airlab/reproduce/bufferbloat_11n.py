@@ -31,6 +31,7 @@ from airlab.reproduce.runner import (
     direction,
     jain,
     point,
+    row_where,
     write_runs_table,
     write_targets,
 )
@@ -210,15 +211,6 @@ def aggregate(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _at(frame: pd.DataFrame, **where: Any) -> pd.Series:
-    sel = frame
-    for k, v in where.items():
-        sel = sel[sel[k] == v]
-    if len(sel) != 1:
-        raise LookupError(f"expected one row for {where}, found {len(sel)}")
-    return sel.iloc[0]
-
-
 # -- paper numbers -----------------------------------------------------------------------------
 
 
@@ -250,7 +242,7 @@ def chain_targets(
     """E2-1..E2-7: rows of the no-aggregation, aggregation and partial-aggregation sections."""
 
     def c(rate: float, h: int, agg: str = "none") -> pd.Series:
-        return _at(chain, rate=rate, hops=h, ampdu=agg)
+        return row_where(chain, rate=rate, hops=h, ampdu=agg)
 
     none: list[Target] = []
     e21, e21b = "E2-1 (Fig. 1a)", "E2-1 (Fig. 1b)"
@@ -510,7 +502,7 @@ def parking_targets(park: pd.DataFrame) -> list[Target]:
         ("full", "E2-9 (Fig. 6c)", {144.4: (0.77, 3.38), 300.0: (0.50, 150.0)}),
     ):
         for rate, (j, ratio) in paper.items():
-            r = _at(park, rate=rate, ampdu=agg)
+            r = row_where(park, rate=rate, ampdu=agg)
             v = variant(rate, agg)
             jfi[agg][rate] = r.jain_of_means
             t.append(point(exp, "Jain's index over the 4 flows", j, r.jain_of_means, v, JAIN_TOL))

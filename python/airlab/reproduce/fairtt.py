@@ -30,6 +30,7 @@ from airlab.reproduce.runner import (
     mean_ci,
     point,
     ratio_of_means,
+    row_where,
     write_runs_table,
     write_targets,
 )
@@ -207,20 +208,11 @@ def aggregate(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
 # -- paper numbers -----------------------------------------------------------------------------
 
 
-def _at(agg: pd.DataFrame, **where: Any) -> pd.Series:
-    sel = agg
-    for k, v in where.items():
-        sel = sel[sel[k] == v]
-    if len(sel) != 1:
-        raise LookupError(f"expected one row for {where}, found {len(sel)}")
-    return sel.iloc[0]
-
-
 def targets(queue: pd.DataFrame, rtt: pd.DataFrame, variant: str, p: Plan) -> list[Target]:
     """Every number of paper 003 (reproduction-targets.md, P3.5) beside ours, for one variant."""
     base, new = CCS
-    b = _at(queue, cc=base, buffer_bdp=MAIN_BUFFER_BDP)
-    f = _at(queue, cc=new, buffer_bdp=MAIN_BUFFER_BDP)
+    b = row_where(queue, cc=base, buffer_bdp=MAIN_BUFFER_BDP)
+    f = row_where(queue, cc=new, buffer_bdp=MAIN_BUFFER_BDP)
     jain_tol = 0.05  # absolute, for Jain's index (reproduction-targets.md X.1)
     util_tol = 2.0  # percentage points
     t = [
@@ -267,7 +259,7 @@ def targets(queue: pd.DataFrame, rtt: pd.DataFrame, variant: str, p: Plan) -> li
         t.append(point("E3-5 (Fig. 4c)", f"mean Jain over buffers, {name}", paper_jain,
                        float(rows.jain_mean.mean()), variant, jain_tol))  # fmt: skip
         if 2 in p.buffers_bdp:
-            at2 = _at(queue, cc=c, buffer_bdp=2).jain_mean
+            at2 = row_where(queue, cc=c, buffer_bdp=2).jain_mean
             t.append(point("E3-5 (Fig. 4c)", f"Jain at 2 BDP, {name}", paper_jain, at2, variant,
                            jain_tol))  # fmt: skip
     fq = queue[queue.cc == new].set_index("buffer_bdp")
@@ -337,11 +329,12 @@ def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -
         sections.append({"variant": v, "queue": queue, "rtt": rtt, "readings": readings,
                          "targets": tg, "figures": figs})  # fmt: skip
     write_targets(out_dir, "fairtt", quick, all_targets)
+
+    def baseline(s: dict[str, Any]) -> float:
+        return float(row_where(s["queue"], cc=CCS[0], buffer_bdp=MAIN_BUFFER_BDP).ratio)
+
     # Which reading makes the BBRv2 baseline look like the paper's (ratio 1.44 at the main point)?
-    gaps = {
-        s["variant"].name: abs(_at(s["queue"], cc=CCS[0], buffer_bdp=MAIN_BUFFER_BDP).ratio - 1.44)
-        for s in sections
-    }
+    gaps = {s["variant"].name: abs(baseline(s) - 1.44) for s in sections}
     return {"sections": sections, "closest_variant": min(gaps, key=gaps.get), "gaps": gaps}
 
 

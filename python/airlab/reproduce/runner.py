@@ -349,3 +349,17 @@ def write_runs_table(out_dir: Path, runs: Any) -> Path:
 def records_by(records: Mapping[str, dict[str, Any]], **tags: Any) -> list[dict[str, Any]]:
     """Records whose tags match every given tag."""
     return [r for r in records.values() if all(r["tags"].get(k) == v for k, v in tags.items())]
+
+
+def row_where(frame: Any, **where: Any) -> Any:
+    """The one row of the DataFrame ``frame`` whose columns equal ``where``.
+
+    Raises ``LookupError`` when no row or several rows match: a reproduction that reads a
+    number from an aggregate must read exactly one.
+    """
+    sel = frame
+    for key, value in where.items():
+        sel = sel[sel[key] == value]
+    if len(sel) != 1:
+        raise LookupError(f"expected one row for {where}, found {len(sel)}")
+    return sel.iloc[0]
