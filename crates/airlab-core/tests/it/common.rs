@@ -21,6 +21,13 @@ pub fn run_builtin(name: &str, overrides: &[(&str, &str)], seed: Option<u64>) ->
     airlab_core::run(&resolved, seed)
 }
 
+/// `text` with `from` (which must occur exactly once) replaced by `to`.
+#[track_caller]
+pub fn replace_once(text: &str, from: &str, to: &str) -> String {
+    assert_eq!(text.matches(from).count(), 1, "{from:?} must occur once");
+    text.replace(from, to)
+}
+
 pub fn flow<'a>(s: &'a Value, name: &str) -> &'a Value {
     s["flows"].as_array().unwrap().iter().find(|f| f["name"] == name).unwrap_or_else(|| panic!("no flow {name}"))
 }

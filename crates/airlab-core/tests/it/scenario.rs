@@ -6,40 +6,16 @@ use airlab_core::scenario::{load_file, load_str, App, QdiscSpec, Resolved, Scena
 use airlab_core::sim::{MS, SEC};
 use std::path::Path;
 
-const DUMBBELL: &str = r#"
-name = "dumbbell"
-duration = "10s"
-hosts = ["h1", "h2"]
-routers = ["r1", "r2"]
+use crate::builders::*;
+use crate::common::replace_once;
 
-[[link]]
-between = ["h1", "r1"]
-rate = "100Mbit"
-delay = "1ms"
-
-[[link]]
-name = "bottleneck"
-between = ["r1", "r2"]
-rate = "10Mbit"
-delay = "8ms"
-qdisc = { kind = "pfifo", limit = 50 }
-
-[[link]]
-between = ["r2", "h2"]
-rate = "100Mbit"
-delay = "1ms"
-
-[[flow]]
-from = "h1"
-to = "h2"
-cc = "cubic"
-app = { kind = "bulk" }
-
-[[flow]]
-from = "h2"
-to = "h1"
-app = { kind = "ping" }
-"#;
+/// h1 -- r1 == 10 Mbit/s, 8 ms, pfifo 50 == r2 -- h2 for 10 s: a bulk CUBIC flow from h1 and a
+/// ping from h2.
+fn dumbbell() -> String {
+    let bottleneck = Link::bottleneck("10Mbit", "8ms").qdisc(pfifo(50));
+    let scenario = Scenario::new("dumbbell", "10s").dumbbell(&["h1"], &["h2"], "100Mbit", bottleneck);
+    scenario.flow(Flow::bulk("h1", "h2", "cubic")).flow(Flow::new("h2", "h1").app(PING)).to_string()
+}
 
 fn load(text: &str) -> Result<Resolved, ScenarioError> {
     load_str(text, "test.toml", &[])
@@ -62,13 +38,12 @@ fn assert_error(result: Result<Resolved, ScenarioError>, key: &str, fragment: &s
 /// The dumbbell with `from` replaced by `to` (which must occur exactly once).
 #[track_caller]
 fn dumbbell_with(from: &str, to: &str) -> String {
-    assert_eq!(DUMBBELL.matches(from).count(), 1, "{from:?} must occur once");
-    DUMBBELL.replace(from, to)
+    replace_once(&dumbbell(), from, to)
 }
 
 #[test]
 fn dumbbell_resolves_with_defaults() {
-    let r = load(DUMBBELL).unwrap();
+    let r = load(&dumbbell()).unwrap();
     assert_eq!(r.directions.len(), 6);
     let bottleneck = &r.directions[2];
     assert_eq!(
@@ -104,7 +79,7 @@ fn dumbbell_resolves_with_defaults() {
 
 #[test]
 fn dumbbell_routes_are_shortest_paths() {
-    let r = load(DUMBBELL).unwrap();
+    let r = load(&dumbbell()).unwrap();
     let hop = |at: &str, to: &str| r.next_hop.get(&(at.to_string(), to.to_string())).map(String::as_str);
     assert_eq!(hop("h1", "h2"), Some("r1"));
     assert_eq!(hop("r1", "h2"), Some("r2"));
@@ -116,33 +91,23 @@ fn dumbbell_routes_are_shortest_paths() {
     assert_eq!(r.next_hop.len(), 6);
 }
 
+/// 1 Mbit/s, 1 ms links between the nodes of each pair, in order.
+fn links(pairs: &[(&str, &str)]) -> Vec<Link> {
+    pairs.iter().map(|(a, b)| Link::new(a, b, "1Mbit", "1ms")).collect()
+}
+
 /// h1 - r1 - r2 - r3 - h2 (four hops), plus a longer detour r1 - r4 - r5 - r3 whose links are
 /// declared first: fewest hops must win over link order.
-const CHAIN: &str = r#"
-name = "chain"
-duration = "1s"
-hosts = ["h1", "h2"]
-routers = ["r1", "r2", "r3", "r4", "r5"]
-link = [
-  { between = ["r1", "r4"], rate = "1Mbit", delay = "1ms" },
-  { between = ["r4", "r5"], rate = "1Mbit", delay = "1ms" },
-  { between = ["r5", "r3"], rate = "1Mbit", delay = "1ms" },
-  { between = ["h1", "r1"], rate = "1Mbit", delay = "1ms" },
-  { between = ["r1", "r2"], rate = "1Mbit", delay = "1ms" },
-  { between = ["r2", "r3"], rate = "1Mbit", delay = "1ms" },
-  { between = ["r3", "h2"], rate = "1Mbit", delay = "1ms" },
-]
-
-[[flow]]
-from = "h1"
-to = "h2"
-cc = "reno"
-app = { kind = "bulk" }
-"#;
+fn chain() -> String {
+    let detour = [("r1", "r4"), ("r4", "r5"), ("r5", "r3")];
+    let direct = [("h1", "r1"), ("r1", "r2"), ("r2", "r3"), ("r3", "h2")];
+    let scenario = Scenario::new("chain", "1s").hosts(&["h1", "h2"]).routers(&["r1", "r2", "r3", "r4", "r5"]);
+    scenario.links(links(&detour)).links(links(&direct)).flow(Flow::bulk("h1", "h2", "reno")).to_string()
+}
 
 #[test]
 fn chain_routes_take_fewest_hops() {
-    let r = load(CHAIN).unwrap();
+    let r = load(&chain()).unwrap();
     let path = |from: &str, to: &str| {
         let mut path = vec![from.to_string()];
         while path.last().unwrap() != to {
@@ -161,22 +126,9 @@ fn chain_routes_take_fewest_hops() {
 fn ties_are_broken_by_link_order() {
     // A square r1 - r2 - r4 and r1 - r3 - r4: both two hops; the link declared first wins.
     let square = |first: &str, second: &str| {
-        format!(
-            r#"
-            name = "square"
-            duration = "1s"
-            hosts = ["h1", "h2"]
-            routers = ["r1", "r2", "r3", "r4"]
-            link = [
-              {{ between = ["h1", "r1"], rate = "1Mbit", delay = "1ms" }},
-              {{ between = ["r1", "{first}"], rate = "1Mbit", delay = "1ms" }},
-              {{ between = ["r1", "{second}"], rate = "1Mbit", delay = "1ms" }},
-              {{ between = ["r2", "r4"], rate = "1Mbit", delay = "1ms" }},
-              {{ between = ["r3", "r4"], rate = "1Mbit", delay = "1ms" }},
-              {{ between = ["r4", "h2"], rate = "1Mbit", delay = "1ms" }},
-            ]
-            "#
-        )
+        let pairs = [("h1", "r1"), ("r1", first), ("r1", second), ("r2", "r4"), ("r3", "r4"), ("r4", "h2")];
+        let scenario = Scenario::new("square", "1s").hosts(&["h1", "h2"]).routers(&["r1", "r2", "r3", "r4"]);
+        scenario.links(links(&pairs)).to_string()
     };
     let key = ("r1".to_string(), "h2".to_string());
     assert_eq!(load(&square("r2", "r3")).unwrap().next_hop[&key], "r2");
@@ -185,7 +137,7 @@ fn ties_are_broken_by_link_order() {
 
 #[test]
 fn explicit_routes_are_kept() {
-    let text = CHAIN.to_string() + "\n[[route]]\nat = \"r1\"\nto = \"h2\"\nvia = \"r4\"\n";
+    let text = chain() + "\n[[route]]\nat = \"r1\"\nto = \"h2\"\nvia = \"r4\"\n";
     let r = load(&text).unwrap();
     assert_eq!(r.next_hop[&("r1".to_string(), "h2".to_string())], "r4");
     assert_eq!(r.next_hop[&("r4".to_string(), "h2".to_string())], "r5");
@@ -223,7 +175,7 @@ fn unknown_node_is_listed_against_the_known_ones() {
 
 #[test]
 fn routing_loop_is_reported_at_the_route() {
-    let text = DUMBBELL.to_string()
+    let text = dumbbell()
         + "[[route]]\nat = \"r1\"\nto = \"h2\"\nvia = \"r2\"\n[[route]]\nat = \"r2\"\nto = \"h2\"\nvia = \"r1\"\n";
     assert_error(load(&text), "route[0]", "routing loop for traffic to \"h2\": r1 -> r2 -> r1");
 }
@@ -303,7 +255,7 @@ fn bad_qdisc_limit_names_the_limit() {
 
 #[test]
 fn unknown_keys_are_refused() {
-    let text = format!("colour = \"blue\"\n{DUMBBELL}");
+    let text = format!("colour = \"blue\"\n{}", dumbbell());
     assert_error(load(&text), "colour", "unknown field `colour`, expected one of");
     let text = dumbbell_with("delay = \"8ms\"", "delay = \"8ms\"\ndelya = \"1ms\"");
     assert_error(load(&text), "link[1].delya", "unknown field `delya`");
@@ -374,7 +326,7 @@ fn disconnected_hosts_have_no_path() {
 
 #[test]
 fn route_via_a_non_neighbour_is_refused() {
-    let text = DUMBBELL.to_string() + "[[route]]\nat = \"h1\"\nto = \"h2\"\nvia = \"r2\"\n";
+    let text = dumbbell() + "[[route]]\nat = \"h1\"\nto = \"h2\"\nvia = \"r2\"\n";
     assert_error(load(&text), "route[0].via", "\"r2\" is not a neighbour of \"h1\", expected one of: r1");
 }
 
@@ -392,7 +344,7 @@ fn tcp_options_are_checked() {
 
 #[test]
 fn metrics_interval_must_fit_the_run() {
-    let text = DUMBBELL.to_string() + "[metrics]\ninterval = \"10s\"\n";
+    let text = dumbbell() + "[metrics]\ninterval = \"10s\"\n";
     assert_error(load(&text), "metrics.interval", "shorter than the duration (10s)");
 }
 
@@ -420,41 +372,41 @@ fn error_display_is_file_key_message() {
 
 #[test]
 fn set_qdisc_limit_of_a_link_by_name() {
-    let r = load_with(DUMBBELL, &[("link.bottleneck.qdisc.limit", "100")]).unwrap();
+    let r = load_with(&dumbbell(), &[("link.bottleneck.qdisc.limit", "100")]).unwrap();
     assert_eq!(r.directions[2].qdisc, QdiscSpec::Pfifo { limit: 100 });
-    let r = load_with(DUMBBELL, &[("link[1].qdisc.limit", "7")]).unwrap();
+    let r = load_with(&dumbbell(), &[("link[1].qdisc.limit", "7")]).unwrap();
     assert_eq!(r.directions[3].qdisc, QdiscSpec::Pfifo { limit: 7 });
 }
 
 #[test]
 fn set_by_bare_link_or_flow_name() {
-    let r = load_with(DUMBBELL, &[("bottleneck.qdisc.limit", "20")]).unwrap();
+    let r = load_with(&dumbbell(), &[("bottleneck.qdisc.limit", "20")]).unwrap();
     assert_eq!(r.directions[2].qdisc, QdiscSpec::Pfifo { limit: 20 });
-    let r = load_with(DUMBBELL, &[("flow0.cc", "reno")]).unwrap();
+    let r = load_with(&dumbbell(), &[("flow0.cc", "reno")]).unwrap();
     assert_eq!(r.flows[0].cc.as_deref(), Some("reno"));
-    let err = load_with(DUMBBELL, &[("nowhere.rate", "1Mbit")]).unwrap_err();
+    let err = load_with(&dumbbell(), &[("nowhere.rate", "1Mbit")]).unwrap_err();
     assert!(err.message.contains("`nowhere` is neither a top-level key"), "{err}");
 }
 
 #[test]
 fn set_link_by_default_name() {
-    let r = load_with(DUMBBELL, &[("link.h1-r1.rate", "1Gbit"), ("link.r2-h2.delay", "2.5ms")]).unwrap();
+    let r = load_with(&dumbbell(), &[("link.h1-r1.rate", "1Gbit"), ("link.r2-h2.delay", "2.5ms")]).unwrap();
     assert_eq!(r.directions[0].rate.0, 1_000_000_000);
     assert_eq!(r.directions[5].delay.0, 2_500_000);
 }
 
 #[test]
 fn set_flow_cc_by_index() {
-    let r = load_with(DUMBBELL, &[("flow.0.cc", "reno")]).unwrap();
+    let r = load_with(&dumbbell(), &[("flow.0.cc", "reno")]).unwrap();
     assert_eq!(r.flows[0].cc.as_deref(), Some("reno"));
-    let r = load_with(DUMBBELL, &[("flow[0].cc", "\"reno\""), ("flow[0].tcp.ecn", "true")]).unwrap();
+    let r = load_with(&dumbbell(), &[("flow[0].cc", "\"reno\""), ("flow[0].tcp.ecn", "true")]).unwrap();
     assert_eq!(r.flows[0].cc.as_deref(), Some("reno"));
     assert!(r.flows[0].tcp.ecn);
 }
 
 #[test]
 fn set_top_level_values() {
-    let r = load_with(DUMBBELL, &[("duration", "30s"), ("seed", "7"), ("metrics.interval", "10ms")]).unwrap();
+    let r = load_with(&dumbbell(), &[("duration", "30s"), ("seed", "7"), ("metrics.interval", "10ms")]).unwrap();
     assert_eq!(r.scenario.duration.0, 30_000 * MS);
     assert_eq!(r.scenario.seed, 7);
     assert_eq!(r.scenario.metrics.interval.0, 10 * MS);
@@ -463,12 +415,12 @@ fn set_top_level_values() {
 
 #[test]
 fn set_nonexistent_key_is_refused() {
-    let err = load_with(DUMBBELL, &[("link.bottleneck.qdisc.limt", "5")]).unwrap_err();
+    let err = load_with(&dumbbell(), &[("link.bottleneck.qdisc.limt", "5")]).unwrap_err();
     assert_eq!(err.key, "link[1].qdisc.limt");
     assert!(err.message.contains("unknown field `limt`, expected `limit`"), "{err}");
     assert!(err.message.contains("(from --set link.bottleneck.qdisc.limt=5)"), "{err}");
 
-    let err = load_with(DUMBBELL, &[("flow.0.colour", "red")]).unwrap_err();
+    let err = load_with(&dumbbell(), &[("flow.0.colour", "red")]).unwrap_err();
     assert_eq!(err.key, "flow[0].colour");
     assert!(err.message.contains("from --set flow.0.colour=red"), "{err}");
 }
@@ -476,24 +428,24 @@ fn set_nonexistent_key_is_refused() {
 #[test]
 fn set_with_bad_path_is_refused() {
     assert_error(
-        load_with(DUMBBELL, &[("link.missing.rate", "1Mbit")]),
+        load_with(&dumbbell(), &[("link.missing.rate", "1Mbit")]),
         "link.missing.rate",
         "--set: no entry of `link` is named \"missing\", expected one of: h1-r1, bottleneck, r2-h2",
     );
     assert_error(
-        load_with(DUMBBELL, &[("flow.5.cc", "reno")]),
+        load_with(&dumbbell(), &[("flow.5.cc", "reno")]),
         "flow.5.cc",
         "index 5 is out of range: `flow` has 2 entries",
     );
-    assert_error(load_with(DUMBBELL, &[("name.x", "1")]), "name.x", "`name` is a string, not a table");
+    assert_error(load_with(&dumbbell(), &[("name.x", "1")]), "name.x", "`name` is a string, not a table");
 }
 
 #[test]
 fn set_value_is_checked_like_the_file() {
-    let err = load_with(DUMBBELL, &[("flow.0.cc", "vegas")]).unwrap_err();
+    let err = load_with(&dumbbell(), &[("flow.0.cc", "vegas")]).unwrap_err();
     assert_eq!(err.key, "flow[0].cc");
     assert!(err.message.contains("unknown congestion control \"vegas\""), "{err}");
-    let err = load_with(DUMBBELL, &[("link.bottleneck.rate", "10")]).unwrap_err();
+    let err = load_with(&dumbbell(), &[("link.bottleneck.rate", "10")]).unwrap_err();
     assert_eq!(err.key, "link[1].rate");
     assert!(err.message.contains("has no unit") && err.message.contains("from --set"), "{err}");
 }
@@ -538,7 +490,7 @@ fn set_codel_parameters() {
         ("bottleneck.qdisc.ce_threshold", "1ms"),
         ("bottleneck.qdisc.quantum", "300B"),
     ];
-    let r = load_with(DUMBBELL, &sets).unwrap();
+    let r = load_with(&dumbbell(), &sets).unwrap();
     let QdiscSpec::FqCodel { limit, target, ce_threshold, quantum, .. } = r.directions[2].qdisc else {
         panic!("{:?}", r.directions[2].qdisc)
     };
@@ -558,8 +510,8 @@ fn bad_codel_parameters_name_their_key() {
     assert_error(load(&fq("quantum = \"100B\"")), "link[1].qdisc.quantum", "quantum must be 256 to 1048576 bytes");
     assert_error(load(&fq("drop_batch = 0")), "link[1].qdisc.drop_batch", "at least 1 packet");
     assert_error(load(&fq("memory_limit = \"0B\"")), "link[1].qdisc.memory_limit", "greater than 0");
-    let err =
-        load_with(DUMBBELL, &[("bottleneck.qdisc.kind", "codel"), ("bottleneck.qdisc.interval", "1ms")]).unwrap_err();
+    let err = load_with(&dumbbell(), &[("bottleneck.qdisc.kind", "codel"), ("bottleneck.qdisc.interval", "1ms")])
+        .unwrap_err();
     assert_eq!(err.key, "link[1].qdisc.target");
     assert!(err.message.contains("less than interval (1ms), got 5ms"), "{err}");
 }
@@ -641,17 +593,18 @@ fn quantities_beyond_their_documented_range_are_refused() {
         ("metrics.interval", "1us", "metrics.interval", "more than the 20000000 the time series may hold"),
     ];
     for (key, value, at, fragment) in cases {
-        assert_error(load_with(DUMBBELL, &[(key, value)]), at, fragment);
+        assert_error(load_with(&dumbbell(), &[(key, value)]), at, fragment);
     }
     // The bounds themselves are accepted.
     let edge = [("duration", "604800s"), ("metrics.interval", "1s"), ("link.bottleneck.overhead", "256")];
-    load_with(DUMBBELL, &edge).expect("the largest duration and overhead load");
-    load_with(DUMBBELL, &[("flow.0.tcp.rto_min", "120s"), ("flow.0.tcp.rwnd", "1073725440B")]).expect("Linux's limits");
+    load_with(&dumbbell(), &edge).expect("the largest duration and overhead load");
+    load_with(&dumbbell(), &[("flow.0.tcp.rto_min", "120s"), ("flow.0.tcp.rwnd", "1073725440B")])
+        .expect("Linux's limits");
 }
 
 #[test]
 fn a_udp_flow_sends_at_most_a_million_datagrams_per_second() {
-    let udp = |app: &str| DUMBBELL.replace("app = { kind = \"ping\" }", &format!("app = {app}"));
+    let udp = |app: &str| dumbbell().replace("app = { kind = \"ping\" }", &format!("app = {app}"));
     // 1 Gbit/s of 125-byte IP packets (97 bytes of payload) is 1.0e6 per second: the bound.
     load(&udp("{ kind = \"udp\", rate = \"1Gbit\", packet_size = \"97B\" }")).expect("at the bound");
     load(&udp("{ kind = \"udp\", rate = \"1Gbit\", packet_size = \"96B\" }")).unwrap_err();
@@ -671,7 +624,7 @@ fn too_many_nodes_links_and_flows_are_refused_before_anything_is_expanded() {
     let hosts: Vec<String> = (0..5000).map(|i| format!("\"h{i}\"")).collect();
     let text = format!("name = \"big\"\nduration = \"1s\"\nhosts = [{}]\n", hosts.join(", "));
     assert_error(load(&text), "hosts", "more than the 4096 nodes");
-    let flows = DUMBBELL.replace("app = { kind = \"bulk\" }", "app = { kind = \"bulk\" }\ncount = 6000");
+    let flows = dumbbell().replace("app = { kind = \"bulk\" }", "app = { kind = \"bulk\" }\ncount = 6000");
     let text = flows.replace("app = { kind = \"ping\" }", "app = { kind = \"ping\" }\ncount = 5000");
     assert_error(load(&text), "flow[1].count", "brings the scenario to 11000 flows");
 }
