@@ -19,6 +19,11 @@ pub fn pfifo(limit: u32) -> String {
     format!(r#"{{ kind = "pfifo", limit = {limit} }}"#)
 }
 
+/// A UDP sender at `rate` (IP bits per second).
+pub fn udp(rate: &str) -> String {
+    format!(r#"{{ kind = "udp", rate = "{rate}" }}"#)
+}
+
 fn quoted(text: &str) -> String {
     format!("\"{text}\"")
 }
@@ -98,6 +103,11 @@ impl Scenario {
 
     pub fn warmup(mut self, warmup: &str) -> Self {
         self.metrics.set("warmup", quoted(warmup));
+        self
+    }
+
+    pub fn interval(mut self, interval: &str) -> Self {
+        self.metrics.set("interval", quoted(interval));
         self
     }
 
@@ -207,8 +217,16 @@ impl Flow {
         self.key("app", app)
     }
 
+    pub fn tcp(self, options: impl Display) -> Self {
+        self.key("tcp", options)
+    }
+
     pub fn start(self, start: &str) -> Self {
         self.key("start", quoted(start))
+    }
+
+    pub fn stop(self, stop: &str) -> Self {
+        self.key("stop", quoted(stop))
     }
 
     pub fn count(self, count: u32) -> Self {

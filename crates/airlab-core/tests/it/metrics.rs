@@ -2,6 +2,7 @@
 //! distribution can break: quantiles against Markov's inequality, the summary's measurement
 //! window against the time series, and per-interval series against their own units.
 
+use crate::builders::*;
 use crate::common::*;
 use airlab_core::metrics::series::Table;
 use serde_json::Value;
@@ -106,24 +107,10 @@ fn the_smoothed_rtt_is_summarized_from_the_series_after_the_warm_up() {
 /// so one packet spans twelve intervals.
 #[test]
 fn a_transmission_longer_than_the_interval_is_split_across_intervals() {
-    let text = r#"
-name = "slow"
-duration = "3s"
-hosts = ["a", "b"]
-[[link]]
-between = ["a", "b"]
-rate = "1Mbit"
-delay = "5ms"
-[[flow]]
-name = "u"
-from = "a"
-to = "b"
-app = { kind = "udp", rate = "2Mbit" }
-[metrics]
-interval = "1ms"
-warmup = "1s"
-"#;
-    let out = run_toml(text, None);
+    let sender = Flow::new("a", "b").name("u").app(udp("2Mbit"));
+    let slow = Link::new("a", "b", "1Mbit", "5ms");
+    let scenario = Scenario::new("slow", "3s").hosts(&["a", "b"]).link(slow).flow(sender);
+    let out = run_toml(&scenario.interval("1ms").warmup("1s").to_string(), None);
     let name = "a-b:a->b";
     let util = series(&out.links, name, "utilization");
     let thr = series(&out.links, name, "throughput_mbps");
