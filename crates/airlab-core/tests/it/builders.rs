@@ -14,6 +14,10 @@ pub const BULK: &str = r#"{ kind = "bulk" }"#;
 /// `{ kind = "ping" }` with its default interval and size.
 pub const PING: &str = r#"{ kind = "ping" }"#;
 
+/// Paper 004's rate schedule: 24 Mbit/s for a second, then 6 Mbit/s for a second, and again.
+pub const ALTERNATING_24_6: &str =
+    r#"{ period = "2s", steps = [{ at = "0s", rate = "24Mbit" }, { at = "1s", rate = "6Mbit" }] }"#;
+
 /// A pfifo qdisc of `limit` packets.
 pub fn pfifo(limit: u32) -> String {
     format!(r#"{{ kind = "pfifo", limit = {limit} }}"#)
@@ -63,12 +67,13 @@ impl Table {
     }
 }
 
-/// A scenario file: its header, `[metrics]`, then its links and flows in the order they were
-/// added (the order gives them their indexes, `link[1]`, `flow[0]`).
+/// A scenario file: its header, `[metrics]`, then its links, Wi-Fi networks and flows in the
+/// order they were added (the order gives them their indexes, `link[1]`, `flow[0]`).
 pub struct Scenario {
     head: Table,
     metrics: Table,
     links: Vec<Link>,
+    wifi: Vec<Wifi>,
     flows: Vec<Flow>,
 }
 
@@ -76,7 +81,7 @@ impl Scenario {
     pub fn new(name: &str, duration: &str) -> Self {
         let mut head = Table::named(name);
         head.set("duration", quoted(duration));
-        Self { head, metrics: Table::default(), links: Vec::new(), flows: Vec::new() }
+        Self { head, metrics: Table::default(), links: Vec::new(), wifi: Vec::new(), flows: Vec::new() }
     }
 
     pub fn hosts(mut self, hosts: &[&str]) -> Self {
@@ -120,6 +125,11 @@ impl Scenario {
         self.links([link])
     }
 
+    pub fn wifi(mut self, wifi: Wifi) -> Self {
+        self.wifi.push(wifi);
+        self
+    }
+
     pub fn flow(self, flow: Flow) -> Self {
         self.flows([flow])
     }
@@ -137,6 +147,7 @@ impl Display for Scenario {
             self.metrics.write(f, "[metrics]")?;
         }
         self.links.iter().try_for_each(|link| link.0.write(f, "[[link]]"))?;
+        self.wifi.iter().try_for_each(|wifi| wifi.fmt(f))?;
         self.flows.iter().try_for_each(|flow| flow.0.write(f, "[[flow]]"))
     }
 }
@@ -236,5 +247,60 @@ impl Flow {
     fn key(mut self, key: &str, value: impl Display) -> Self {
         self.0.set(key, value);
         self
+    }
+}
+
+/// A `[[wifi]]` network with its `[[wifi.node]]` tables.
+pub struct Wifi {
+    network: Table,
+    nodes: Vec<Table>,
+}
+
+impl Wifi {
+    /// An infrastructure BSS.
+    pub fn bss(standard: &str, ap: &str, stations: &[&str]) -> Self {
+        let mut network = Table::default();
+        network.set("standard", quoted(standard));
+        network.set("ap", quoted(ap));
+        network.set("stations", names(stations));
+        Self { network, nodes: Vec::new() }
+    }
+
+    /// An ad hoc or mesh network.
+    pub fn mesh(standard: &str, nodes: &[&str]) -> Self {
+        let mut network = Table::default();
+        network.set("standard", quoted(standard));
+        network.set("nodes", names(nodes));
+        Self { network, nodes: Vec::new() }
+    }
+
+    pub fn name(mut self, name: &str) -> Self {
+        self.network.name = Some(name.to_string());
+        self
+    }
+
+    /// The non-HT rate of 802.11a.
+    pub fn rate(self, rate: &str) -> Self {
+        self.key("rate", quoted(rate))
+    }
+
+    pub fn key(mut self, key: &str, value: impl Display) -> Self {
+        self.network.set(key, value);
+        self
+    }
+
+    /// The settings of member `name`, as (key, TOML value) pairs.
+    pub fn node(mut self, name: &str, keys: &[(&str, &str)]) -> Self {
+        let mut node = Table::named(name);
+        keys.iter().for_each(|(key, value)| node.set(key, value));
+        self.nodes.push(node);
+        self
+    }
+}
+
+impl Display for Wifi {
+    fn fmt(&self, f: &mut Formatter) -> fmt::Result {
+        self.network.write(f, "[[wifi]]")?;
+        self.nodes.iter().try_for_each(|node| node.write(f, "[[wifi.node]]"))
     }
 }

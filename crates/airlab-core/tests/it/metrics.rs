@@ -129,24 +129,10 @@ fn a_transmission_longer_than_the_interval_is_split_across_intervals() {
 /// about 80 ms, close to the 100 ms sampling interval.
 #[test]
 fn wifi_airtime_and_frame_counts_stay_consistent_per_interval() {
-    let text = r#"
-name = "jumbo"
-duration = "4s"
-hosts = ["ap", "sta"]
-[metrics]
-warmup = "1050ms"
-[[wifi]]
-standard = "n"
-ap = "ap"
-stations = ["sta"]
-mcs = 0
-aggregation = { enabled = false }
-[[flow]]
-from = "sta"
-to = "ap"
-app = { kind = "udp", rate = "10Mbit", packet_size = "65507B" }
-"#;
-    let out = run_toml(text, None);
+    let wifi = Wifi::bss("n", "ap", &["sta"]).key("mcs", 0).key("aggregation", "{ enabled = false }");
+    let jumbo = Flow::new("sta", "ap").app(r#"{ kind = "udp", rate = "10Mbit", packet_size = "65507B" }"#);
+    let scenario = Scenario::new("jumbo", "4s").hosts(&["ap", "sta"]).warmup("1050ms").wifi(wifi).flow(jumbo);
+    let out = run_toml(&scenario.to_string(), None);
     let name = "wifi0:sta->ap";
     let share = series(&out.wifi, name, "airtime_share");
     assert!(share.iter().any(|(_, a)| *a > 0.5), "the station is busy");
