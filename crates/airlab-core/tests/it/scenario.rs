@@ -7,7 +7,7 @@ use airlab_core::sim::{MS, SEC};
 use std::path::Path;
 
 use crate::builders::*;
-use crate::common::replace_once;
+use crate::common::{assert_error, load_with, replace_once};
 
 /// h1 -- r1 == 10 Mbit/s, 8 ms, pfifo 50 == r2 -- h2 for 10 s: a bulk CUBIC flow from h1 and a
 /// ping from h2.
@@ -19,20 +19,6 @@ fn dumbbell() -> String {
 
 fn load(text: &str) -> Result<Resolved, ScenarioError> {
     load_str(text, "test.toml", &[])
-}
-
-fn load_with(text: &str, sets: &[(&str, &str)]) -> Result<Resolved, ScenarioError> {
-    let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    load_str(text, "test.toml", &sets)
-}
-
-/// Asserts that loading fails at `key` with a message containing `fragment`.
-#[track_caller]
-fn assert_error(result: Result<Resolved, ScenarioError>, key: &str, fragment: &str) {
-    let err = result.expect_err("the scenario should be refused");
-    assert_eq!(err.file, "test.toml");
-    assert_eq!(err.key, key, "wrong key in: {err}");
-    assert!(err.message.contains(fragment), "expected {fragment:?} in: {err}");
 }
 
 /// The dumbbell with `from` replaced by `to` (which must occur exactly once).

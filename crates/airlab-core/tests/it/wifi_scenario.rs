@@ -7,7 +7,7 @@ use airlab_core::scenario::{check_phy, load_str, QdiscSpec, Resolved, ScenarioEr
 use airlab_core::sim::{MS, SEC, US};
 
 use crate::builders::*;
-use crate::common::replace_once;
+use crate::common::{assert_error, load_with, replace_once};
 
 /// A wired server behind an AP router and two stations; the AP and `sta2` override the PHY.
 fn bss() -> String {
@@ -32,18 +32,6 @@ fn chain() -> String {
 
 fn load(text: &str) -> Result<Resolved, ScenarioError> {
     load_str(text, "test.toml", &[])
-}
-
-fn load_with(text: &str, sets: &[(&str, &str)]) -> Result<Resolved, ScenarioError> {
-    let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    load_str(text, "test.toml", &sets)
-}
-
-#[track_caller]
-fn assert_error(result: Result<Resolved, ScenarioError>, key: &str, fragment: &str) {
-    let err = result.expect_err("the scenario should be refused");
-    assert_eq!(err.key, key, "wrong key in: {err}");
-    assert!(err.message.contains(fragment), "expected {fragment:?} in: {err}");
 }
 
 fn phy(mcs: u8, nss: u8, width_mhz: u16, gi_ns: u16) -> PhySpec {
