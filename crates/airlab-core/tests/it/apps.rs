@@ -1,39 +1,19 @@
 //! Applications and socket features checked against closed forms on idle or simple paths.
 
+use crate::builders::*;
 use crate::common::*;
 
-/// a -- r -- b, each link `rate` with `delay` one way; the bottleneck is r -> b.
-fn chain(rate_ab: &str, rate_rb: &str, delay: &str, duration: &str, flows: &str) -> String {
-    format!(
-        r#"
-name = "chain"
-duration = "{duration}"
-hosts = ["a", "b"]
-routers = ["r"]
-[[link]]
-between = ["a", "r"]
-rate = "{rate_ab}"
-delay = "{delay}"
-[[link]]
-name = "bottleneck"
-between = ["r", "b"]
-rate = "{rate_rb}"
-delay = "{delay}"
-qdisc = {{ kind = "pfifo", limit = 100 }}
-{flows}
-"#
-    )
+/// a -- r -- b, each link with `delay` one way; the bottleneck is r -> b. `flow` runs from a to b.
+fn chain(rate_ab: &str, rate_rb: &str, delay: &str, duration: &str, flow: Flow) -> String {
+    let bottleneck = Link::new("r", "b", rate_rb, delay).name("bottleneck").qdisc(pfifo(100));
+    let links = [Link::new("a", "r", rate_ab, delay), bottleneck];
+    Scenario::new("chain", duration).hosts(&["a", "b"]).routers(&["r"]).links(links).flow(flow).to_string()
 }
 
 #[test]
 fn ping_on_an_idle_path_measures_propagation_plus_serialization() {
-    let flows = r#"
-[[flow]]
-from = "a"
-to = "b"
-app = { kind = "ping", interval = "100ms", size = "84B" }
-"#;
-    let out = run_toml(&chain("100Mbit", "100Mbit", "10ms", "5s", flows), None);
+    let ping = Flow::new("a", "b").app(r#"{ kind = "ping", interval = "100ms", size = "84B" }"#);
+    let out = run_toml(&chain("100Mbit", "100Mbit", "10ms", "5s", ping), None);
     let rtt = &flow(&out.summary, "flow0")["rtt_ms"];
     // 4 x 10 ms propagation + 4 serializations of 84 bytes at 100 Mbit/s (6.72 us each).
     let want = 40.0 + 4.0 * 84.0 * 8.0 / 100e6 * 1e3;
@@ -46,13 +26,7 @@ app = { kind = "ping", interval = "100ms", size = "84B" }
 
 #[test]
 fn udp_below_capacity_is_lossless_at_its_rate() {
-    let flows = r#"
-[[flow]]
-from = "a"
-to = "b"
-app = { kind = "udp", rate = "5Mbit" }
-"#;
-    let out = run_toml(&chain("100Mbit", "10Mbit", "5ms", "10s", flows), None);
+    let out = run_toml(&chain("100Mbit", "10Mbit", "5ms", "10s", Flow::new("a", "b").app(udp("5Mbit"))), None);
     let fl = flow(&out.summary, "flow0");
     let udp = &fl["udp"];
     // The last datagrams are still in flight when the run ends.
@@ -68,13 +42,8 @@ app = { kind = "udp", rate = "5Mbit" }
 
 #[test]
 fn saturating_udp_fills_the_bottleneck_and_loses_the_excess() {
-    let flows = r#"
-[[flow]]
-from = "a"
-to = "b"
-app = { kind = "udp" }
-"#;
-    let out = run_toml(&chain("100Mbit", "10Mbit", "5ms", "10s", flows), None);
+    let saturating = Flow::new("a", "b").app(r#"{ kind = "udp" }"#);
+    let out = run_toml(&chain("100Mbit", "10Mbit", "5ms", "10s", saturating), None);
     let fl = flow(&out.summary, "flow0");
     let want = 10.0 * 1472.0 / 1500.0;
     assert!((f(&fl["goodput_mbps"]) - want).abs() / want < 0.02, "{}", fl["goodput_mbps"]);
@@ -84,14 +53,8 @@ app = { kind = "udp" }
 
 #[test]
 fn periodic_app_opens_one_connection_per_period() {
-    let flows = r#"
-[[flow]]
-from = "a"
-to = "b"
-cc = "cubic"
-app = { kind = "periodic", size = "100KB", period = "1s" }
-"#;
-    let out = run_toml(&chain("100Mbit", "10Mbit", "5ms", "10s", flows), None);
+    let periodic = Flow::new("a", "b").cc("cubic").app(r#"{ kind = "periodic", size = "100KB", period = "1s" }"#);
+    let out = run_toml(&chain("100Mbit", "10Mbit", "5ms", "10s", periodic), None);
     let fct = &flow(&out.summary, "flow0")["fct_s"];
     assert_eq!(fct["count"], 10, "{fct}");
     // 100 kB = 70 segments: handshake + rounds of 10, 20, 40 + serialization at 10 Mbit/s.
@@ -101,14 +64,8 @@ app = { kind = "periodic", size = "100KB", period = "1s" }
 
 #[test]
 fn random_start_offsets_depend_on_the_seed() {
-    let flows = r#"
-[[flow]]
-from = "a"
-to = "b"
-cc = "cubic"
-app = { kind = "periodic", size = "10KB", period = "1s", random_start = "1s" }
-"#;
-    let text = chain("100Mbit", "10Mbit", "5ms", "3s", flows);
+    let app = r#"{ kind = "periodic", size = "10KB", period = "1s", random_start = "1s" }"#;
+    let text = chain("100Mbit", "10Mbit", "5ms", "3s", Flow::new("a", "b").cc("cubic").app(app));
     let first_start = |seed| run_toml(&text, Some(seed)).fcts.time_s[0];
     let (a, b) = (first_start(1), first_start(2));
     assert!(a < 1.0 && b < 1.0 && a != b, "{a} {b}");
@@ -117,15 +74,8 @@ app = { kind = "periodic", size = "10KB", period = "1s", random_start = "1s" }
 
 #[test]
 fn receive_window_caps_throughput_at_rwnd_per_rtt() {
-    let flows = r#"
-[[flow]]
-from = "a"
-to = "b"
-cc = "cubic"
-app = { kind = "bulk" }
-tcp = { rwnd = "64KiB" }
-"#;
-    let out = run_toml(&chain("1Gbit", "1Gbit", "5ms", "10s", flows), None);
+    let bulk = Flow::bulk("a", "b", "cubic").tcp(r#"{ rwnd = "64KiB" }"#);
+    let out = run_toml(&chain("1Gbit", "1Gbit", "5ms", "10s", bulk), None);
     // 65536 bytes hold 45 full segments; the RTT is 20 ms plus a little serialization.
     let want = 45.0 * 1448.0 * 8.0 / 0.020 / 1e6;
     let got = f(&flow(&out.summary, "flow0")["goodput_mbps"]);
@@ -135,17 +85,9 @@ tcp = { rwnd = "64KiB" }
 #[test]
 fn pacing_spreads_the_initial_window_over_the_pacing_interval() {
     let transfer = |pacing: bool| {
-        let flows = format!(
-            r#"
-[[flow]]
-from = "a"
-to = "b"
-cc = "cubic"
-app = {{ kind = "transfer", size = "14480B" }}
-tcp = {{ pacing = {pacing} }}
-"#
-        );
-        let out = run_toml(&chain("1Gbit", "1Gbit", "25ms", "2s", &flows), None);
+        let sender = Flow::new("a", "b").cc("cubic").app(r#"{ kind = "transfer", size = "14480B" }"#);
+        let sender = sender.tcp(format!("{{ pacing = {pacing} }}"));
+        let out = run_toml(&chain("1Gbit", "1Gbit", "25ms", "2s", sender), None);
         f(&flow(&out.summary, "flow0")["fct_s"]["mean"])
     };
     let (unpaced, paced) = (transfer(false), transfer(true));

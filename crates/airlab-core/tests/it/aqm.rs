@@ -3,46 +3,25 @@
 //! near zero next to bulk flows (where a 1000-packet FIFO adds hundreds of ms) and shares the
 //! link fairly between flows of very different RTTs.
 
+use crate::builders::*;
 use crate::common::*;
 use airlab_core::RunOutput;
 
 /// Senders s0..s3 -- r1 == 10 Mbit/s, 4 ms == r2 -- d; s<k>'s access link delay is `access[k]`.
 /// The bottleneck direction r1 -> r2 runs `qdisc`.
-fn topology(duration: &str, warmup: &str, qdisc: &str, access: [&str; 4], flows: &str) -> String {
-    let mut text = format!(
-        r#"
-name = "aqm"
-duration = "{duration}"
-hosts = ["s0", "s1", "s2", "s3", "d"]
-routers = ["r1", "r2"]
-[metrics]
-warmup = "{warmup}"
-[[link]]
-name = "bottleneck"
-between = ["r1", "r2"]
-rate = "10Mbit"
-delay = "4ms"
-forward = {{ qdisc = {qdisc} }}
-[[link]]
-between = ["r2", "d"]
-rate = "100Mbit"
-delay = "1ms"
-"#
-    );
-    for (k, delay) in access.iter().enumerate() {
-        text += &format!("[[link]]\nbetween = [\"s{k}\", \"r1\"]\nrate = \"100Mbit\"\ndelay = \"{delay}\"\n");
-    }
-    text + flows
+fn topology(duration: &str, warmup: &str, qdisc: &str, access: [&str; 4], flows: Vec<Flow>) -> String {
+    let access = access.iter().enumerate().map(|(k, delay)| Link::new(&format!("s{k}"), "r1", "100Mbit", delay));
+    let links = [Link::bottleneck("10Mbit", "4ms").forward_qdisc(qdisc), Link::new("r2", "d", "100Mbit", "1ms")];
+    let scenario = Scenario::new("aqm", duration).hosts(&["s0", "s1", "s2", "s3", "d"]).routers(&["r1", "r2"]);
+    scenario.warmup(warmup).links(links).links(access).flows(flows).to_string()
 }
 
-fn bulk(name: &str, from: &str) -> String {
-    format!("[[flow]]\nname = \"{name}\"\nfrom = \"{from}\"\nto = \"d\"\ncc = \"cubic\"\napp = {{ kind = \"bulk\" }}\n")
+fn bulk(name: &str, from: &str) -> Flow {
+    Flow::bulk(from, "d", "cubic").name(name)
 }
 
-fn ping(from: &str) -> String {
-    format!(
-        "[[flow]]\nname = \"ping\"\nfrom = \"{from}\"\nto = \"d\"\napp = {{ kind = \"ping\", interval = \"10ms\" }}\n"
-    )
+fn ping(from: &str) -> Flow {
+    Flow::new(from, "d").name("ping").app(r#"{ kind = "ping", interval = "10ms" }"#)
 }
 
 /// Base RTT 2 x (15 + 4 + 1) ms = 40 ms from s0..s3 with access delays of 15 ms.
@@ -69,8 +48,8 @@ fn quantile(mut v: Vec<f64>, q: f64) -> f64 {
 /// `n` bulk CUBIC flows at 40 ms under `codel` for 25 s: per-interval sojourn quantiles
 /// (p50, p99) after 5 s, and the bottleneck's utilization.
 fn codel_run(n: usize) -> (f64, f64, f64) {
-    let flows: String = (0..n).map(|k| bulk(&format!("bulk{k}"), &format!("s{k}"))).collect();
-    let out = run_toml(&topology("25s", "5s", "{ kind = \"codel\" }", SAME_RTT, &flows), None);
+    let flows = (0..n).map(|k| bulk(&format!("bulk{k}"), &format!("s{k}"))).collect();
+    let out = run_toml(&topology("25s", "5s", "{ kind = \"codel\" }", SAME_RTT, flows), None);
     let s = &out.summary;
     let queue = s["queues"].as_array().unwrap().iter().find(|q| q["name"] == BOTTLENECK).unwrap();
     assert_eq!(queue["kind"], "codel");
@@ -107,10 +86,9 @@ fn codel_holds_four_cubic_flows_near_target() {
 /// Queueing delay of a 10 ms ping next to four bulk CUBIC flows: RTT p50 and p95 minus the
 /// 40 ms base RTT (the 64-byte ping's own serialization is negligible).
 fn ping_queueing(qdisc: &str) -> (f64, f64) {
-    let flows: String = (0..3).map(|k| bulk(&format!("bulk{k}"), &format!("s{k}"))).collect::<String>()
-        + &bulk("bulk3", "s3")
-        + &ping("s3");
-    let out = run_toml(&topology("20s", "5s", qdisc, SAME_RTT, &flows), None);
+    let mut flows: Vec<Flow> = (0..4).map(|k| bulk(&format!("bulk{k}"), &format!("s{k}"))).collect();
+    flows.push(ping("s3"));
+    let out = run_toml(&topology("20s", "5s", qdisc, SAME_RTT, flows), None);
     let rtt = &flow(&out.summary, "ping")["rtt_ms"];
     (f(&rtt["p50"]) - 40.0, f(&rtt["p95"]) - 40.0)
 }
@@ -134,8 +112,8 @@ fn fq_codel_keeps_a_ping_out_of_the_bulk_queue() {
 fn fq_codel_shares_fairly_between_rtts_of_20_to_160_ms() {
     // Base RTTs 2 x (a + 5) ms = 20, 40, 80, 160 ms.
     let access = ["5ms", "15ms", "35ms", "75ms"];
-    let flows: String = (0..4).map(|k| bulk(&format!("rtt{k}"), &format!("s{k}"))).collect();
-    let run = |qdisc: &str| run_toml(&topology("30s", "10s", qdisc, access, &flows), None);
+    let flows = || (0..4).map(|k| bulk(&format!("rtt{k}"), &format!("s{k}"))).collect();
+    let run = |qdisc: &str| run_toml(&topology("30s", "10s", qdisc, access, flows()), None);
     let (fq, fifo) = (run("{ kind = \"fq_codel\" }"), run("{ kind = \"pfifo\", limit = 100 }"));
     let goodputs = |out: &RunOutput| -> Vec<f64> {
         (0..4).map(|k| f(&flow(&out.summary, &format!("rtt{k}"))["goodput_mbps"])).collect()
@@ -153,11 +131,8 @@ fn fq_codel_shares_fairly_between_rtts_of_20_to_160_ms() {
 }
 
 /// A bulk flow with `tcp.ecn = true`.
-fn ect_bulk(name: &str, from: &str, cc: &str) -> String {
-    format!(
-        "[[flow]]\nname = \"{name}\"\nfrom = \"{from}\"\nto = \"d\"\ncc = \"{cc}\"\ntcp = {{ ecn = true }}\n\
-         app = {{ kind = \"bulk\" }}\n"
-    )
+fn ect_bulk(name: &str, from: &str, cc: &str) -> Flow {
+    Flow::bulk(from, "d", cc).name(name).tcp("{ ecn = true }")
 }
 
 #[test]
@@ -166,9 +141,8 @@ fn codel_marks_ect_packets_instead_of_dropping_them() {
     // first and drops the second; each reacts once per window, so they share the link about
     // evenly. A sender that ignored ECE would take the link (and CoDel's queue would grow), one
     // that reacted to every ECE-flagged ACK would starve.
-    let flows = ect_bulk("ect", "s0", "reno")
-        + "[[flow]]\nname = \"plain\"\nfrom = \"s1\"\nto = \"d\"\ncc = \"reno\"\napp = { kind = \"bulk\" }\n";
-    let out = run_toml(&topology("25s", "5s", "{ kind = \"codel\", ecn = true }", SAME_RTT, &flows), None);
+    let flows = vec![ect_bulk("ect", "s0", "reno"), Flow::bulk("s1", "d", "reno").name("plain")];
+    let out = run_toml(&topology("25s", "5s", "{ kind = \"codel\", ecn = true }", SAME_RTT, flows), None);
     let s = &out.summary;
     let (ect, plain) = (flow(s, "ect"), flow(s, "plain"));
     let (g_ect, g_plain) = (f(&ect["goodput_mbps"]), f(&plain["goodput_mbps"]));
@@ -188,8 +162,8 @@ fn codel_marks_ect_packets_instead_of_dropping_them() {
 fn one_ecn_cubic_flow_is_held_at_codels_target_by_marks_alone() {
     // The queue is controlled without a single loss: CUBIC's once-per-window response to ECE
     // keeps the standing queue where the drop variant keeps it (5-7 ms p99) at full rate.
-    let flows = ect_bulk("bulk0", "s0", "cubic");
-    let out = run_toml(&topology("25s", "5s", "{ kind = \"codel\", ecn = true }", SAME_RTT, &flows), None);
+    let flows = vec![ect_bulk("bulk0", "s0", "cubic")];
+    let out = run_toml(&topology("25s", "5s", "{ kind = \"codel\", ecn = true }", SAME_RTT, flows), None);
     let s = &out.summary;
     let samples = sojourn_samples(&out, 5.0);
     let p99 = quantile(samples, 0.99);
@@ -209,34 +183,12 @@ fn bbr2_responds_to_ce_marks_below_its_ecn_rtt_bound() {
     // marked rounds; without it, it ignores the marks and keeps the queue above the threshold.
     // Measured: 5509 vs 47403 marks in 4 s, utilization 0.97 either way.
     let text = |ecn: bool| {
-        format!(
-            r#"
-name = "dc"
-duration = "6s"
-hosts = ["s", "d"]
-routers = ["r1"]
-[metrics]
-warmup = "2s"
-[[link]]
-between = ["s", "r1"]
-rate = "1Gbit"
-delay = "0.2ms"
-[[link]]
-name = "bottleneck"
-between = ["r1", "d"]
-rate = "100Mbit"
-delay = "0.5ms"
-forward = {{ qdisc = {{ kind = "fq_codel", ce_threshold = "1ms" }} }}
-[[flow]]
-name = "bbr"
-from = "s"
-to = "d"
-cc = "bbr2"
-cc_params = {{ ecn = {ecn} }}
-tcp = {{ ecn = true }}
-app = {{ kind = "bulk" }}
-"#
-        )
+        let marking = r#"{ kind = "fq_codel", ce_threshold = "1ms" }"#;
+        let bottleneck = Link::new("r1", "d", "100Mbit", "0.5ms").name("bottleneck").forward_qdisc(marking);
+        let links = [Link::new("s", "r1", "1Gbit", "0.2ms"), bottleneck];
+        let bbr = Flow::bulk("s", "d", "bbr2").name("bbr").cc_params(format!("{{ ecn = {ecn} }}"));
+        let scenario = Scenario::new("dc", "6s").hosts(&["s", "d"]).routers(&["r1"]).warmup("2s").links(links);
+        scenario.flow(bbr.tcp("{ ecn = true }")).to_string()
     };
     let marks = |ecn: bool| {
         let out = run_toml(&text(ecn), None);

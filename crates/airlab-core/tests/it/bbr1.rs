@@ -1,40 +1,19 @@
 //! BBRv1 end to end: one flow alone on a deep buffer, and BBRv1 against CUBIC in a shallow and
 //! a very deep buffer.
 
+use crate::builders::*;
 use crate::common::*;
 
 /// h1 --1 Gbit/s, 1 ms-- r1 ==10 Mbit/s, 18 ms== r2 --1 Gbit/s, 1 ms-- h2: 40 ms base RTT,
 /// BDP 50 kB (33 full-size packets), pfifo of `limit` packets at the bottleneck.
-fn dumbbell(duration: &str, warmup: &str, limit: u32, flows: &str) -> String {
-    format!(
-        r#"
-name = "bbr1"
-duration = "{duration}"
-hosts = ["h1", "h2"]
-routers = ["r1", "r2"]
-[metrics]
-warmup = "{warmup}"
-[[link]]
-between = ["h1", "r1"]
-rate = "1Gbit"
-delay = "1ms"
-[[link]]
-name = "bottleneck"
-between = ["r1", "r2"]
-rate = "10Mbit"
-delay = "18ms"
-qdisc = {{ kind = "pfifo", limit = {limit} }}
-[[link]]
-between = ["r2", "h2"]
-rate = "1Gbit"
-delay = "1ms"
-{flows}
-"#
-    )
+fn dumbbell(duration: &str, warmup: &str, limit: u32, flows: Vec<Flow>) -> String {
+    let bottleneck = Link::bottleneck("10Mbit", "18ms").qdisc(pfifo(limit));
+    let scenario = Scenario::new("bbr1", duration).warmup(warmup);
+    scenario.dumbbell(&["h1"], &["h2"], "1Gbit", bottleneck).flows(flows).to_string()
 }
 
-fn bulk(name: &str, cc: &str) -> String {
-    format!("[[flow]]\nname = \"{name}\"\nfrom = \"h1\"\nto = \"h2\"\ncc = \"{cc}\"\napp = {{ kind = \"bulk\" }}\n")
+fn bulk(name: &str, cc: &str) -> Flow {
+    Flow::bulk("h1", "h2", cc).name(name)
 }
 
 /// Payload capacity of the 10 Mbit/s bottleneck: 1448 payload bytes per 1500-byte packet.
@@ -43,7 +22,7 @@ const BASE_RTT_MS: f64 = 40.0;
 
 #[test]
 fn one_flow_fills_the_pipe_without_filling_the_deep_buffer() {
-    let out = run_toml(&dumbbell("40s", "5s", 1000, &bulk("bbr", "bbr1")), Some(1));
+    let out = run_toml(&dumbbell("40s", "5s", 1000, vec![bulk("bbr", "bbr1")]), Some(1));
     let fl = flow(&out.summary, "bbr");
     let goodput = f(&fl["goodput_mbps"]);
     let p50 = f(&fl["rtt_ms"]["p50"]);
@@ -59,8 +38,8 @@ fn one_flow_fills_the_pipe_without_filling_the_deep_buffer() {
 
 /// Goodput shares of BBRv1 and CUBIC sharing the bottleneck with a `limit`-packet pfifo.
 fn versus_cubic(limit: u32, seed: u64) -> (f64, f64) {
-    let flows = bulk("bbr", "bbr1") + &bulk("cubic", "cubic");
-    let out = run_toml(&dumbbell("90s", "10s", limit, &flows), Some(seed));
+    let flows = vec![bulk("bbr", "bbr1"), bulk("cubic", "cubic")];
+    let out = run_toml(&dumbbell("90s", "10s", limit, flows), Some(seed));
     let (b, c) = (f(&flow(&out.summary, "bbr")["goodput_mbps"]), f(&flow(&out.summary, "cubic")["goodput_mbps"]));
     eprintln!("pfifo {limit}, seed {seed}: bbr1 {b:.3} Mbit/s, cubic {c:.3} Mbit/s");
     (b, c)

@@ -1,47 +1,14 @@
 //! BBRv2 and BBRv3 end to end on a 10 Mbit/s dumbbell: two equal-RTT BBRv3 flows converge to a
 //! fair share, and a lone flow of either version fills the link without filling a deep buffer.
 
+use crate::builders::*;
 use crate::common::*;
 
 /// h1, h2 -- r1 == 10 Mbit/s == r2 -- h3, h4; base RTT 40 ms (2 x (1 + 18 + 1) ms).
-fn dumbbell(duration: &str, warmup: &str, limit: u32, flows: &str) -> String {
-    format!(
-        r#"
-name = "bbr-dumbbell"
-duration = "{duration}"
-hosts = ["h1", "h2", "h3", "h4"]
-routers = ["r1", "r2"]
-[metrics]
-warmup = "{warmup}"
-[[link]]
-between = ["h1", "r1"]
-rate = "100Mbit"
-delay = "1ms"
-[[link]]
-between = ["h2", "r1"]
-rate = "100Mbit"
-delay = "1ms"
-[[link]]
-name = "bottleneck"
-between = ["r1", "r2"]
-rate = "10Mbit"
-delay = "18ms"
-qdisc = {{ kind = "pfifo", limit = {limit} }}
-[[link]]
-between = ["r2", "h3"]
-rate = "100Mbit"
-delay = "1ms"
-[[link]]
-between = ["r2", "h4"]
-rate = "100Mbit"
-delay = "1ms"
-{flows}
-"#
-    )
-}
-
-fn bulk(name: &str, from: &str, to: &str, cc: &str, extra: &str) -> String {
-    format!("[[flow]]\nname = \"{name}\"\nfrom = \"{from}\"\nto = \"{to}\"\ncc = \"{cc}\"\napp = {{ kind = \"bulk\" }}\n{extra}\n")
+fn dumbbell(duration: &str, warmup: &str, limit: u32, flows: Vec<Flow>) -> String {
+    let bottleneck = Link::bottleneck("10Mbit", "18ms").qdisc(pfifo(limit));
+    let scenario = Scenario::new("bbr-dumbbell", duration).warmup(warmup);
+    scenario.dumbbell(&["h1", "h2"], &["h3", "h4"], "100Mbit", bottleneck).flows(flows).to_string()
 }
 
 /// Payload capacity of the bottleneck: 1448-byte segments in 1500-byte packets.
@@ -50,8 +17,8 @@ const CAPACITY_MBPS: f64 = 10.0 * 1448.0 / 1500.0;
 #[test]
 fn two_bbr3_flows_with_equal_rtt_share_fairly() {
     // The bandwidth-delay product is 33 packets; the pfifo holds about 3 of them.
-    let flows = bulk("a", "h1", "h3", "bbr3", "") + &bulk("b", "h2", "h4", "bbr3", "start = \"0.5s\"");
-    let out = run_toml(&dumbbell("30s", "20s", 100, &flows), None);
+    let flows = vec![Flow::bulk("h1", "h3", "bbr3").name("a"), Flow::bulk("h2", "h4", "bbr3").name("b").start("0.5s")];
+    let out = run_toml(&dumbbell("30s", "20s", 100, flows), None);
     let s = &out.summary;
     let (a, b) = (f(&flow(s, "a")["goodput_mbps"]), f(&flow(s, "b")["goodput_mbps"]));
     let jain = f(&s["jain_index"]);
@@ -60,9 +27,15 @@ fn two_bbr3_flows_with_equal_rtt_share_fairly() {
     assert!(a + b >= 0.9 * CAPACITY_MBPS, "the pair fills the link: {a} + {b}");
 }
 
-/// One flow of `cc` alone behind a deep (500-packet, 600 ms) buffer for 20 s, measured after 3 s.
-fn lone_flow(cc: &str, params: &str) {
-    let out = run_toml(&dumbbell("20s", "3s", 500, &bulk("f", "h1", "h3", cc, params)), None);
+/// One flow of `cc` alone behind a deep (500-packet, 600 ms) buffer for 20 s, measured after 3 s,
+/// with `cc_params` if given.
+fn lone_flow(cc: &str, params: Option<&str>) {
+    let lone = Flow::bulk("h1", "h3", cc).name("f");
+    let lone = match params {
+        Some(params) => lone.cc_params(params),
+        None => lone,
+    };
+    let out = run_toml(&dumbbell("20s", "3s", 500, vec![lone]), None);
     let s = &out.summary;
     let fl = flow(s, "f");
     let goodput = f(&fl["goodput_mbps"]);
@@ -70,7 +43,7 @@ fn lone_flow(cc: &str, params: &str) {
     let rtt = &fl["rtt_ms"];
     let (p50, p95) = (f(&rtt["p50"]), f(&rtt["p95"]));
     eprintln!(
-        "{cc} {params}: goodput {goodput:.2} Mbit/s ({:.1} % of payload capacity), utilization {util:.3}, \
+        "{cc} {params:?}: goodput {goodput:.2} Mbit/s ({:.1} % of payload capacity), utilization {util:.3}, \
          RTT p50 {p50:.1} ms p95 {p95:.1} ms, retransmits {}",
         100.0 * goodput / CAPACITY_MBPS,
         fl["retransmits"]
@@ -82,15 +55,15 @@ fn lone_flow(cc: &str, params: &str) {
 
 #[test]
 fn lone_bbr2_flow_fills_the_link_with_a_short_queue() {
-    lone_flow("bbr2", "");
+    lone_flow("bbr2", None);
 }
 
 #[test]
 fn lone_bbr3_flow_fills_the_link_with_a_short_queue() {
-    lone_flow("bbr3", "");
+    lone_flow("bbr3", None);
 }
 
 #[test]
 fn lone_bbr3_ietf_flow_fills_the_link_with_a_short_queue() {
-    lone_flow("bbr3", "cc_params = { constants = \"ietf\" }");
+    lone_flow("bbr3", Some(r#"{ constants = "ietf" }"#));
 }

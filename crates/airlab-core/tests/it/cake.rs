@@ -6,60 +6,21 @@
 //! triple-isolate: it scales a flow's quantum by the larger of its source and destination host
 //! loads, so nine flows into one destination host would share per flow (see docs/models/cake.md).
 
+use crate::builders::*;
 use crate::common::*;
 
-fn scenario(qdisc: &str, bottleneck_extra: &str, b_flows: u32) -> String {
-    format!(
-        r#"
-name = "cake-hosts"
-duration = "25s"
-hosts = ["a", "b", "c", "d"]
-routers = ["r1", "r2"]
-[metrics]
-warmup = "5s"
-[[link]]
-between = ["a", "r1"]
-rate = "100Mbit"
-delay = "1ms"
-[[link]]
-between = ["b", "r1"]
-rate = "100Mbit"
-delay = "1ms"
-[[link]]
-name = "bottleneck"
-between = ["r1", "r2"]
-rate = "10Mbit"
-delay = "10ms"
-{bottleneck_extra}
-forward = {{ qdisc = {qdisc} }}
-[[link]]
-between = ["r2", "c"]
-rate = "100Mbit"
-delay = "1ms"
-[[link]]
-between = ["r2", "d"]
-rate = "100Mbit"
-delay = "1ms"
-[[flow]]
-name = "a"
-from = "a"
-to = "c"
-cc = "cubic"
-app = {{ kind = "bulk" }}
-[[flow]]
-name = "b"
-from = "b"
-to = "d"
-cc = "cubic"
-count = {b_flows}
-app = {{ kind = "bulk" }}
-"#
-    )
+/// The bottleneck direction r1 -> r2 runs `qdisc`, the bottleneck link has `bottleneck_keys`
+/// (key, TOML value) besides, and host b runs `b_flows` flows.
+fn scenario(qdisc: &str, bottleneck_keys: &[(&str, &str)], b_flows: u32) -> String {
+    let bottleneck = Link::bottleneck("10Mbit", "10ms").keys(bottleneck_keys).forward_qdisc(qdisc);
+    let flows = [Flow::bulk("a", "c", "cubic").name("a"), Flow::bulk("b", "d", "cubic").name("b").count(b_flows)];
+    let scenario = Scenario::new("cake-hosts", "25s").warmup("5s");
+    scenario.dumbbell(&["a", "b"], &["c", "d"], "100Mbit", bottleneck).flows(flows).to_string()
 }
 
 /// Goodput of host a and of host b (sum of its flows), Mbit/s, after warm-up.
 fn host_goodputs(isolation: &str) -> (f64, f64) {
-    let out = run_toml(&scenario(&format!("{{ kind = \"cake\", isolation = \"{isolation}\" }}"), "", 8), None);
+    let out = run_toml(&scenario(&format!("{{ kind = \"cake\", isolation = \"{isolation}\" }}"), &[], 8), None);
     let s = &out.summary;
     let a = f(&flow(s, "a")["goodput_mbps"]);
     let b: f64 = (1..=8).map(|k| f(&flow(s, &format!("b.{k}"))["goodput_mbps"])).sum();
@@ -87,7 +48,7 @@ fn flows_mode_shares_between_flows() {
 #[test]
 fn the_shaper_holds_its_rate_and_keeps_the_queue() {
     let qdisc = r#"{ kind = "cake", bandwidth = "8Mbit", overhead = 18 }"#;
-    let out = run_toml(&scenario(qdisc, "overhead = 18\ndevice_queue = 100", 2), None);
+    let out = run_toml(&scenario(qdisc, &[("overhead", "18"), ("device_queue", "100")], 2), None);
     let s = &out.summary;
     let util = f(&link(s, "bottleneck:r1->r2")["utilization"]);
     // Utilization = time serializing (IP bytes + 18) at 10 Mbit/s: 0.8 at exactly 8 Mbit/s.

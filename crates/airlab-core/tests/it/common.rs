@@ -1,6 +1,6 @@
 //! Helpers shared by the integration tests.
 
-use airlab_core::scenario::load_str;
+use airlab_core::scenario::{load_str, Resolved, ScenarioError};
 use airlab_core::RunOutput;
 use serde_json::Value;
 
@@ -16,9 +16,34 @@ pub fn builtin(name: &str) -> String {
 
 pub fn run_builtin(name: &str, overrides: &[(&str, &str)], seed: Option<u64>) -> RunOutput {
     let text = builtin(name);
-    let overrides: Vec<(String, String)> = overrides.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let resolved = load_str(&text, name, &overrides).unwrap_or_else(|e| panic!("{e}"));
+    let resolved = load_str(&text, name, &owned(overrides)).unwrap_or_else(|e| panic!("{e}"));
     airlab_core::run(&resolved, seed)
+}
+
+/// `--set` overrides as `load_str` takes them.
+fn owned(sets: &[(&str, &str)]) -> Vec<(String, String)> {
+    sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+/// Loads `text` as test.toml, with `--set` overrides.
+pub fn load_with(text: &str, sets: &[(&str, &str)]) -> Result<Resolved, ScenarioError> {
+    load_str(text, "test.toml", &owned(sets))
+}
+
+/// Asserts that loading test.toml fails at `key` with a message containing `fragment`.
+#[track_caller]
+pub fn assert_error(result: Result<Resolved, ScenarioError>, key: &str, fragment: &str) {
+    let err = result.expect_err("the scenario should be refused");
+    assert_eq!(err.file, "test.toml");
+    assert_eq!(err.key, key, "wrong key in: {err}");
+    assert!(err.message.contains(fragment), "expected {fragment:?} in: {err}");
+}
+
+/// `text` with `from` (which must occur exactly once) replaced by `to`.
+#[track_caller]
+pub fn replace_once(text: &str, from: &str, to: &str) -> String {
+    assert_eq!(text.matches(from).count(), 1, "{from:?} must occur once");
+    text.replace(from, to)
 }
 
 pub fn flow<'a>(s: &'a Value, name: &str) -> &'a Value {

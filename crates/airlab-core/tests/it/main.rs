@@ -1,6 +1,7 @@
 //! The engine's integration tests, in one binary (one link step for all of them). Each module
 //! checks one area end to end through the public API.
 
+mod builders;
 mod common;
 
 mod apps;

@@ -2,6 +2,7 @@
 //! distribution can break: quantiles against Markov's inequality, the summary's measurement
 //! window against the time series, and per-interval series against their own units.
 
+use crate::builders::*;
 use crate::common::*;
 use airlab_core::metrics::series::Table;
 use serde_json::Value;
@@ -106,24 +107,10 @@ fn the_smoothed_rtt_is_summarized_from_the_series_after_the_warm_up() {
 /// so one packet spans twelve intervals.
 #[test]
 fn a_transmission_longer_than_the_interval_is_split_across_intervals() {
-    let text = r#"
-name = "slow"
-duration = "3s"
-hosts = ["a", "b"]
-[[link]]
-between = ["a", "b"]
-rate = "1Mbit"
-delay = "5ms"
-[[flow]]
-name = "u"
-from = "a"
-to = "b"
-app = { kind = "udp", rate = "2Mbit" }
-[metrics]
-interval = "1ms"
-warmup = "1s"
-"#;
-    let out = run_toml(text, None);
+    let sender = Flow::new("a", "b").name("u").app(udp("2Mbit"));
+    let slow = Link::new("a", "b", "1Mbit", "5ms");
+    let scenario = Scenario::new("slow", "3s").hosts(&["a", "b"]).link(slow).flow(sender);
+    let out = run_toml(&scenario.interval("1ms").warmup("1s").to_string(), None);
     let name = "a-b:a->b";
     let util = series(&out.links, name, "utilization");
     let thr = series(&out.links, name, "throughput_mbps");
@@ -142,24 +129,10 @@ warmup = "1s"
 /// about 80 ms, close to the 100 ms sampling interval.
 #[test]
 fn wifi_airtime_and_frame_counts_stay_consistent_per_interval() {
-    let text = r#"
-name = "jumbo"
-duration = "4s"
-hosts = ["ap", "sta"]
-[metrics]
-warmup = "1050ms"
-[[wifi]]
-standard = "n"
-ap = "ap"
-stations = ["sta"]
-mcs = 0
-aggregation = { enabled = false }
-[[flow]]
-from = "sta"
-to = "ap"
-app = { kind = "udp", rate = "10Mbit", packet_size = "65507B" }
-"#;
-    let out = run_toml(text, None);
+    let wifi = Wifi::bss("n", "ap", &["sta"]).key("mcs", 0).key("aggregation", "{ enabled = false }");
+    let jumbo = Flow::new("sta", "ap").app(r#"{ kind = "udp", rate = "10Mbit", packet_size = "65507B" }"#);
+    let scenario = Scenario::new("jumbo", "4s").hosts(&["ap", "sta"]).warmup("1050ms").wifi(wifi).flow(jumbo);
+    let out = run_toml(&scenario.to_string(), None);
     let name = "wifi0:sta->ap";
     let share = series(&out.wifi, name, "airtime_share");
     assert!(share.iter().any(|(_, a)| *a > 0.5), "the station is busy");

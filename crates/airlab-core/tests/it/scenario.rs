@@ -6,73 +6,34 @@ use airlab_core::scenario::{load_file, load_str, App, Resolved, ScenarioError};
 use airlab_core::sim::{MS, SEC};
 use std::path::Path;
 
-fn pfifo(limit: i64) -> Config {
+use crate::builders::*;
+use crate::common::{assert_error, load_with, replace_once};
+
+fn pfifo_config(limit: i64) -> Config {
     qdisc::defaults("pfifo").with("limit", Value::Int(limit))
 }
 
-const DUMBBELL: &str = r#"
-name = "dumbbell"
-duration = "10s"
-hosts = ["h1", "h2"]
-routers = ["r1", "r2"]
-
-[[link]]
-between = ["h1", "r1"]
-rate = "100Mbit"
-delay = "1ms"
-
-[[link]]
-name = "bottleneck"
-between = ["r1", "r2"]
-rate = "10Mbit"
-delay = "8ms"
-qdisc = { kind = "pfifo", limit = 50 }
-
-[[link]]
-between = ["r2", "h2"]
-rate = "100Mbit"
-delay = "1ms"
-
-[[flow]]
-from = "h1"
-to = "h2"
-cc = "cubic"
-app = { kind = "bulk" }
-
-[[flow]]
-from = "h2"
-to = "h1"
-app = { kind = "ping" }
-"#;
+/// h1 -- r1 == 10 Mbit/s, 8 ms, pfifo 50 == r2 -- h2 for 10 s: a bulk CUBIC flow from h1 and a
+/// ping from h2.
+fn dumbbell() -> String {
+    let bottleneck = Link::bottleneck("10Mbit", "8ms").qdisc(pfifo(50));
+    let scenario = Scenario::new("dumbbell", "10s").dumbbell(&["h1"], &["h2"], "100Mbit", bottleneck);
+    scenario.flow(Flow::bulk("h1", "h2", "cubic")).flow(Flow::new("h2", "h1").app(PING)).to_string()
+}
 
 fn load(text: &str) -> Result<Resolved, ScenarioError> {
     load_str(text, "test.toml", &[])
 }
 
-fn load_with(text: &str, sets: &[(&str, &str)]) -> Result<Resolved, ScenarioError> {
-    let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    load_str(text, "test.toml", &sets)
-}
-
-/// Asserts that loading fails at `key` with a message containing `fragment`.
-#[track_caller]
-fn assert_error(result: Result<Resolved, ScenarioError>, key: &str, fragment: &str) {
-    let err = result.expect_err("the scenario should be refused");
-    assert_eq!(err.file, "test.toml");
-    assert_eq!(err.key, key, "wrong key in: {err}");
-    assert!(err.message.contains(fragment), "expected {fragment:?} in: {err}");
-}
-
 /// The dumbbell with `from` replaced by `to` (which must occur exactly once).
 #[track_caller]
 fn dumbbell_with(from: &str, to: &str) -> String {
-    assert_eq!(DUMBBELL.matches(from).count(), 1, "{from:?} must occur once");
-    DUMBBELL.replace(from, to)
+    replace_once(&dumbbell(), from, to)
 }
 
 #[test]
 fn dumbbell_resolves_with_defaults() {
-    let r = load(DUMBBELL).unwrap();
+    let r = load(&dumbbell()).unwrap();
     assert_eq!(r.directions.len(), 6);
     let bottleneck = &r.directions[2];
     assert_eq!(
@@ -81,13 +42,13 @@ fn dumbbell_resolves_with_defaults() {
     );
     assert_eq!(bottleneck.rate.0, 10_000_000);
     assert_eq!(bottleneck.delay.0, 8 * MS);
-    assert_eq!(bottleneck.qdisc, pfifo(50));
+    assert_eq!(bottleneck.qdisc, pfifo_config(50));
     let reverse = &r.directions[3];
     assert_eq!((reverse.from.as_str(), reverse.to.as_str()), ("r2", "r1"));
-    assert_eq!(reverse.qdisc, pfifo(50));
+    assert_eq!(reverse.qdisc, pfifo_config(50));
     let access = &r.directions[0];
     assert_eq!(access.link, "h1-r1");
-    assert_eq!(access.qdisc, pfifo(1000));
+    assert_eq!(access.qdisc, pfifo_config(1000));
     assert_eq!((access.loss, access.overhead, access.device_queue), (0.0, 0, 1));
     assert_eq!(r.direction("r2", "h2"), Some(4));
 
@@ -108,7 +69,7 @@ fn dumbbell_resolves_with_defaults() {
 
 #[test]
 fn dumbbell_routes_are_shortest_paths() {
-    let r = load(DUMBBELL).unwrap();
+    let r = load(&dumbbell()).unwrap();
     let hop = |at: &str, to: &str| r.next_hop.get(&(at.to_string(), to.to_string())).map(String::as_str);
     assert_eq!(hop("h1", "h2"), Some("r1"));
     assert_eq!(hop("r1", "h2"), Some("r2"));
@@ -120,33 +81,23 @@ fn dumbbell_routes_are_shortest_paths() {
     assert_eq!(r.next_hop.len(), 6);
 }
 
+/// 1 Mbit/s, 1 ms links between the nodes of each pair, in order.
+fn links(pairs: &[(&str, &str)]) -> Vec<Link> {
+    pairs.iter().map(|(a, b)| Link::new(a, b, "1Mbit", "1ms")).collect()
+}
+
 /// h1 - r1 - r2 - r3 - h2 (four hops), plus a longer detour r1 - r4 - r5 - r3 whose links are
 /// declared first: fewest hops must win over link order.
-const CHAIN: &str = r#"
-name = "chain"
-duration = "1s"
-hosts = ["h1", "h2"]
-routers = ["r1", "r2", "r3", "r4", "r5"]
-link = [
-  { between = ["r1", "r4"], rate = "1Mbit", delay = "1ms" },
-  { between = ["r4", "r5"], rate = "1Mbit", delay = "1ms" },
-  { between = ["r5", "r3"], rate = "1Mbit", delay = "1ms" },
-  { between = ["h1", "r1"], rate = "1Mbit", delay = "1ms" },
-  { between = ["r1", "r2"], rate = "1Mbit", delay = "1ms" },
-  { between = ["r2", "r3"], rate = "1Mbit", delay = "1ms" },
-  { between = ["r3", "h2"], rate = "1Mbit", delay = "1ms" },
-]
-
-[[flow]]
-from = "h1"
-to = "h2"
-cc = "reno"
-app = { kind = "bulk" }
-"#;
+fn chain() -> String {
+    let detour = [("r1", "r4"), ("r4", "r5"), ("r5", "r3")];
+    let direct = [("h1", "r1"), ("r1", "r2"), ("r2", "r3"), ("r3", "h2")];
+    let scenario = Scenario::new("chain", "1s").hosts(&["h1", "h2"]).routers(&["r1", "r2", "r3", "r4", "r5"]);
+    scenario.links(links(&detour)).links(links(&direct)).flow(Flow::bulk("h1", "h2", "reno")).to_string()
+}
 
 #[test]
 fn chain_routes_take_fewest_hops() {
-    let r = load(CHAIN).unwrap();
+    let r = load(&chain()).unwrap();
     let path = |from: &str, to: &str| {
         let mut path = vec![from.to_string()];
         while path.last().unwrap() != to {
@@ -165,22 +116,9 @@ fn chain_routes_take_fewest_hops() {
 fn ties_are_broken_by_link_order() {
     // A square r1 - r2 - r4 and r1 - r3 - r4: both two hops; the link declared first wins.
     let square = |first: &str, second: &str| {
-        format!(
-            r#"
-            name = "square"
-            duration = "1s"
-            hosts = ["h1", "h2"]
-            routers = ["r1", "r2", "r3", "r4"]
-            link = [
-              {{ between = ["h1", "r1"], rate = "1Mbit", delay = "1ms" }},
-              {{ between = ["r1", "{first}"], rate = "1Mbit", delay = "1ms" }},
-              {{ between = ["r1", "{second}"], rate = "1Mbit", delay = "1ms" }},
-              {{ between = ["r2", "r4"], rate = "1Mbit", delay = "1ms" }},
-              {{ between = ["r3", "r4"], rate = "1Mbit", delay = "1ms" }},
-              {{ between = ["r4", "h2"], rate = "1Mbit", delay = "1ms" }},
-            ]
-            "#
-        )
+        let pairs = [("h1", "r1"), ("r1", first), ("r1", second), ("r2", "r4"), ("r3", "r4"), ("r4", "h2")];
+        let scenario = Scenario::new("square", "1s").hosts(&["h1", "h2"]).routers(&["r1", "r2", "r3", "r4"]);
+        scenario.links(links(&pairs)).to_string()
     };
     let key = ("r1".to_string(), "h2".to_string());
     assert_eq!(load(&square("r2", "r3")).unwrap().next_hop[&key], "r2");
@@ -189,7 +127,7 @@ fn ties_are_broken_by_link_order() {
 
 #[test]
 fn explicit_routes_are_kept() {
-    let text = CHAIN.to_string() + "\n[[route]]\nat = \"r1\"\nto = \"h2\"\nvia = \"r4\"\n";
+    let text = chain() + "\n[[route]]\nat = \"r1\"\nto = \"h2\"\nvia = \"r4\"\n";
     let r = load(&text).unwrap();
     assert_eq!(r.next_hop[&("r1".to_string(), "h2".to_string())], "r4");
     assert_eq!(r.next_hop[&("r4".to_string(), "h2".to_string())], "r5");
@@ -227,7 +165,7 @@ fn unknown_node_is_listed_against_the_known_ones() {
 
 #[test]
 fn routing_loop_is_reported_at_the_route() {
-    let text = DUMBBELL.to_string()
+    let text = dumbbell()
         + "[[route]]\nat = \"r1\"\nto = \"h2\"\nvia = \"r2\"\n[[route]]\nat = \"r2\"\nto = \"h2\"\nvia = \"r1\"\n";
     assert_error(load(&text), "route[0]", "routing loop for traffic to \"h2\": r1 -> r2 -> r1");
 }
@@ -330,7 +268,7 @@ fn bad_qdisc_limit_names_the_limit() {
 
 #[test]
 fn unknown_keys_are_refused() {
-    let text = format!("colour = \"blue\"\n{DUMBBELL}");
+    let text = format!("colour = \"blue\"\n{}", dumbbell());
     assert_error(load(&text), "colour", "unknown field `colour`, expected one of");
     let text = dumbbell_with("delay = \"8ms\"", "delay = \"8ms\"\ndelya = \"1ms\"");
     assert_error(load(&text), "link[1].delya", "unknown field `delya`");
@@ -401,7 +339,7 @@ fn disconnected_hosts_have_no_path() {
 
 #[test]
 fn route_via_a_non_neighbour_is_refused() {
-    let text = DUMBBELL.to_string() + "[[route]]\nat = \"h1\"\nto = \"h2\"\nvia = \"r2\"\n";
+    let text = dumbbell() + "[[route]]\nat = \"h1\"\nto = \"h2\"\nvia = \"r2\"\n";
     assert_error(load(&text), "route[0].via", "\"r2\" is not a neighbour of \"h1\", expected one of: r1");
 }
 
@@ -419,7 +357,7 @@ fn tcp_options_are_checked() {
 
 #[test]
 fn metrics_interval_must_fit_the_run() {
-    let text = DUMBBELL.to_string() + "[metrics]\ninterval = \"10s\"\n";
+    let text = dumbbell() + "[metrics]\ninterval = \"10s\"\n";
     assert_error(load(&text), "metrics.interval", "shorter than the duration (10s)");
 }
 
@@ -448,41 +386,41 @@ fn error_display_is_file_key_message() {
 
 #[test]
 fn set_qdisc_limit_of_a_link_by_name() {
-    let r = load_with(DUMBBELL, &[("link.bottleneck.qdisc.limit", "100")]).unwrap();
-    assert_eq!(r.directions[2].qdisc, pfifo(100));
-    let r = load_with(DUMBBELL, &[("link[1].qdisc.limit", "7")]).unwrap();
-    assert_eq!(r.directions[3].qdisc, pfifo(7));
+    let r = load_with(&dumbbell(), &[("link.bottleneck.qdisc.limit", "100")]).unwrap();
+    assert_eq!(r.directions[2].qdisc, pfifo_config(100));
+    let r = load_with(&dumbbell(), &[("link[1].qdisc.limit", "7")]).unwrap();
+    assert_eq!(r.directions[3].qdisc, pfifo_config(7));
 }
 
 #[test]
 fn set_by_bare_link_or_flow_name() {
-    let r = load_with(DUMBBELL, &[("bottleneck.qdisc.limit", "20")]).unwrap();
-    assert_eq!(r.directions[2].qdisc, pfifo(20));
-    let r = load_with(DUMBBELL, &[("flow0.cc", "reno")]).unwrap();
+    let r = load_with(&dumbbell(), &[("bottleneck.qdisc.limit", "20")]).unwrap();
+    assert_eq!(r.directions[2].qdisc, pfifo_config(20));
+    let r = load_with(&dumbbell(), &[("flow0.cc", "reno")]).unwrap();
     assert_eq!(r.flows[0].cc.as_ref().map(|c| c.name()), Some("reno"));
-    let err = load_with(DUMBBELL, &[("nowhere.rate", "1Mbit")]).unwrap_err();
+    let err = load_with(&dumbbell(), &[("nowhere.rate", "1Mbit")]).unwrap_err();
     assert!(err.message.contains("`nowhere` is neither a top-level key"), "{err}");
 }
 
 #[test]
 fn set_link_by_default_name() {
-    let r = load_with(DUMBBELL, &[("link.h1-r1.rate", "1Gbit"), ("link.r2-h2.delay", "2.5ms")]).unwrap();
+    let r = load_with(&dumbbell(), &[("link.h1-r1.rate", "1Gbit"), ("link.r2-h2.delay", "2.5ms")]).unwrap();
     assert_eq!(r.directions[0].rate.0, 1_000_000_000);
     assert_eq!(r.directions[5].delay.0, 2_500_000);
 }
 
 #[test]
 fn set_flow_cc_by_index() {
-    let r = load_with(DUMBBELL, &[("flow.0.cc", "reno")]).unwrap();
+    let r = load_with(&dumbbell(), &[("flow.0.cc", "reno")]).unwrap();
     assert_eq!(r.flows[0].cc.as_ref().map(|c| c.name()), Some("reno"));
-    let r = load_with(DUMBBELL, &[("flow[0].cc", "\"reno\""), ("flow[0].tcp.ecn", "true")]).unwrap();
+    let r = load_with(&dumbbell(), &[("flow[0].cc", "\"reno\""), ("flow[0].tcp.ecn", "true")]).unwrap();
     assert_eq!(r.flows[0].cc.as_ref().map(|c| c.name()), Some("reno"));
     assert!(r.flows[0].tcp.ecn);
 }
 
 #[test]
 fn set_top_level_values() {
-    let r = load_with(DUMBBELL, &[("duration", "30s"), ("seed", "7"), ("metrics.interval", "10ms")]).unwrap();
+    let r = load_with(&dumbbell(), &[("duration", "30s"), ("seed", "7"), ("metrics.interval", "10ms")]).unwrap();
     assert_eq!(r.scenario.duration.0, 30_000 * MS);
     assert_eq!(r.scenario.seed, 7);
     assert_eq!(r.scenario.metrics.interval.0, 10 * MS);
@@ -491,12 +429,12 @@ fn set_top_level_values() {
 
 #[test]
 fn set_nonexistent_key_is_refused() {
-    let err = load_with(DUMBBELL, &[("link.bottleneck.qdisc.limt", "5")]).unwrap_err();
+    let err = load_with(&dumbbell(), &[("link.bottleneck.qdisc.limt", "5")]).unwrap_err();
     assert_eq!(err.key, "link[1].qdisc.limt");
     assert!(err.message.contains("unknown key for pfifo, expected one of: limit"), "{err}");
     assert!(err.message.contains("(from --set link.bottleneck.qdisc.limt=5)"), "{err}");
 
-    let err = load_with(DUMBBELL, &[("flow.0.colour", "red")]).unwrap_err();
+    let err = load_with(&dumbbell(), &[("flow.0.colour", "red")]).unwrap_err();
     assert_eq!(err.key, "flow[0].colour");
     assert!(err.message.contains("from --set flow.0.colour=red"), "{err}");
 }
@@ -504,24 +442,24 @@ fn set_nonexistent_key_is_refused() {
 #[test]
 fn set_with_bad_path_is_refused() {
     assert_error(
-        load_with(DUMBBELL, &[("link.missing.rate", "1Mbit")]),
+        load_with(&dumbbell(), &[("link.missing.rate", "1Mbit")]),
         "link.missing.rate",
         "--set: no entry of `link` is named \"missing\", expected one of: h1-r1, bottleneck, r2-h2",
     );
     assert_error(
-        load_with(DUMBBELL, &[("flow.5.cc", "reno")]),
+        load_with(&dumbbell(), &[("flow.5.cc", "reno")]),
         "flow.5.cc",
         "index 5 is out of range: `flow` has 2 entries",
     );
-    assert_error(load_with(DUMBBELL, &[("name.x", "1")]), "name.x", "`name` is a string, not a table");
+    assert_error(load_with(&dumbbell(), &[("name.x", "1")]), "name.x", "`name` is a string, not a table");
 }
 
 #[test]
 fn set_value_is_checked_like_the_file() {
-    let err = load_with(DUMBBELL, &[("flow.0.cc", "vegas")]).unwrap_err();
+    let err = load_with(&dumbbell(), &[("flow.0.cc", "vegas")]).unwrap_err();
     assert_eq!(err.key, "flow[0].cc");
     assert!(err.message.contains("unknown congestion control \"vegas\""), "{err}");
-    let err = load_with(DUMBBELL, &[("link.bottleneck.rate", "10")]).unwrap_err();
+    let err = load_with(&dumbbell(), &[("link.bottleneck.rate", "10")]).unwrap_err();
     assert_eq!(err.key, "link[1].rate");
     assert!(err.message.contains("has no unit") && err.message.contains("from --set"), "{err}");
 }
@@ -568,7 +506,7 @@ fn set_codel_parameters() {
         ("bottleneck.qdisc.ce_threshold", "1ms"),
         ("bottleneck.qdisc.quantum", "300B"),
     ];
-    let r = load_with(DUMBBELL, &sets).unwrap();
+    let r = load_with(&dumbbell(), &sets).unwrap();
     let q = &r.directions[2].qdisc;
     assert_eq!(
         (q.int("limit"), q.time("target"), q.opt_time("ce_threshold"), q.bytes("quantum")),
@@ -597,8 +535,8 @@ fn bad_codel_parameters_name_their_key() {
     assert_error(load(&fq("quantum = \"100B\"")), "link[1].qdisc.quantum", "at least 256B and at most 1MiB");
     assert_error(load(&fq("drop_batch = 0")), "link[1].qdisc.drop_batch", "from 1 to");
     assert_error(load(&fq("memory_limit = \"0B\"")), "link[1].qdisc.memory_limit", "at least 1B");
-    let err =
-        load_with(DUMBBELL, &[("bottleneck.qdisc.kind", "codel"), ("bottleneck.qdisc.interval", "1ms")]).unwrap_err();
+    let err = load_with(&dumbbell(), &[("bottleneck.qdisc.kind", "codel"), ("bottleneck.qdisc.interval", "1ms")])
+        .unwrap_err();
     assert_eq!(err.key, "link[1].qdisc.target");
     assert!(err.message.contains("less than interval"), "{err}");
 }
@@ -636,7 +574,7 @@ fn cc_params_are_read_against_the_algorithm() {
     assert_error(load(&cubic("fast_convergence = 1")), "flow[0].cc_params.fast_convergence", "expected true or false");
     let reno = dumbbell_with("cc = \"cubic\"", "cc = \"reno\"\ncc_params = { beta = 0.5 }");
     assert_error(load(&reno), "flow[0].cc_params.beta", "unknown key for reno, expected one of: (none)");
-    let err = load_with(DUMBBELL, &[("flow.0.cc", "bbr3"), ("flow.0.cc_params.constants", "draft")]).unwrap_err();
+    let err = load_with(&dumbbell(), &[("flow.0.cc", "bbr3"), ("flow.0.cc_params.constants", "draft")]).unwrap_err();
     assert_eq!(err.key, "flow[0].cc_params.constants");
     assert!(
         err.message.contains("linux, ietf") && err.message.contains("(from --set flow.0.cc_params.constants=draft)")
@@ -656,7 +594,7 @@ fn flows_whose_algorithms_conflict_over_shared_state_are_refused() {
 
 #[test]
 fn pfifo_head_drop_is_a_qdisc_like_any_other() {
-    let r = load_with(DUMBBELL, &[("bottleneck.qdisc.kind", "pfifo_head_drop")]).unwrap();
+    let r = load_with(&dumbbell(), &[("bottleneck.qdisc.kind", "pfifo_head_drop")]).unwrap();
     assert_eq!(r.directions[2].qdisc, qdisc::defaults("pfifo_head_drop").with("limit", Value::Int(50)));
 }
 
@@ -716,17 +654,18 @@ fn quantities_beyond_their_documented_range_are_refused() {
         ("metrics.interval", "1us", "metrics.interval", "more than the 20000000 the time series may hold"),
     ];
     for (key, value, at, fragment) in cases {
-        assert_error(load_with(DUMBBELL, &[(key, value)]), at, fragment);
+        assert_error(load_with(&dumbbell(), &[(key, value)]), at, fragment);
     }
     // The bounds themselves are accepted.
     let edge = [("duration", "604800s"), ("metrics.interval", "1s"), ("link.bottleneck.overhead", "256")];
-    load_with(DUMBBELL, &edge).expect("the largest duration and overhead load");
-    load_with(DUMBBELL, &[("flow.0.tcp.rto_min", "120s"), ("flow.0.tcp.rwnd", "1073725440B")]).expect("Linux's limits");
+    load_with(&dumbbell(), &edge).expect("the largest duration and overhead load");
+    load_with(&dumbbell(), &[("flow.0.tcp.rto_min", "120s"), ("flow.0.tcp.rwnd", "1073725440B")])
+        .expect("Linux's limits");
 }
 
 #[test]
 fn a_udp_flow_sends_at_most_a_million_datagrams_per_second() {
-    let udp = |app: &str| DUMBBELL.replace("app = { kind = \"ping\" }", &format!("app = {app}"));
+    let udp = |app: &str| dumbbell().replace("app = { kind = \"ping\" }", &format!("app = {app}"));
     // 1 Gbit/s of 125-byte IP packets (97 bytes of payload) is 1.0e6 per second: the bound.
     load(&udp("{ kind = \"udp\", rate = \"1Gbit\", packet_size = \"97B\" }")).expect("at the bound");
     load(&udp("{ kind = \"udp\", rate = \"1Gbit\", packet_size = \"96B\" }")).unwrap_err();
@@ -746,7 +685,7 @@ fn too_many_nodes_links_and_flows_are_refused_before_anything_is_expanded() {
     let hosts: Vec<String> = (0..5000).map(|i| format!("\"h{i}\"")).collect();
     let text = format!("name = \"big\"\nduration = \"1s\"\nhosts = [{}]\n", hosts.join(", "));
     assert_error(load(&text), "hosts", "more than the 4096 nodes");
-    let flows = DUMBBELL.replace("app = { kind = \"bulk\" }", "app = { kind = \"bulk\" }\ncount = 6000");
+    let flows = dumbbell().replace("app = { kind = \"bulk\" }", "app = { kind = \"bulk\" }\ncount = 6000");
     let text = flows.replace("app = { kind = \"ping\" }", "app = { kind = \"ping\" }\ncount = 5000");
     assert_error(load(&text), "flow[1].count", "brings the scenario to 11000 flows");
 }

@@ -1,6 +1,7 @@
 //! End-to-end checks of TCP against independent references: link capacity and queue bounds,
 //! the Mathis formula, fairness between equal flows, and the slow-start completion time.
 
+use crate::builders::*;
 use crate::common::*;
 
 /// One CUBIC flow, 10 Mbit/s, 20 ms base RTT, pfifo 50, 60 s.
@@ -34,31 +35,14 @@ fn single_cubic_flow_fills_the_bottleneck_with_bounded_delay() {
     assert_eq!(q["drops"].as_u64().unwrap(), drops);
 }
 
+/// a -- r -- b over 1 Gbit/s links, 100 ms base RTT: a bulk flow of `cc`, and random loss with
+/// probability `loss` on a -> r behind a queue that never overflows.
 fn lossy_path(cc: &str, loss: f64, delayed_ack: bool, seconds: u32) -> String {
-    format!(
-        r#"
-name = "lossy"
-duration = "{seconds}s"
-hosts = ["a", "b"]
-routers = ["r"]
-[[link]]
-between = ["a", "r"]
-rate = "1Gbit"
-delay = "25ms"
-forward = {{ loss = {loss} }}
-qdisc = {{ kind = "pfifo", limit = 100000 }}
-[[link]]
-between = ["r", "b"]
-rate = "1Gbit"
-delay = "25ms"
-[[flow]]
-from = "a"
-to = "b"
-cc = "{cc}"
-app = {{ kind = "bulk" }}
-tcp = {{ delayed_ack = {delayed_ack} }}
-"#
-    )
+    let lossy = Link::new("a", "r", "1Gbit", "25ms").key("forward", format!("{{ loss = {loss} }}"));
+    let links = [lossy.qdisc(pfifo(100_000)), Link::new("r", "b", "1Gbit", "25ms")];
+    let bulk = Flow::bulk("a", "b", cc).tcp(format!("{{ delayed_ack = {delayed_ack} }}"));
+    let scenario = Scenario::new("lossy", &format!("{seconds}s")).hosts(&["a", "b"]).routers(&["r"]).links(links);
+    scenario.flow(bulk).to_string()
 }
 
 /// Mathis et al. 1997: throughput = MSS/RTT * sqrt(3 / (2 b p)). Linux counts ACKed segments
@@ -96,21 +80,9 @@ fn two_equal_rtt_cubic_flows_share_fairly() {
 /// byte to be delivered and ACKed.
 #[test]
 fn transfer_completes_in_the_slow_start_closed_form() {
-    let text = r#"
-name = "transfer"
-duration = "5s"
-hosts = ["a", "b"]
-[[link]]
-between = ["a", "b"]
-rate = "50Mbit"
-delay = "10ms"
-[[flow]]
-from = "a"
-to = "b"
-cc = "cubic"
-app = { kind = "transfer", size = "1MB" }
-"#;
-    let out = run_toml(text, None);
+    let transfer = Flow::new("a", "b").cc("cubic").app(r#"{ kind = "transfer", size = "1MB" }"#);
+    let scenario = Scenario::new("transfer", "5s").hosts(&["a", "b"]).link(Link::new("a", "b", "50Mbit", "10ms"));
+    let out = run_toml(&scenario.flow(transfer).to_string(), None);
     let fct = f(&flow(&out.summary, "flow0")["fct_s"]["mean"]);
 
     let (rtt, rate, mss): (f64, f64, f64) = (0.020, 50e6, 1448.0);

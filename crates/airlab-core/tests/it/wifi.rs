@@ -4,6 +4,7 @@
 //! (Bianchi's model and the single-station efficiency are checked in `tests/test_wifi_mac.py`,
 //! where the analytical models live.)
 
+use crate::builders::*;
 use crate::common::*;
 use serde_json::Value;
 
@@ -11,35 +12,25 @@ fn wifi_link<'a>(s: &'a Value, name: &str) -> &'a Value {
     s["wifi"][0]["links"].as_array().unwrap().iter().find(|l| l["name"] == name).unwrap_or_else(|| panic!("no {name}"))
 }
 
-/// An 802.11a BSS with a fast (54 Mbit/s) and a slow (6 Mbit/s) station, each saturating with
-/// UDP in direction `dir` ("up": stations -> AP; "down": AP -> stations).
+/// An 802.11a BSS "bss" with a fast (54 Mbit/s) and a slow (6 Mbit/s) station, below `device`.
+fn fast_and_slow(device: &str) -> Wifi {
+    Wifi::bss("a", "ap", &["fast", "slow"])
+        .name("bss")
+        .rate("54Mbit")
+        .key("device", device)
+        .node("slow", &[("rate", r#""6Mbit""#)])
+}
+
+/// The fast and slow stations, each saturating with UDP in direction `dir` ("up": stations ->
+/// AP; "down": AP -> stations).
 fn anomaly(dir: &str, device: &str) -> Value {
     let flow = |i: usize, sta: &str| {
         let (from, to) = if dir == "up" { (sta, "ap") } else { ("ap", sta) };
-        format!("[[flow]]\nname = \"f{i}\"\nfrom = \"{from}\"\nto = \"{to}\"\napp = {{ kind = \"udp\", rate = \"60Mbit\" }}\n")
+        Flow::new(from, to).name(&format!("f{i}")).app(udp("60Mbit"))
     };
-    let text = format!(
-        r#"
-name = "anomaly"
-duration = "6s"
-hosts = ["ap", "fast", "slow"]
-[metrics]
-warmup = "1s"
-[[wifi]]
-name = "bss"
-standard = "a"
-ap = "ap"
-stations = ["fast", "slow"]
-rate = "54Mbit"
-device = {device}
-[[wifi.node]]
-name = "slow"
-rate = "6Mbit"
-{}{}"#,
-        flow(0, "fast"),
-        flow(1, "slow")
-    );
-    run_toml(&text, None).summary
+    let bss = fast_and_slow(device);
+    let scenario = Scenario::new("anomaly", "6s").hosts(&["ap", "fast", "slow"]).warmup("1s").wifi(bss);
+    run_toml(&scenario.flows([flow(0, "fast"), flow(1, "slow")]).to_string(), None).summary
 }
 
 #[test]
@@ -60,38 +51,10 @@ fn a_slow_station_drags_a_fast_one_down_to_its_throughput() {
 /// hold both standing queues (so the qdisc stays empty, as with mac80211's intermediate
 /// queues), served round robin or airtime-fair.
 fn downlink_tcp(airtime_fairness: bool) -> Value {
-    let text = format!(
-        r#"
-name = "downlink"
-duration = "15s"
-hosts = ["ap", "fast", "slow"]
-[metrics]
-warmup = "5s"
-[[wifi]]
-name = "bss"
-standard = "a"
-ap = "ap"
-stations = ["fast", "slow"]
-rate = "54Mbit"
-device = {{ kind = "per_station", size = 1000, airtime_fairness = {airtime_fairness} }}
-[[wifi.node]]
-name = "slow"
-rate = "6Mbit"
-[[flow]]
-name = "to_fast"
-from = "ap"
-to = "fast"
-cc = "cubic"
-app = {{ kind = "bulk" }}
-[[flow]]
-name = "to_slow"
-from = "ap"
-to = "slow"
-cc = "cubic"
-app = {{ kind = "bulk" }}
-"#
-    );
-    run_toml(&text, None).summary
+    let device = format!(r#"{{ kind = "per_station", size = 1000, airtime_fairness = {airtime_fairness} }}"#);
+    let flows = ["fast", "slow"].map(|sta| Flow::bulk("ap", sta, "cubic").name(&format!("to_{sta}")));
+    let scenario = Scenario::new("downlink", "15s").hosts(&["ap", "fast", "slow"]).warmup("5s");
+    run_toml(&scenario.wifi(fast_and_slow(&device)).flows(flows).to_string(), None).summary
 }
 
 #[test]
@@ -123,30 +86,11 @@ fn airtime_fairness_gives_both_stations_equal_airtime_on_the_downlink() {
 /// One TCP CUBIC flow over one 802.11n hop at `mcs`/`width` with short GI, with or without
 /// A-MPDU: (goodput Mbit/s, mean RTT ms, mean MPDUs per PPDU of the data direction).
 fn one_hop_tcp(mcs: u32, width: u32, aggregation: bool) -> (f64, f64, f64) {
-    let text = format!(
-        r#"
-name = "hop"
-duration = "8s"
-hosts = ["a", "b"]
-[metrics]
-warmup = "3s"
-[[wifi]]
-name = "chain"
-standard = "n"
-nodes = ["a", "b"]
-mcs = {mcs}
-width = {width}
-gi = "400ns"
-aggregation = {{ enabled = {aggregation}, max_mpdus = 32, max_duration = "4ms" }}
-qdisc = {{ kind = "pfifo", limit = 1000 }}
-[[flow]]
-name = "tcp"
-from = "a"
-to = "b"
-cc = "cubic"
-app = {{ kind = "bulk" }}
-"#
-    );
+    let aggregation = format!(r#"{{ enabled = {aggregation}, max_mpdus = 32, max_duration = "4ms" }}"#);
+    let hop = Wifi::mesh("n", &["a", "b"]).name("chain").key("mcs", mcs).key("width", width).key("gi", r#""400ns""#);
+    let hop = hop.key("aggregation", aggregation).key("qdisc", pfifo(1000));
+    let scenario = Scenario::new("hop", "8s").hosts(&["a", "b"]).warmup("3s").wifi(hop);
+    let text = scenario.flow(Flow::bulk("a", "b", "cubic").name("tcp")).to_string();
     let s = run_toml(&text, None).summary;
     let fl = flow(&s, "tcp");
     let data = wifi_link(&s, "chain:a->b");
@@ -172,24 +116,9 @@ fn aggregation_multiplies_one_hop_tcp_throughput_at_high_rates() {
 fn mpdu_errors_are_repaired_by_retransmission_without_tcp_seeing_loss() {
     // 10 % MPDU error rate, retry limit 7: a frame is lost for good with probability 1e-7,
     // so TCP sees in-order delivery (the reorder buffer holds frames behind a failed one).
-    let text = r#"
-name = "lossy"
-duration = "5s"
-hosts = ["a", "b"]
-[[wifi]]
-name = "w"
-standard = "n"
-nodes = ["a", "b"]
-mcs = 7
-per = 0.1
-[[flow]]
-name = "tcp"
-from = "a"
-to = "b"
-cc = "cubic"
-app = { kind = "bulk" }
-"#;
-    let s = run_toml(text, None).summary;
+    let lossy = Wifi::mesh("n", &["a", "b"]).name("w").key("mcs", 7).key("per", 0.1);
+    let scenario = Scenario::new("lossy", "5s").hosts(&["a", "b"]).wifi(lossy);
+    let s = run_toml(&scenario.flow(Flow::bulk("a", "b", "cubic").name("tcp")).to_string(), None).summary;
     let data = wifi_link(&s, "w:a->b");
     let fl = flow(&s, "tcp");
     let retried = f(&data["mpdus"]) - f(&data["mpdus_acked"]);
@@ -204,34 +133,11 @@ app = { kind = "bulk" }
 
 /// Two stations that cannot hear each other send to an AP between them.
 fn hidden(rts: bool) -> Value {
-    let text = format!(
-        r#"
-name = "hidden"
-duration = "5s"
-hosts = ["ap", "s1", "s2"]
-[metrics]
-warmup = "1s"
-[[wifi]]
-name = "bss"
-standard = "a"
-ap = "ap"
-stations = ["s1", "s2"]
-rate = "24Mbit"
-rts = {rts}
-hears = [["ap", "s1"], ["ap", "s2"]]
-[[flow]]
-name = "u1"
-from = "s1"
-to = "ap"
-app = {{ kind = "udp", rate = "20Mbit" }}
-[[flow]]
-name = "u2"
-from = "s2"
-to = "ap"
-app = {{ kind = "udp", rate = "20Mbit" }}
-"#
-    );
-    run_toml(&text, None).summary
+    let bss = Wifi::bss("a", "ap", &["s1", "s2"]).name("bss").rate("24Mbit").key("rts", rts);
+    let bss = bss.key("hears", r#"[["ap", "s1"], ["ap", "s2"]]"#);
+    let flows = [("u1", "s1"), ("u2", "s2")].map(|(name, sta)| Flow::new(sta, "ap").name(name).app(udp("20Mbit")));
+    let scenario = Scenario::new("hidden", "5s").hosts(&["ap", "s1", "s2"]).warmup("1s").wifi(bss).flows(flows);
+    run_toml(&scenario.to_string(), None).summary
 }
 
 #[test]
@@ -264,40 +170,19 @@ fn contention_is_deterministic_for_a_seed_and_varies_across_seeds() {
 }
 
 fn builtin_text_cell() -> String {
-    let stations: Vec<String> = (0..6).map(|i| format!("\"s{i}\"")).collect();
-    let flows: String = (0..6)
-        .map(|i| format!("[[flow]]\nname = \"u{i}\"\nfrom = \"s{i}\"\nto = \"ap\"\napp = {{ kind = \"udp\", rate = \"20Mbit\" }}\n"))
-        .collect();
-    format!(
-        "name = \"cell\"\nduration = \"2s\"\nhosts = [\"ap\", {0}]\n[[wifi]]\nname = \"bss\"\nstandard = \"ax\"\nap = \"ap\"\nstations = [{0}]\n{flows}",
-        stations.join(", ")
-    )
+    let stations = ["s0", "s1", "s2", "s3", "s4", "s5"];
+    let flows = (0..6).map(|i| Flow::new(stations[i], "ap").name(&format!("u{i}")).app(udp("20Mbit")));
+    let bss = Wifi::bss("ax", "ap", &stations).name("bss");
+    let scenario = Scenario::new("cell", "2s").hosts(&["ap", "s0", "s1", "s2", "s3", "s4", "s5"]).wifi(bss);
+    scenario.flows(flows).to_string()
 }
 
 /// One saturated 802.11a station at 54 Mbit/s (1500-byte UDP) with a TXOP limit: UDP
 /// throughput (Mbit/s) at the AP.
 fn txop_throughput(txop: &str) -> f64 {
-    let text = format!(
-        r#"
-name = "txop"
-duration = "4s"
-hosts = ["ap", "sta"]
-[metrics]
-warmup = "1s"
-[[wifi]]
-name = "bss"
-standard = "a"
-ap = "ap"
-stations = ["sta"]
-rate = "54Mbit"
-edca = {{ txop = "{txop}" }}
-[[flow]]
-name = "u"
-from = "sta"
-to = "ap"
-app = {{ kind = "udp", rate = "60Mbit" }}
-"#
-    );
+    let bss = Wifi::bss("a", "ap", &["sta"]).name("bss").rate("54Mbit").key("edca", format!("{{ txop = \"{txop}\" }}"));
+    let scenario = Scenario::new("txop", "4s").hosts(&["ap", "sta"]).warmup("1s").wifi(bss);
+    let text = scenario.flow(Flow::new("sta", "ap").name("u").app(udp("60Mbit"))).to_string();
     f(&wifi_link(&run_toml(&text, None).summary, "bss:sta->ap")["throughput_mbps"])
 }
 

@@ -1,32 +1,18 @@
 //! Wi-Fi rate schedules end to end: a station switching between 24 and 6 Mbit/s every second
 //! (paper 004's robustness test) carries what the MAC can carry at each rate, second by second.
 
+use crate::builders::*;
 use crate::common::*;
 
-/// An 802.11a BSS whose one station saturates the uplink with UDP, its PHY alternating 24 and
-/// 6 Mbit/s every second (period 2 s).
-const SWITCHING: &str = r#"
-name = "switching"
-duration = "10s"
-hosts = ["ap", "sta"]
-
-[[wifi]]
-name = "bss"
-standard = "a"
-ap = "ap"
-stations = ["sta"]
-
-[[wifi.node]]
-name = "sta"
-rate = "24Mbit"
-schedule = { period = "2s", steps = [{ at = "0s", rate = "24Mbit" }, { at = "1s", rate = "6Mbit" }] }
-
-[[flow]]
-name = "up"
-from = "sta"
-to = "ap"
-app = { kind = "udp" }
-"#;
+/// An 802.11a BSS whose one station saturates the uplink with UDP for `duration`, at 24 Mbit/s
+/// or on a rate `schedule`.
+fn switching(duration: &str, schedule: Option<&str>) -> String {
+    let mut sta = vec![("rate", r#""24Mbit""#)];
+    sta.extend(schedule.map(|schedule| ("schedule", schedule)));
+    let bss = Wifi::bss("a", "ap", &["sta"]).name("bss").node("sta", &sta);
+    let up = Flow::new("sta", "ap").name("up").app(r#"{ kind = "udp" }"#);
+    Scenario::new("switching", duration).hosts(&["ap", "sta"]).wifi(bss).flow(up).to_string()
+}
 
 /// One station alone, saturated with 1500-byte IP packets: IP bits per frame exchange over
 /// its mean duration, AIFS + 7.5 slots of backoff + data PPDU + SIFS + ACK (5 GHz OFDM: slot
@@ -42,7 +28,7 @@ fn single_station_mbps(rate_mbit: u64, ack_us: f64) -> f64 {
 
 #[test]
 fn the_rate_alternates_every_second_and_throughput_follows_it() {
-    let out = run_toml(SWITCHING, None);
+    let out = run_toml(&switching("10s", Some(ALTERNATING_24_6)), None);
     let w = &out.wifi;
     let times: Vec<f64> = w.entities().zip(&w.time_s).filter(|(e, _)| *e == "bss:sta->ap").map(|(_, t)| *t).collect();
     assert_eq!(times.len(), 100);
@@ -88,12 +74,8 @@ fn the_rate_alternates_every_second_and_throughput_follows_it() {
 #[test]
 fn a_schedule_that_runs_once_keeps_its_last_step_and_starts_from_the_base() {
     // No period: 24 Mbit/s (the base) until 0.5 s, then 6 from 0.5 s, then 12 from 1.25 s on.
-    let text = SWITCHING.replace(
-        r#"schedule = { period = "2s", steps = [{ at = "0s", rate = "24Mbit" }, { at = "1s", rate = "6Mbit" }] }"#,
-        r#"schedule = { steps = [{ at = "0.5s", rate = "6Mbit" }, { at = "1.25s", rate = "12Mbit" }] }"#,
-    );
-    let text = text.replace("duration = \"10s\"", "duration = \"3s\"");
-    let out = run_toml(&text, None);
+    let once = r#"{ steps = [{ at = "0.5s", rate = "6Mbit" }, { at = "1.25s", rate = "12Mbit" }] }"#;
+    let out = run_toml(&switching("3s", Some(once)), None);
     let rates = out.wifi.values_of("bss:sta->ap", "phy_rate_mbps");
     assert_eq!(rates.len(), 30);
     let near = |i: usize, want: f64| assert!((rates[i] - want).abs() < 1e-9, "row {i}: {} vs {want}", rates[i]);
@@ -108,17 +90,14 @@ fn a_schedule_that_runs_once_keeps_its_last_step_and_starts_from_the_base() {
 
 #[test]
 fn rate_schedules_are_deterministic() {
-    let a = run_toml(SWITCHING, Some(7));
-    let b = run_toml(SWITCHING, Some(7));
+    let text = switching("10s", Some(ALTERNATING_24_6));
+    let a = run_toml(&text, Some(7));
+    let b = run_toml(&text, Some(7));
     assert_eq!(a.deterministic_summary(), b.deterministic_summary());
     // Debug text compares NaN (no PPDU in an interval) as equal.
     assert_eq!(format!("{:?}", a.wifi.columns), format!("{:?}", b.wifi.columns));
     // The schedule matters: without it the station stays at 24 Mbit/s and carries more.
-    let fixed = SWITCHING.replace(
-        r#"schedule = { period = "2s", steps = [{ at = "0s", rate = "24Mbit" }, { at = "1s", rate = "6Mbit" }] }"#,
-        "",
-    );
-    let c = run_toml(&fixed, Some(7));
+    let c = run_toml(&switching("10s", None), Some(7));
     let goodput = |o: &airlab_core::RunOutput| f(&flow(&o.summary, "up")["goodput_mbps"]);
     assert!(goodput(&a) < 0.75 * goodput(&c), "{} vs {}", goodput(&a), goodput(&c));
 }

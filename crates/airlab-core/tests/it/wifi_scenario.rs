@@ -8,96 +8,32 @@ use airlab_core::sim::{MS, SEC, US};
 use airlab_core::wifi::net::{Aggregation, Edca};
 use airlab_core::wifi::queues::DeviceLayer;
 
+use crate::builders::*;
+use crate::common::{assert_error, load_with, replace_once};
+
 /// A wired server behind an AP router and two stations; the AP and `sta2` override the PHY.
-const BSS: &str = r#"
-name = "bss"
-duration = "10s"
-hosts = ["server", "sta1", "sta2"]
-routers = ["ap"]
-
-[[link]]
-between = ["server", "ap"]
-rate = "1Gbit"
-delay = "5ms"
-
-[[wifi]]
-name = "bss"
-standard = "n"
-ap = "ap"
-stations = ["sta1", "sta2"]
-mcs = 7
-width = 40
-
-[[wifi.node]]
-name = "sta2"
-mcs = 3
-gi = "400ns"
-aggregation = { max_mpdus = 32 }
-
-[[wifi.node]]
-name = "ap"
-mcs = 5
-per = 0.1
-
-[[flow]]
-from = "server"
-to = "sta1"
-cc = "cubic"
-app = { kind = "bulk" }
-
-[[flow]]
-from = "sta2"
-to = "sta1"
-app = { kind = "ping" }
-"#;
+fn bss() -> String {
+    let sta2 = [("mcs", "3"), ("gi", r#""400ns""#), ("aggregation", "{ max_mpdus = 32 }")];
+    let bss = Wifi::bss("n", "ap", &["sta1", "sta2"]).name("bss").key("mcs", 7).key("width", 40);
+    let bss = bss.node("sta2", &sta2).node("ap", &[("mcs", "5"), ("per", "0.1")]);
+    let scenario = Scenario::new("bss", "10s").hosts(&["server", "sta1", "sta2"]).routers(&["ap"]);
+    let scenario = scenario.link(Link::new("server", "ap", "1Gbit", "5ms")).wifi(bss);
+    scenario.flow(Flow::bulk("server", "sta1", "cubic")).flow(Flow::new("sta2", "sta1").app(PING)).to_string()
+}
 
 /// Five nodes in a line, each hearing only its neighbours: 802.11n at MCS 15, 40 MHz, short GI
 /// (300 Mbit/s), with ath9k's aggregation limits.
-const CHAIN: &str = r#"
-name = "chain"
-duration = "10s"
-hosts = ["n0", "n4"]
-routers = ["n1", "n2", "n3"]
-
-[[wifi]]
-name = "mesh"
-standard = "n"
-nodes = ["n0", "n1", "n2", "n3", "n4"]
-peers = [["n0", "n1"], ["n1", "n2"], ["n2", "n3"], ["n3", "n4"]]
-hears = [["n0", "n1"], ["n1", "n2"], ["n2", "n3"], ["n3", "n4"]]
-mcs = 15
-width = 40
-gi = "400ns"
-aggregation = { max_mpdus = 32, max_duration = "4ms" }
-
-[[flow]]
-from = "n0"
-to = "n4"
-cc = "reno"
-app = { kind = "bulk" }
-"#;
+fn chain() -> String {
+    let line = r#"[["n0", "n1"], ["n1", "n2"], ["n2", "n3"], ["n3", "n4"]]"#;
+    let mesh = Wifi::mesh("n", &["n0", "n1", "n2", "n3", "n4"]).name("mesh").key("peers", line).key("hears", line);
+    let ath9k = r#"{ max_mpdus = 32, max_duration = "4ms" }"#;
+    let mesh = mesh.key("mcs", 15).key("width", 40).key("gi", r#""400ns""#).key("aggregation", ath9k);
+    let scenario = Scenario::new("chain", "10s").hosts(&["n0", "n4"]).routers(&["n1", "n2", "n3"]).wifi(mesh);
+    scenario.flow(Flow::bulk("n0", "n4", "reno")).to_string()
+}
 
 fn load(text: &str) -> Result<Resolved, ScenarioError> {
     load_str(text, "test.toml", &[])
-}
-
-fn load_with(text: &str, sets: &[(&str, &str)]) -> Result<Resolved, ScenarioError> {
-    let sets: Vec<(String, String)> = sets.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    load_str(text, "test.toml", &sets)
-}
-
-#[track_caller]
-fn assert_error(result: Result<Resolved, ScenarioError>, key: &str, fragment: &str) {
-    let err = result.expect_err("the scenario should be refused");
-    assert_eq!(err.key, key, "wrong key in: {err}");
-    assert!(err.message.contains(fragment), "expected {fragment:?} in: {err}");
-}
-
-/// `text` with `from` (which must occur exactly once) replaced by `to`.
-#[track_caller]
-fn with(text: &str, from: &str, to: &str) -> String {
-    assert_eq!(text.matches(from).count(), 1, "{from:?} must occur once");
-    text.replace(from, to)
 }
 
 fn phy(mcs: u8, nss: u8, width_mhz: u16, gi_ns: u16) -> PhySpec {
@@ -122,7 +58,7 @@ fn link_phy(w: &ResolvedWifi, from: &str, to: &str) -> (PhySpec, f64) {
 
 #[test]
 fn bss_resolves_with_defaults_and_precedence() {
-    let r = load(BSS).unwrap();
+    let r = load(&bss()).unwrap();
     assert_eq!(r.wifi.len(), 1);
     let w = &r.wifi[0];
     assert_eq!((w.name.as_str(), w.standard, w.ap.as_deref()), ("bss", Standard::N, Some("ap")));
@@ -163,8 +99,9 @@ fn bss_resolves_with_defaults_and_precedence() {
 
 #[test]
 fn standard_defaults() {
-    let net =
-        |standard: &str| with(BSS, "standard = \"n\"\nap = \"ap\"", &format!("standard = \"{standard}\"\nap = \"ap\""));
+    let net = |standard: &str| {
+        replace_once(&bss(), "standard = \"n\"\nap = \"ap\"", &format!("standard = \"{standard}\"\nap = \"ap\""))
+    };
     // Without PHY keys (the file's are for 802.11n).
     let plain = |standard: &str| {
         let text = net(standard).replace("mcs = 7\nwidth = 40\n", "");
@@ -185,7 +122,7 @@ fn standard_defaults() {
 
 #[test]
 fn mesh_chain_routes_hop_by_hop() {
-    let r = load(CHAIN).unwrap();
+    let r = load(&chain()).unwrap();
     let w = &r.wifi[0];
     assert_eq!(w.ap, None);
     assert_eq!(w.links.len(), 8);
@@ -201,10 +138,16 @@ fn mesh_chain_routes_hop_by_hop() {
     assert_eq!(path(&r, "n4", "n0"), "n4 n3 n2 n1 n0");
 
     // Every pair exchanges frames by default: one hop.
-    let all_pairs =
-        with(CHAIN, "peers = [[\"n0\", \"n1\"], [\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\n", "");
-    let all_pairs =
-        with(&all_pairs, "hears = [[\"n0\", \"n1\"], [\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\n", "");
+    let all_pairs = replace_once(
+        &chain(),
+        "peers = [[\"n0\", \"n1\"], [\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\n",
+        "",
+    );
+    let all_pairs = replace_once(
+        &all_pairs,
+        "hears = [[\"n0\", \"n1\"], [\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\n",
+        "",
+    );
     let r = load(&all_pairs).unwrap();
     assert_eq!(r.wifi[0].links.len(), 20);
     assert_eq!((r.wifi[0].links[2].from.as_str(), r.wifi[0].links[2].to.as_str()), ("n0", "n2"));
@@ -213,17 +156,16 @@ fn mesh_chain_routes_hop_by_hop() {
 
 #[test]
 fn explicit_routes_use_wifi_peers() {
-    let text = CHAIN.to_string() + "[[route]]\nat = \"n1\"\nto = \"n4\"\nvia = \"n2\"\n";
+    let text = chain() + "[[route]]\nat = \"n1\"\nto = \"n4\"\nvia = \"n2\"\n";
     assert_eq!(path(&load(&text).unwrap(), "n0", "n4"), "n0 n1 n2 n3 n4");
-    let text = CHAIN.to_string() + "[[route]]\nat = \"n1\"\nto = \"n4\"\nvia = \"n3\"\n";
+    let text = chain() + "[[route]]\nat = \"n1\"\nto = \"n4\"\nvia = \"n3\"\n";
     assert_error(load(&text), "route[0].via", "\"n3\" is not a neighbour of \"n1\", expected one of: n0, n2");
 }
 
 #[test]
 fn mesh_node_settings_apply_to_its_own_transmissions() {
     // `[[wifi.node]]` belongs to the last `[[wifi]]` even after other tables.
-    let text =
-        CHAIN.to_string() + "[[wifi.node]]\nname = \"n2\"\nmcs = 8\nper = 0.05\nqdisc = { kind = \"fq_codel\" }\n";
+    let text = chain() + "[[wifi.node]]\nname = \"n2\"\nmcs = 8\nper = 0.05\nqdisc = { kind = \"fq_codel\" }\n";
     let r = load(&text).unwrap();
     let w = &r.wifi[0];
     assert_eq!(link_phy(w, "n2", "n1"), (phy(8, 2, 40, 400), 0.05));
@@ -235,8 +177,8 @@ fn mesh_node_settings_apply_to_its_own_transmissions() {
 
 #[test]
 fn node_tables_may_be_an_inline_array() {
-    let text = with(
-        BSS,
+    let text = replace_once(
+        &bss(),
         "width = 40\n",
         "width = 40\nnode = [{ name = \"sta1\", mcs = 0 }, { name = \"sta2\", device = { kind = \"fifo\" } }]\n",
     );
@@ -252,7 +194,7 @@ fn node_tables_may_be_an_inline_array() {
 #[test]
 fn a_bss_with_a_wired_uplink_runs_end_to_end() {
     // server -> ap over the wire, ap -> sta1 over the air; sta2 pings sta1 through the AP.
-    let r = load(BSS).unwrap();
+    let r = load(&bss()).unwrap();
     let world = airlab_core::scenario::build::build(&r, 1);
     assert_eq!((world.nodes.len(), world.wifi.len(), world.wifi[0].devs.len()), (4, 1, 3));
     let out = airlab_core::run(&r, None);
@@ -276,21 +218,21 @@ fn a_bss_with_a_wired_uplink_runs_end_to_end() {
 
 #[test]
 fn members_must_be_declared_nodes_once() {
-    let text = with(BSS, "stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta9\"]");
+    let text = replace_once(&bss(), "stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta9\"]");
     assert_error(load(&text), "wifi[0].stations[1]", "unknown node \"sta9\", expected one of: server, sta1, sta2, ap");
-    let text = with(BSS, "stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta1\"]");
+    let text = replace_once(&bss(), "stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta1\"]");
     assert_error(
         load(&text),
         "wifi[0].stations[1]",
         "\"sta1\" is already a member of this network (wifi[0].stations[0])",
     );
-    let text = with(BSS, "stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"ap\"]");
+    let text = replace_once(&bss(), "stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"ap\"]");
     assert_error(load(&text), "wifi[0].stations[1]", "already a member of this network (wifi[0].ap)");
 }
 
 #[test]
 fn a_node_is_in_one_network_at_most() {
-    let text = CHAIN.to_string() + "\n[[wifi]]\nstandard = \"ac\"\nnodes = [\"n4\", \"n0\"]\n";
+    let text = chain() + "\n[[wifi]]\nstandard = \"ac\"\nnodes = [\"n4\", \"n0\"]\n";
     assert_error(
         load(&text),
         "wifi[1].nodes[0]",
@@ -300,23 +242,29 @@ fn a_node_is_in_one_network_at_most() {
 
 #[test]
 fn bss_and_mesh_keys_do_not_mix() {
-    let text =
-        with(BSS, "stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta2\"]\nnodes = [\"sta1\", \"sta2\"]");
+    let text = replace_once(
+        &bss(),
+        "stations = [\"sta1\", \"sta2\"]",
+        "stations = [\"sta1\", \"sta2\"]\nnodes = [\"sta1\", \"sta2\"]",
+    );
     assert_error(
         load(&text),
         "wifi[0].nodes",
         "infrastructure BSS (`ap` and `stations`) or ad hoc/mesh (`nodes`), not both",
     );
-    let text =
-        with(BSS, "stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta2\"]\npeers = [[\"sta1\", \"sta2\"]]");
+    let text = replace_once(
+        &bss(),
+        "stations = [\"sta1\", \"sta2\"]",
+        "stations = [\"sta1\", \"sta2\"]\npeers = [[\"sta1\", \"sta2\"]]",
+    );
     assert_error(load(&text), "wifi[0].peers", "`peers` is for ad hoc/mesh networks");
-    let text = with(BSS, "stations = [\"sta1\", \"sta2\"]", "stations = []");
+    let text = replace_once(&bss(), "stations = [\"sta1\", \"sta2\"]", "stations = []");
     assert_error(load(&text), "wifi[0].stations", "a BSS needs at least one station");
-    let text = with(BSS, "stations = [\"sta1\", \"sta2\"]", "");
+    let text = replace_once(&bss(), "stations = [\"sta1\", \"sta2\"]", "");
     assert_error(load(&text), "wifi[0].stations", "missing required key");
-    let text = with(BSS, "ap = \"ap\"\n", "");
+    let text = replace_once(&bss(), "ap = \"ap\"\n", "");
     assert_error(load(&text), "wifi[0].ap", "`stations` belong to an infrastructure BSS, which needs its `ap`");
-    let text = with(CHAIN, "nodes = [\"n0\", \"n1\", \"n2\", \"n3\", \"n4\"]", "");
+    let text = replace_once(&chain(), "nodes = [\"n0\", \"n1\", \"n2\", \"n3\", \"n4\"]", "");
     assert_error(load(&text), "wifi[0]", "expected either `ap` and `stations` (an infrastructure BSS) or `nodes`");
     let text = "name = \"x\"\nduration = \"1s\"\nhosts = [\"a\"]\n[[wifi]]\nstandard = \"n\"\nnodes = [\"a\"]\n";
     assert_error(load(text), "wifi[0].nodes", "needs at least 2 nodes, got 1");
@@ -324,8 +272,8 @@ fn bss_and_mesh_keys_do_not_mix() {
 
 #[test]
 fn peers_and_hears_are_pairs_of_members() {
-    let text = with(
-        CHAIN,
+    let text = replace_once(
+        &chain(),
         "[\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
         "[\"n1\", \"n5\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
     );
@@ -334,103 +282,118 @@ fn peers_and_hears_are_pairs_of_members() {
         "wifi[0].peers[1][1]",
         "\"n5\" is not a member of this network, expected one of: n0, n1, n2, n3, n4",
     );
-    let text = with(CHAIN, "peers = [[\"n0\", \"n1\"]", "peers = [[\"n0\", \"n1\", \"n2\"]");
+    let text = replace_once(&chain(), "peers = [[\"n0\", \"n1\"]", "peers = [[\"n0\", \"n1\", \"n2\"]");
     assert_error(
         load(&text),
         "wifi[0].peers[0]",
         "expected a pair of node names such as [\"a\", \"b\"], got 3 entries",
     );
-    let text = with(CHAIN, "peers = [[\"n0\", \"n1\"]", "peers = [[\"n0\", \"n0\"]");
+    let text = replace_once(&chain(), "peers = [[\"n0\", \"n1\"]", "peers = [[\"n0\", \"n0\"]");
     assert_error(load(&text), "wifi[0].peers[0]", "a pair needs two different nodes");
-    let text =
-        with(CHAIN, "peers = [[\"n0\", \"n1\"], [\"n1\", \"n2\"]", "peers = [[\"n0\", \"n1\"], [\"n1\", \"n0\"]");
+    let text = replace_once(
+        &chain(),
+        "peers = [[\"n0\", \"n1\"], [\"n1\", \"n2\"]",
+        "peers = [[\"n0\", \"n1\"], [\"n1\", \"n0\"]",
+    );
     assert_error(load(&text), "wifi[0].peers[1]", "\"n1\" and \"n0\" are already paired at peers[0]");
-    let text = with(
-        CHAIN,
+    let text = replace_once(
+        &chain(),
         "[\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
         "[\"n1\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
     );
     assert_error(load(&text), "wifi[0].nodes[2]", "\"n2\" is in no pair of `peers`");
-    let text =
-        with(CHAIN, "hears = [[\"n0\", \"n1\"], [\"n1\", \"n2\"]", "hears = [[\"n0\", \"n1\"], [\"n0\", \"n2\"]");
+    let text = replace_once(
+        &chain(),
+        "hears = [[\"n0\", \"n1\"], [\"n1\", \"n2\"]",
+        "hears = [[\"n0\", \"n1\"], [\"n0\", \"n2\"]",
+    );
     assert_error(
         load(&text),
         "wifi[0].hears",
         "\"n1\" and \"n2\" exchange frames (peers[1]) but do not hear each other",
     );
-    let text = with(CHAIN, "peers = [[\"n0\", \"n1\"], [\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\n", "");
+    let text = replace_once(
+        &chain(),
+        "peers = [[\"n0\", \"n1\"], [\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\n",
+        "",
+    );
     assert_error(
         load(&text),
         "wifi[0].hears",
         "\"n0\" and \"n2\" exchange frames (as every pair of `nodes` does without `peers`)",
     );
-    let text = with(BSS, "width = 40\n", "width = 40\nhears = [[\"ap\", \"sta1\"]]\n");
+    let text = replace_once(&bss(), "width = 40\n", "width = 40\nhears = [[\"ap\", \"sta1\"]]\n");
     assert_error(load(&text), "wifi[0].hears", "\"ap\" and \"sta2\" exchange frames (stations[1])");
     // Hidden stations are fine.
-    let text = with(BSS, "width = 40\n", "width = 40\nhears = [[\"ap\", \"sta1\"], [\"sta2\", \"ap\"]]\n");
+    let text = replace_once(&bss(), "width = 40\n", "width = 40\nhears = [[\"ap\", \"sta1\"], [\"sta2\", \"ap\"]]\n");
     assert!(!load(&text).unwrap().wifi[0].hears_each_other("sta1", "sta2"));
 }
 
 #[test]
 fn a_pair_is_wired_or_wifi_not_both() {
-    let text =
-        with(CHAIN, "[[wifi]]", "[[link]]\nbetween = [\"n2\", \"n1\"]\nrate = \"1Gbit\"\ndelay = \"1ms\"\n\n[[wifi]]");
+    let text = replace_once(
+        &chain(),
+        "[[wifi]]",
+        "[[link]]\nbetween = [\"n2\", \"n1\"]\nrate = \"1Gbit\"\ndelay = \"1ms\"\n\n[[wifi]]",
+    );
     assert_error(load(&text), "wifi[0].peers[1]", "\"n1\" and \"n2\" are already connected by link[0]");
-    let text = with(BSS, "between = [\"server\", \"ap\"]", "between = [\"sta1\", \"ap\"]");
+    let text = replace_once(&bss(), "between = [\"server\", \"ap\"]", "between = [\"sta1\", \"ap\"]");
     assert_error(load(&text), "wifi[0].stations[0]", "a pair is either wired or Wi-Fi peers, not both");
 }
 
 #[test]
 fn names_are_unique_among_links_and_networks() {
-    let text = with(BSS, "name = \"bss\"\nstandard", "name = \"server-ap\"\nstandard");
+    let text = replace_once(&bss(), "name = \"bss\"\nstandard", "name = \"server-ap\"\nstandard");
     assert_error(load(&text), "wifi[0].name", "duplicate name \"server-ap\" (also link[0])");
-    let text = with(BSS, "name = \"bss\"\nstandard", "standard");
+    let text = replace_once(&bss(), "name = \"bss\"\nstandard", "standard");
     assert_eq!(load(&text).unwrap().wifi[0].name, "wifi0");
-    let text = with(&text, "between = [\"server\", \"ap\"]", "name = \"wifi0\"\nbetween = [\"server\", \"ap\"]");
+    let text =
+        replace_once(&text, "between = [\"server\", \"ap\"]", "name = \"wifi0\"\nbetween = [\"server\", \"ap\"]");
     assert_error(load(&text), "wifi[0].name", "the default name \"wifi0\" of this network is taken by link[0]");
 }
 
 #[test]
 fn unknown_keys_are_refused() {
-    let text = with(BSS, "width = 40\n", "width = 40\ncolour = \"blue\"\n");
+    let text = replace_once(&bss(), "width = 40\n", "width = 40\ncolour = \"blue\"\n");
     assert_error(load(&text), "wifi[0].colour", "unknown field `colour`, expected one of");
-    let text = with(BSS, "per = 0.1", "per = 0.1\nrts = true");
+    let text = replace_once(&bss(), "per = 0.1", "per = 0.1\nrts = true");
     assert_error(load(&text), "wifi[0].node[1].rts", "unknown field `rts`");
-    let text = with(BSS, "width = 40\n", "width = 40\nedca = { cwmin = 7 }\n");
+    let text = replace_once(&bss(), "width = 40\n", "width = 40\nedca = { cwmin = 7 }\n");
     assert_error(load(&text), "wifi[0].edca.cwmin", "unknown field `cwmin`, expected one of `cw_min`");
-    let text = with(BSS, "width = 40\n", "width = 40\ndevice = { kind = \"fifo\", airtime_fairness = true }\n");
+    let text =
+        replace_once(&bss(), "width = 40\n", "width = 40\ndevice = { kind = \"fifo\", airtime_fairness = true }\n");
     assert_error(load(&text), "wifi[0].device.airtime_fairness", "unknown field `airtime_fairness`");
-    let text = with(BSS, "width = 40\n", "width = 40\ndevice = { kind = \"per_station\", size = -1 }\n");
+    let text = replace_once(&bss(), "width = 40\n", "width = 40\ndevice = { kind = \"per_station\", size = -1 }\n");
     assert_error(load(&text), "wifi[0].device.size", "expected a whole number from 0 to 4294967295");
-    let text = with(BSS, "width = 40\n", "width = 40\ndevice = { kind = \"drr\" }\n");
+    let text = replace_once(&bss(), "width = 40\n", "width = 40\ndevice = { kind = \"drr\" }\n");
     assert_error(load(&text), "wifi[0].device.kind", "unknown device kind `drr`, expected `fifo` or `per_station`");
-    let text = with(BSS, "width = 40\n", "width = 40\nqdisc = { kind = \"codel\", target = 5 }\n");
+    let text = replace_once(&bss(), "width = 40\n", "width = 40\nqdisc = { kind = \"codel\", target = 5 }\n");
     assert_error(load(&text), "wifi[0].qdisc.target", "duration 5 has no unit");
 }
 
 #[test]
 fn the_standard_is_required_and_known() {
-    let text = with(BSS, "standard = \"n\"\n", "");
+    let text = replace_once(&bss(), "standard = \"n\"\n", "");
     assert_error(load(&text), "wifi[0].standard", "missing required key");
-    let text = with(BSS, "standard = \"n\"", "standard = \"b\"");
+    let text = replace_once(&bss(), "standard = \"n\"", "standard = \"b\"");
     assert_error(load(&text), "wifi[0].standard", "unknown Wi-Fi standard `b`, expected one of `a`, `n`, `ac`, `ax`");
 }
 
 #[test]
 fn node_settings_name_a_member() {
-    let text = with(BSS, "name = \"sta2\"", "name = \"sta3\"");
+    let text = replace_once(&bss(), "name = \"sta2\"", "name = \"sta3\"");
     assert_error(
         load(&text),
         "wifi[0].node[0].name",
         "\"sta3\" is not a member of this network, expected one of: ap, sta1, sta2",
     );
-    let text = with(BSS, "name = \"ap\"", "name = \"sta2\"");
+    let text = replace_once(&bss(), "name = \"ap\"", "name = \"sta2\"");
     assert_error(load(&text), "wifi[0].node[1].name", "\"sta2\" already has its settings at wifi[0].node[0]");
 }
 
 #[test]
 fn phy_keys_are_checked_per_standard() {
-    let net = |keys: &str| with(BSS, "mcs = 7\nwidth = 40\n", keys);
+    let net = |keys: &str| replace_once(&bss(), "mcs = 7\nwidth = 40\n", keys);
     assert_error(load(&net("mcs = 40")), "wifi[0].mcs", "mcs must be 0 to 31 for 802.11n (0-7: 1 spatial stream");
     assert_error(load(&net("mcs = 300")), "wifi[0].mcs", "expected a whole number from 0 to 255");
     assert_error(load(&net("width = 80")), "wifi[0].width", "width must be 20 or 40 (MHz) for 802.11n, got 80");
@@ -444,11 +407,13 @@ fn phy_keys_are_checked_per_standard() {
     assert_error(load(&net("rate = \"54Mbit\"")), "wifi[0].rate", "`rate` is the non-HT rate of 802.11a");
     assert_error(load(&net("per = 1.0")), "wifi[0].per", "per must be a probability in [0, 1)");
     // A member's table is checked where it is written.
-    assert_error(load(&with(BSS, "mcs = 3", "mcs = 32")), "wifi[0].node[0].mcs", "got 32");
+    assert_error(load(&replace_once(&bss(), "mcs = 3", "mcs = 32")), "wifi[0].node[0].mcs", "got 32");
 
-    let std = |standard: &str, keys: &str| with(&net(keys), "standard = \"n\"", &format!("standard = \"{standard}\""));
+    let std = |standard: &str, keys: &str| {
+        replace_once(&net(keys), "standard = \"n\"", &format!("standard = \"{standard}\""))
+    };
     assert_error(load(&std("a", "mcs = 3")), "wifi[0].mcs", "802.11a has no MCS; set `rate` to one of 6, 9, 12");
-    let text = with(&std("a", "rate = \"11Mbit\""), "mcs = 3\n", "").replace("mcs = 5\n", "");
+    let text = replace_once(&std("a", "rate = \"11Mbit\""), "mcs = 3\n", "").replace("mcs = 5\n", "");
     assert_error(load(&text), "wifi[0].rate", "802.11a rates are 6, 9, 12, 18, 24, 36, 48, 54 Mbit/s, got 11Mbit");
     assert_error(load(&std("ac", "mcs = 10")), "wifi[0].mcs", "mcs must be 0 to 9 for 802.11ac, got 10");
     assert_error(load(&std("ac", "nss = 9")), "wifi[0].nss", "nss must be 1 to 8 spatial streams");
@@ -459,21 +424,27 @@ fn phy_keys_are_checked_per_standard() {
     );
     let ax = std("ax", "mcs = 11\nwidth = 160\ngi = \"3200ns\"\nnss = 4");
     assert_error(load(&ax), "wifi[0].node[0].gi", "for 802.11ax, got \"400ns\"");
-    let r = load(&with(&ax, "gi = \"400ns\"", "gi = \"1.6us\"")).unwrap();
+    let r = load(&replace_once(&ax, "gi = \"400ns\"", "gi = \"1.6us\"")).unwrap();
     assert_eq!(link_phy(&r.wifi[0], "ap", "sta2").0, phy(3, 4, 160, 1600));
 }
 
 #[test]
 fn vht_mcs9_at_20mhz_needs_3_or_6_streams() {
-    let ac = |keys: &str| with(&with(BSS, "mcs = 7\nwidth = 40\n", keys), "standard = \"n\"", "standard = \"ac\"");
+    let ac = |keys: &str| {
+        replace_once(&replace_once(&bss(), "mcs = 7\nwidth = 40\n", keys), "standard = \"n\"", "standard = \"ac\"")
+    };
     assert_error(
-        load(&with(&ac("mcs = 9\nwidth = 20"), "mcs = 3\n", "").replace("mcs = 5\n", "")),
+        load(&replace_once(&ac("mcs = 9\nwidth = 20"), "mcs = 3\n", "").replace("mcs = 5\n", "")),
         "wifi[0].mcs",
         "VHT MCS 9 is not defined at 20 MHz with 1 spatial stream(s) (at 20 MHz, MCS 9 needs nss = 3 or 6)",
     );
     // The combination is checked per link: sta2 at MCS 9 with the network's 20 MHz.
-    assert_error(load(&with(&ac("width = 20"), "mcs = 3", "mcs = 9")), "wifi[0].node[0].mcs", "(link ap -> sta2)");
-    assert!(load(&with(&ac("width = 20\nnss = 3"), "mcs = 3", "mcs = 9")).is_ok());
+    assert_error(
+        load(&replace_once(&ac("width = 20"), "mcs = 3", "mcs = 9")),
+        "wifi[0].node[0].mcs",
+        "(link ap -> sta2)",
+    );
+    assert!(load(&replace_once(&ac("width = 20\nnss = 3"), "mcs = 3", "mcs = 9")).is_ok());
 
     assert_eq!(check_phy(Standard::Ac, &phy(9, 1, 20, 800)).unwrap_err().0, "mcs");
     assert!(check_phy(Standard::Ac, &phy(9, 3, 20, 800)).is_ok());
@@ -488,7 +459,7 @@ fn vht_mcs9_at_20mhz_needs_3_or_6_streams() {
 
 #[test]
 fn aggregation_limits_follow_the_standard() {
-    let agg = |table: &str| with(BSS, "mcs = 7\nwidth = 40\n", &format!("aggregation = {table}\n"));
+    let agg = |table: &str| replace_once(&bss(), "mcs = 7\nwidth = 40\n", &format!("aggregation = {table}\n"));
     assert_error(
         load(&agg("{ max_mpdus = 128 }")),
         "wifi[0].aggregation.max_mpdus",
@@ -497,9 +468,13 @@ fn aggregation_limits_follow_the_standard() {
     assert_error(load(&agg("{ max_bytes = 70000 }")), "wifi[0].aggregation.max_bytes", "1 to 65535 for 802.11n");
     assert_error(load(&agg("{ max_duration = \"6ms\" }")), "wifi[0].aggregation.max_duration", "at most 5.484ms");
     assert_error(load(&agg("{ max_duration = 4 }")), "wifi[0].aggregation.max_duration", "has no unit");
-    assert_error(load(&with(BSS, "max_mpdus = 32", "max_mpdus = 0")), "wifi[0].node[0].aggregation.max_mpdus", "got 0");
-    let ax = with(&agg("{ max_mpdus = 256, enabled = false }"), "standard = \"n\"", "standard = \"ax\"");
-    let ax = with(&ax, "gi = \"400ns\"", "gi = \"1600ns\"");
+    assert_error(
+        load(&replace_once(&bss(), "max_mpdus = 32", "max_mpdus = 0")),
+        "wifi[0].node[0].aggregation.max_mpdus",
+        "got 0",
+    );
+    let ax = replace_once(&agg("{ max_mpdus = 256, enabled = false }"), "standard = \"n\"", "standard = \"ax\"");
+    let ax = replace_once(&ax, "gi = \"400ns\"", "gi = \"1600ns\"");
     let r = load(&ax).unwrap();
     // sta2's table changes max_mpdus only; `enabled = false` comes from the network.
     let sta2 = r.wifi[0].node("sta2").unwrap().aggregation;
@@ -507,7 +482,7 @@ fn aggregation_limits_follow_the_standard() {
     assert_eq!(r.wifi[0].node("ap").unwrap().aggregation.max_mpdus, 256);
 
     let a = |table: &str| {
-        let text = with(&agg(table), "standard = \"n\"", "standard = \"a\"");
+        let text = replace_once(&agg(table), "standard = \"n\"", "standard = \"a\"");
         text.replace("mcs = 3\n", "")
             .replace("mcs = 5\n", "")
             .replace("gi = \"400ns\"\n", "")
@@ -520,7 +495,7 @@ fn aggregation_limits_follow_the_standard() {
 
 #[test]
 fn edca_parameters_are_checked() {
-    let edca = |table: &str| with(BSS, "mcs = 7\nwidth = 40\n", &format!("edca = {table}\n"));
+    let edca = |table: &str| replace_once(&bss(), "mcs = 7\nwidth = 40\n", &format!("edca = {table}\n"));
     let r = load(&edca("{ cw_min = 31, txop = \"2.528ms\" }")).unwrap();
     assert_eq!(r.wifi[0].edca, Edca { cw_min: 31, cw_max: 1023, aifsn: 3, retry_limit: 7, txop: 2_528 * US });
     assert_error(load(&edca("{ cw_min = 16 }")), "wifi[0].edca.cw_min", "cw_min must be of the form 2^k - 1");
@@ -544,7 +519,7 @@ fn edca_parameters_are_checked() {
 
 #[test]
 fn interface_layers_are_checked_where_written() {
-    let net = |keys: &str| with(BSS, "mcs = 7\nwidth = 40\n", keys);
+    let net = |keys: &str| replace_once(&bss(), "mcs = 7\nwidth = 40\n", keys);
     assert_error(
         load(&net("device = { kind = \"fifo\", size = 0 }")),
         "wifi[0].device.size",
@@ -555,9 +530,9 @@ fn interface_layers_are_checked_where_written() {
         "wifi[0].qdisc.limit",
         "from 1 to 4294967295 (packets), got 0",
     );
-    let text = with(BSS, "per = 0.1", "per = 0.1\ndevice = { kind = \"per_station\", size = 200000 }");
+    let text = replace_once(&bss(), "per = 0.1", "per = 0.1\ndevice = { kind = \"per_station\", size = 200000 }");
     assert_error(load(&text), "wifi[0].node[1].device.size", "got 200000");
-    let text = with(
+    let text = replace_once(
         &net("qdisc = { kind = \"fq_codel\" }\ndevice = { kind = \"per_station\", airtime_fairness = true }"),
         "per = 0.1",
         "per = 0.1\nqdisc = { kind = \"pfifo\", limit = 64 }",
@@ -572,39 +547,13 @@ fn interface_layers_are_checked_where_written() {
 // ---- rate schedules ----
 
 /// An 802.11a BSS: sta2 alternates 24 and 6 Mbit/s every second, the AP and sta3 set fixed rates.
-const SWITCH: &str = r#"
-name = "switch"
-duration = "10s"
-hosts = ["ap", "sta1", "sta2", "sta3"]
-
-[[wifi]]
-name = "bss"
-standard = "a"
-ap = "ap"
-stations = ["sta1", "sta2", "sta3"]
-rate = "54Mbit"
-
-[[wifi.node]]
-name = "sta2"
-rate = "24Mbit"
-schedule = { period = "2s", steps = [{ at = "0s", rate = "24Mbit" }, { at = "1s", rate = "6Mbit" }] }
-
-[[wifi.node]]
-name = "ap"
-rate = "36Mbit"
-
-[[wifi.node]]
-name = "sta3"
-rate = "48Mbit"
-
-[[flow]]
-from = "sta2"
-to = "ap"
-app = { kind = "udp" }
-"#;
-
-const SWITCH_STEPS: &str =
-    r#"schedule = { period = "2s", steps = [{ at = "0s", rate = "24Mbit" }, { at = "1s", rate = "6Mbit" }] }"#;
+fn switch() -> String {
+    let bss = Wifi::bss("a", "ap", &["sta1", "sta2", "sta3"]).name("bss").rate("54Mbit");
+    let bss = bss.node("sta2", &[("rate", r#""24Mbit""#), ("schedule", ALTERNATING_24_6)]);
+    let bss = bss.node("ap", &[("rate", r#""36Mbit""#)]).node("sta3", &[("rate", r#""48Mbit""#)]);
+    let scenario = Scenario::new("switch", "10s").hosts(&["ap", "sta1", "sta2", "sta3"]).wifi(bss);
+    scenario.flow(Flow::new("sta2", "ap").app(r#"{ kind = "udp" }"#)).to_string()
+}
 
 fn non_ht(mbit: u64) -> PhySpec {
     PhySpec { rate_bps: mbit * 1_000_000, mcs: 0, nss: 1, width_mhz: 20, gi_ns: 800 }
@@ -621,7 +570,7 @@ fn schedule_of(w: &ResolvedWifi, from: &str, to: &str) -> Option<ResolvedSchedul
 
 #[test]
 fn a_station_schedule_resolves_to_explicit_phys_in_both_directions() {
-    let r = load(SWITCH).unwrap_or_else(|e| panic!("{e}"));
+    let r = load(&switch()).unwrap_or_else(|e| panic!("{e}"));
     let w = &r.wifi[0];
     let want = steps(Some(2 * SEC), &[(0, non_ht(24)), (SEC, non_ht(6))]);
     for (from, to) in [("ap", "sta2"), ("sta2", "ap")] {
@@ -638,8 +587,8 @@ fn a_station_schedule_resolves_to_explicit_phys_in_both_directions() {
 
 #[test]
 fn an_ap_schedule_follows_the_precedence_of_its_keys() {
-    let text = with(
-        SWITCH,
+    let text = replace_once(
+        &switch(),
         "name = \"ap\"\nrate = \"36Mbit\"\n",
         "name = \"ap\"\nrate = \"36Mbit\"\nschedule = { steps = [{ at = \"3s\", rate = \"12Mbit\" }] }\n",
     );
@@ -658,8 +607,8 @@ fn an_ap_schedule_follows_the_precedence_of_its_keys() {
 fn steps_are_layered_over_the_members_own_phy_keys() {
     // 802.11n: sta2 sets MCS 3 and the short GI; a step sets MCS 15 (two streams), and a step
     // without PHY keys returns to sta2's own PHY.
-    let text = with(
-        BSS,
+    let text = replace_once(
+        &bss(),
         "gi = \"400ns\"\n",
         "gi = \"400ns\"\nschedule = { steps = [{ at = \"1s\", mcs = 15 }, { at = \"2.5s\" }] }\n",
     );
@@ -668,7 +617,7 @@ fn steps_are_layered_over_the_members_own_phy_keys() {
     assert_eq!(schedule_of(&r.wifi[0], "sta2", "ap"), want);
     assert_eq!(schedule_of(&r.wifi[0], "ap", "sta2"), want);
     // In a mesh, of the node's own transmissions only.
-    let text = CHAIN.to_string() + "[[wifi.node]]\nname = \"n1\"\nschedule = { steps = [{ at = \"1s\", mcs = 8 }] }\n";
+    let text = chain() + "[[wifi.node]]\nname = \"n1\"\nschedule = { steps = [{ at = \"1s\", mcs = 8 }] }\n";
     let r = load(&text).unwrap_or_else(|e| panic!("{e}"));
     let w = &r.wifi[0];
     assert_eq!(schedule_of(w, "n1", "n0"), steps(None, &[(SEC, phy(8, 2, 40, 400))]));
@@ -679,7 +628,9 @@ fn steps_are_layered_over_the_members_own_phy_keys() {
 
 #[test]
 fn schedules_are_checked_where_written() {
-    let sched = |table: &str| with(SWITCH, SWITCH_STEPS, &format!("schedule = {table}"));
+    let sched = |table: &str| {
+        replace_once(&switch(), &format!("schedule = {ALTERNATING_24_6}"), &format!("schedule = {table}"))
+    };
     let at = "wifi[0].node[0].schedule";
     assert_error(load(&sched("{ period = \"2s\", steps = [] }")), &format!("{at}.steps"), "at least one step");
     assert_error(load(&sched("{ period = \"2s\" }")), &format!("{at}.steps"), "missing required key");
@@ -737,7 +688,7 @@ fn schedules_are_checked_where_written() {
         &format!("{at}.steps[0].mcs"),
         "802.11a has no MCS",
     );
-    let n = |table: &str| with(BSS, "gi = \"400ns\"\n", &format!("gi = \"400ns\"\nschedule = {table}\n"));
+    let n = |table: &str| replace_once(&bss(), "gi = \"400ns\"\n", &format!("gi = \"400ns\"\nschedule = {table}\n"));
     assert_error(
         load(&n("{ steps = [{ at = \"0s\", rate = \"6Mbit\" }] }")),
         &format!("{at}.steps[0].rate"),
@@ -746,29 +697,30 @@ fn schedules_are_checked_where_written() {
     assert_error(load(&n("{ steps = [{ at = \"0s\", mcs = 32 }] }")), &format!("{at}.steps[0].mcs"), "got 32");
     assert_error(load(&n("{ steps = [{ at = \"0s\", width = 80 }] }")), &format!("{at}.steps[0].width"), "got 80");
     // A combination is checked per link and step: VHT MCS 9 at 20 MHz needs 3 or 6 streams.
-    let ac = with(&n("{ steps = [{ at = \"0s\", mcs = 9, width = 20 }] }"), "standard = \"n\"", "standard = \"ac\"");
+    let ac =
+        replace_once(&n("{ steps = [{ at = \"0s\", mcs = 9, width = 20 }] }"), "standard = \"n\"", "standard = \"ac\"");
     assert_error(
         load(&ac),
         &format!("{at}.steps[0].mcs"),
         "VHT MCS 9 is not defined at 20 MHz with 1 spatial stream(s)",
     );
-    assert!(load(&with(&ac, "mcs = 9, width = 20", "mcs = 9, width = 20, nss = 3")).is_ok());
+    assert!(load(&replace_once(&ac, "mcs = 9, width = 20", "mcs = 9, width = 20, nss = 3")).is_ok());
 }
 
 #[test]
 fn set_reaches_a_schedule() {
-    let r = load_with(SWITCH, &[("wifi.bss.node.sta2.schedule.period", "\"4s\"")]).unwrap_or_else(|e| panic!("{e}"));
+    let r = load_with(&switch(), &[("wifi.bss.node.sta2.schedule.period", "\"4s\"")]).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(schedule_of(&r.wifi[0], "sta2", "ap").unwrap().period, Some(4 * SEC));
-    let r = load_with(SWITCH, &[("wifi.bss.node.sta2.schedule.steps[1].rate", "12Mbit")]).unwrap();
+    let r = load_with(&switch(), &[("wifi.bss.node.sta2.schedule.steps[1].rate", "12Mbit")]).unwrap();
     assert_eq!(schedule_of(&r.wifi[0], "ap", "sta2").unwrap().steps[1].phy, non_ht(12));
     let sets = [("wifi.bss.node.sta3.schedule", "{ steps = [{ at = \"5s\", rate = \"6Mbit\" }] }")];
-    let r = load_with(SWITCH, &sets).unwrap();
+    let r = load_with(&switch(), &sets).unwrap();
     assert_eq!(schedule_of(&r.wifi[0], "sta3", "ap"), steps(None, &[(5 * SEC, non_ht(6))]));
-    let err = load_with(SWITCH, &[("wifi.bss.node.sta2.schedule.steps[1].at", "7")]).unwrap_err();
+    let err = load_with(&switch(), &[("wifi.bss.node.sta2.schedule.steps[1].at", "7")]).unwrap_err();
     assert_eq!(err.key, "wifi[0].node[0].schedule.steps[1].at");
     assert!(err.message.contains("has no unit") && err.message.contains("(from --set"), "{err}");
     assert_error(
-        load_with(SWITCH, &[("wifi.bss.node.sta2.schedule.period", "1s")]),
+        load_with(&switch(), &[("wifi.bss.node.sta2.schedule.period", "1s")]),
         "wifi[0].node[0].schedule.steps[1].at",
         "less than the period (\"1s\")",
     );
@@ -778,30 +730,30 @@ fn set_reaches_a_schedule() {
 
 #[test]
 fn set_wifi_keys_by_index_and_name() {
-    let r = load_with(CHAIN, &[("wifi[0].mcs", "7")]).unwrap();
+    let r = load_with(&chain(), &[("wifi[0].mcs", "7")]).unwrap();
     assert!(r.wifi[0].links.iter().all(|l| (l.phy.mcs, l.phy.nss) == (7, 1)));
-    let r = load_with(BSS, &[("wifi.bss.width", "20"), ("wifi.bss.node.sta2.mcs", "15")]).unwrap();
+    let r = load_with(&bss(), &[("wifi.bss.width", "20"), ("wifi.bss.node.sta2.mcs", "15")]).unwrap();
     assert_eq!(link_phy(&r.wifi[0], "sta2", "ap").0, phy(15, 2, 20, 400));
-    let r = load_with(BSS, &[("bss.gi", "400ns"), ("wifi[0].node[1].per", "0")]).unwrap();
+    let r = load_with(&bss(), &[("bss.gi", "400ns"), ("wifi[0].node[1].per", "0")]).unwrap();
     assert_eq!(link_phy(&r.wifi[0], "ap", "sta1"), (phy(5, 1, 40, 400), 0.0));
-    let r = load_with(BSS, &[("wifi.bss.aggregation.max_duration", "4ms"), ("wifi.bss.edca.cw_min", "31")]).unwrap();
+    let r = load_with(&bss(), &[("wifi.bss.aggregation.max_duration", "4ms"), ("wifi.bss.edca.cw_min", "31")]).unwrap();
     assert_eq!(r.wifi[0].node("ap").unwrap().aggregation.max_duration, 4 * MS);
     assert_eq!(r.wifi[0].edca.cw_min, 31);
     // A network without a name is "wifi<i>".
-    let unnamed = with(CHAIN, "name = \"mesh\"\n", "");
+    let unnamed = replace_once(&chain(), "name = \"mesh\"\n", "");
     let r = load_with(&unnamed, &[("wifi.wifi0.width", "20")]).unwrap();
     assert_eq!(r.wifi[0].links[0].phy.width_mhz, 20);
 }
 
 #[test]
 fn set_rate_of_an_11a_member() {
-    let a = with(CHAIN, "standard = \"n\"", "standard = \"a\"");
-    let a = with(
+    let a = replace_once(&chain(), "standard = \"n\"", "standard = \"a\"");
+    let a = replace_once(
         &a,
         "mcs = 15\nwidth = 40\ngi = \"400ns\"\naggregation = { max_mpdus = 32, max_duration = \"4ms\" }\n",
         "",
     );
-    let a = with(&a, "[[flow]]", "[[wifi.node]]\nname = \"n1\"\n\n[[flow]]");
+    let a = replace_once(&a, "[[flow]]", "[[wifi.node]]\nname = \"n1\"\n\n[[flow]]");
     let r = load_with(&a, &[("wifi[0].node[0].rate", "\"6Mbit\""), ("wifi.mesh.rate", "24Mbit")]).unwrap();
     let w = &r.wifi[0];
     assert_eq!(link_phy(w, "n1", "n2").0.rate_bps, 6_000_000);
@@ -810,20 +762,20 @@ fn set_rate_of_an_11a_member() {
 
 #[test]
 fn set_wifi_errors_name_the_override() {
-    let err = load_with(CHAIN, &[("wifi[0].mcs", "300")]).unwrap_err();
+    let err = load_with(&chain(), &[("wifi[0].mcs", "300")]).unwrap_err();
     assert_eq!(err.key, "wifi[0].mcs");
     assert!(
         err.message.contains("expected a whole number from 0 to 255")
             && err.message.contains("(from --set wifi[0].mcs=300)"),
         "{err}"
     );
-    assert_error(load_with(CHAIN, &[("wifi.mesh.width", "80")]), "wifi[0].width", "width must be 20 or 40");
+    assert_error(load_with(&chain(), &[("wifi.mesh.width", "80")]), "wifi[0].width", "width must be 20 or 40");
     assert_error(
-        load_with(CHAIN, &[("wifi.nowhere.mcs", "1")]),
+        load_with(&chain(), &[("wifi.nowhere.mcs", "1")]),
         "wifi.nowhere.mcs",
         "no entry of `wifi` is named \"nowhere\", expected one of: mesh",
     );
-    let err = load_with(CHAIN, &[("wifi.mesh.edca.cwmin", "3")]).unwrap_err();
+    let err = load_with(&chain(), &[("wifi.mesh.edca.cwmin", "3")]).unwrap_err();
     assert_eq!(err.key, "wifi[0].edca.cwmin");
     assert!(err.message.contains("from --set"), "{err}");
 }

@@ -1,85 +1,21 @@
 //! The cross-layer AQM (paper 001) end to end: two bulk CUBIC uploads and four sources of
 //! periodic 200 kB transfers share a 10 Mbit/s uplink; the mice stop at 20 s.
 
+use crate::builders::*;
 use crate::common::*;
 
 fn run(qdisc: &str) -> airlab_core::RunOutput {
-    let text = format!(
-        r#"
-name = "xlayer-test"
-duration = "30s"
-hosts = ["bulk", "m1", "m2", "m3", "m4", "server"]
-routers = ["r1"]
-[metrics]
-interval = "500ms"
-[[link]]
-between = ["bulk", "r1"]
-rate = "100Mbit"
-delay = "1ms"
-[[link]]
-between = ["m1", "r1"]
-rate = "100Mbit"
-delay = "1ms"
-[[link]]
-between = ["m2", "r1"]
-rate = "100Mbit"
-delay = "1ms"
-[[link]]
-between = ["m3", "r1"]
-rate = "100Mbit"
-delay = "1ms"
-[[link]]
-between = ["m4", "r1"]
-rate = "100Mbit"
-delay = "1ms"
-[[link]]
-name = "uplink"
-between = ["r1", "server"]
-rate = "10Mbit"
-delay = "9ms"
-qdisc = {qdisc}
-[[flow]]
-name = "bulk"
-from = "bulk"
-to = "server"
-cc = "cubic"
-count = 2
-app = {{ kind = "bulk" }}
-[[flow]]
-name = "mice1"
-from = "m1"
-to = "server"
-cc = "cubic"
-start = "2s"
-stop = "20s"
-app = {{ kind = "periodic", size = "200kB", period = "1.5s", random_start = "1s" }}
-[[flow]]
-name = "mice2"
-from = "m2"
-to = "server"
-cc = "cubic"
-start = "2s"
-stop = "20s"
-app = {{ kind = "periodic", size = "200kB", period = "1.5s", random_start = "1s" }}
-[[flow]]
-name = "mice3"
-from = "m3"
-to = "server"
-cc = "cubic"
-start = "2s"
-stop = "20s"
-app = {{ kind = "periodic", size = "200kB", period = "1.5s", random_start = "1s" }}
-[[flow]]
-name = "mice4"
-from = "m4"
-to = "server"
-cc = "cubic"
-start = "2s"
-stop = "20s"
-app = {{ kind = "periodic", size = "200kB", period = "1.5s", random_start = "1s" }}
-"#
-    );
-    run_toml(&text, Some(1))
+    let mice = ["m1", "m2", "m3", "m4"];
+    let access = ["bulk"].iter().chain(&mice).map(|host| Link::new(host, "r1", "100Mbit", "1ms"));
+    let uplink = Link::new("r1", "server", "10Mbit", "9ms").name("uplink").qdisc(qdisc);
+    let periodic = r#"{ kind = "periodic", size = "200kB", period = "1.5s", random_start = "1s" }"#;
+    let transfers = mice.iter().enumerate().map(|(i, host)| {
+        Flow::new(host, "server").name(&format!("mice{}", i + 1)).cc("cubic").start("2s").stop("20s").app(periodic)
+    });
+    let scenario = Scenario::new("xlayer-test", "30s").hosts(&["bulk", "m1", "m2", "m3", "m4", "server"]);
+    let scenario = scenario.routers(&["r1"]).interval("500ms").links(access).link(uplink);
+    let uploads = Flow::bulk("bulk", "server", "cubic").name("bulk").count(2);
+    run_toml(&scenario.flow(uploads).flows(transfers).to_string(), Some(1))
 }
 
 fn mean_fct(out: &airlab_core::RunOutput) -> f64 {
