@@ -92,6 +92,7 @@ def print_summary(console: Console, s: dict[str, Any], max_rows: int = 20) -> No
                 ("goodput Mbit/s", "goodput_mbps"),
                 ("RTT p50 ms", "rtt_ms.p50"),
                 ("RTT p95 ms", "rtt_ms.p95"),
+                ("sRTT p50 ms", "srtt_ms.p50"),
                 ("retransmits", "retransmits"),
                 ("FCT mean s", "fct_s.mean"),
             ],
@@ -147,6 +148,13 @@ def print_summary(console: Console, s: dict[str, Any], max_rows: int = 20) -> No
                 used[: min(max_rows, 8)],
             )
         )
+    if s.get("backend") == "linux":
+        linux = s.get("linux") or {}
+        console.print(
+            f"Jain's fairness index: [bold]{fmt(s.get('jain_index'))}[/]   "
+            f"backend: Linux {linux.get('kernel', '?')} (testbed)"
+        )
+        return
     e = s.get("engine") or {}
     console.print(
         f"Jain's fairness index: [bold]{fmt(s.get('jain_index'))}[/]   "
@@ -514,6 +522,98 @@ def reproduce(paper: str, quick: bool, jobs: int, out: str | None) -> None:
     console.print(
         f"report: [bold]{out_dir / 'report.html'}[/], targets: {out_dir / 'targets.json'}"
     )
+
+
+# -- the Linux testbed -----------------------------------------------------------------------------
+
+
+@cli.group()
+def testbed() -> None:
+    """Run wired scenarios on this machine's own kernel (needs root)."""
+
+
+@testbed.command("run")
+@click.argument("scenario")
+@click.option("--seed", type=click.IntRange(0, airlab.MAX_SEED), default=None, help="Run seed.")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Output directory [default: results/<scenario>-linux].",
+)
+@click.option("--no-plots", is_flag=True, help="Skip the PNG plots.")
+def testbed_run(
+    scenario: str, seed: int | None, sets: tuple[str, ...], out: str | None, no_plots: bool
+) -> None:
+    """Run SCENARIO on the kernel: namespaces, shapers, the scenario's qdiscs and real sockets.
+    Writes the same files as `airlab run`, with `backend: "linux"` in summary.json."""
+    from airlab import testbed as tb
+
+    console = _console()
+    overrides = _overrides(sets)
+    stem = Path(str(scenario)).stem
+    out_dir = _out_dir(Path(out) if out else Path("results") / f"{stem}-linux")
+    try:
+        with Progress(
+            SpinnerColumn(),
+            TextColumn(f"running {stem} on Linux"),
+            BarColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            transient=True,
+        ) as bar:
+            task = bar.add_task("run", total=1.0)
+            res = tb.run(
+                scenario,
+                seed=seed,
+                set=overrides,
+                progress=lambda done: bar.update(task, completed=done),
+            )
+    except (tb.TestbedError, tb.PlanError) as e:
+        raise CliError(str(e)) from None
+    print_summary(console, res.summary)
+    res.save(out_dir, plots=not no_plots, report=True)
+    console.print(f"results written to [bold]{out_dir}[/] (report.html, summary.json, *.parquet)")
+
+
+@testbed.command("check")
+def testbed_check() -> None:
+    """What this kernel offers the testbed: privileges, CCs, qdiscs, TUN, TCP sysctls."""
+    from airlab import testbed as tb
+
+    console = _console()
+    found = tb.check()
+    t = Table(title=f"Linux {found['kernel']}", title_justify="left", title_style="bold")
+    t.add_column("what")
+    t.add_column("available")
+    yes = lambda ok: "[green]yes[/]" if ok else "[red]no[/]"  # noqa: E731
+    t.add_row("root (namespaces, qdiscs)", yes(found["root"]))
+    t.add_row("TUN devices (the testbed's wire)", yes(found["tun"]))
+    for cc, ok in found["congestion_controls"].items():
+        t.add_row(f"congestion control {cc}", yes(ok))
+    if found["qdiscs"] is None:
+        t.add_row("qdiscs", "unknown: probing needs root")
+    else:
+        for q, ok in found["qdiscs"].items():
+            t.add_row(f"qdisc {q}", yes(ok))
+    for name, value in found["sysctls"].items():
+        t.add_row(name, str(value))
+    console.print(t)
+
+
+@testbed.command("cleanup")
+@click.option("--all", "everything", is_flag=True, help="Also the namespaces of live runs.")
+def testbed_cleanup(everything: bool) -> None:
+    """Remove what testbed runs that were killed left behind."""
+    from airlab import testbed as tb
+
+    try:
+        removed = tb.cleanup(everything=everything)
+    except tb.TestbedError as e:
+        raise CliError(str(e)) from None
+    names = ": " + ", ".join(removed) if removed else ""
+    click.echo(f"removed {len(removed)} namespace(s){names}")
 
 
 # -- entry point -----------------------------------------------------------------------------------

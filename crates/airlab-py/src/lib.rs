@@ -1,12 +1,14 @@
 //! `airlab._core`: the engine as a Python extension module. The Python package wraps these
 //! functions; everything here converts between Python values and the engine's types.
 
+mod wire;
+
 use airlab_core::metrics::columns::TABLES;
 use airlab_core::metrics::series::Table;
 use airlab_core::scenario::{self, ScenarioError as CoreError};
 use numpy::IntoPyArray;
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -111,6 +113,62 @@ fn params(name: &str) -> Option<(&'static str, &'static str, Vec<(&'static str, 
     Some((family, doc, params.into_iter().map(|p| (p.name, p.accepts, p.default, p.doc)).collect()))
 }
 
+/// A quantity written as a scenario writes it ("10Mbit", "8ms", "64KiB") in base units (bit/s,
+/// ns, bytes); `kind` is "rate", "duration" or "size".
+#[pyfunction]
+fn quantity(kind: &str, text: &str) -> PyResult<u64> {
+    let parsed = match kind {
+        "rate" => scenario::parse_rate(text).map(|r| r.0),
+        "duration" => scenario::parse_duration(text).map(|d| d.0),
+        "size" => scenario::parse_bytes(text).map(|b| b.0),
+        _ => Err(format!("unknown kind of quantity `{kind}`, expected rate, duration or size")),
+    };
+    parsed.map_err(PyValueError::new_err)
+}
+
+/// The Linux testbed's wire (see `wire.rs`): forwards datagrams from each wire's input
+/// descriptor to its output after its serialization at `rate_bps` (0: none) plus `delay_ns`,
+/// dropping with probability `loss`, until `stop_fd` is readable. `wires` are `(input_fd,
+/// output_fd, delay_ns, rate_bps, loss, seed)`. Returns, per wire,
+/// `{packets, bytes, dropped, write_errors, realtime, late_mean_us, late_p50_us, late_p99_us,
+/// late_max_us}` (lateness: how long after its due time a packet left).
+#[pyfunction]
+fn delay_line<'py>(
+    py: Python<'py>,
+    wires: Vec<(i32, i32, u64, u64, f64, u64)>,
+    stop_fd: i32,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
+    let wires = wires
+        .into_iter()
+        .map(|(input, output, delay_ns, rate_bps, loss, seed)| wire::Wire {
+            input,
+            output,
+            delay_ns,
+            rate_bps,
+            loss,
+            seed,
+        })
+        .collect();
+    let stats = py.detach(|| wire::run(wires, stop_fd)).map_err(|e| PyOSError::new_err(e.to_string()))?;
+    let us = |ns: Option<f64>| ns.map(|v| v / 1e3);
+    stats
+        .into_iter()
+        .map(|s| {
+            let d = PyDict::new(py);
+            d.set_item("packets", s.packets)?;
+            d.set_item("bytes", s.bytes)?;
+            d.set_item("dropped", s.dropped)?;
+            d.set_item("write_errors", s.write_errors)?;
+            d.set_item("realtime", s.realtime)?;
+            d.set_item("late_mean_us", us(s.lateness.mean()))?;
+            d.set_item("late_p50_us", us(s.lateness.quantile(0.5)))?;
+            d.set_item("late_p99_us", us(s.lateness.quantile(0.99)))?;
+            d.set_item("late_max_us", us(s.lateness.max().map(|v| v as f64)))?;
+            Ok(d)
+        })
+        .collect()
+}
+
 #[pyfunction]
 fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
@@ -123,6 +181,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(components, m)?)?;
     m.add_function(wrap_pyfunction!(columns, m)?)?;
     m.add_function(wrap_pyfunction!(params, m)?)?;
+    m.add_function(wrap_pyfunction!(delay_line, m)?)?;
+    m.add_function(wrap_pyfunction!(quantity, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     Ok(())

@@ -1,0 +1,145 @@
+"""The traffic of a testbed run: one process per socket end, inside a node's namespace.
+
+``sink`` accepts one connection, reads everything and samples the bytes received every
+interval (the receiver-side goodput the simulator reports); ``send`` connects at the flow's
+start with the flow's congestion control and sends until its stop (bulk) or its size
+(transfer). Times are nanoseconds of CLOCK_MONOTONIC relative to the run's epoch, which every
+process of the machine shares: an agent prints ``ready`` once set up and then reads the epoch
+from its standard input, so that slow starts of the agents do not eat into the run. Each agent
+dies with the controller (PR_SET_PDEATHSIG), so a
+killed run leaves no traffic behind; each writes its record as JSON to ``--out``.
+
+Run as ``python -m airlab.testbed.agent sink|send ...`` by :mod:`airlab.testbed.run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
+import os
+import signal
+import socket
+import sys
+import time
+from typing import Any
+
+PR_SET_PDEATHSIG = 1
+CHUNK = 1 << 16
+
+
+def _die_with_parent() -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() == 1:  # the controller died before the call
+        sys.exit(1)
+
+
+def _now(epoch: int) -> int:
+    return time.monotonic_ns() - epoch
+
+
+def _sleep_until(epoch: int, t: int) -> None:
+    delay = (t - _now(epoch)) / 1e9
+    if delay > 0:
+        time.sleep(delay)
+
+
+def sink(args: argparse.Namespace) -> dict[str, Any]:
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind((args.addr, args.port))
+    srv.listen(1)
+    args.epoch = _await_epoch()
+    conn, _ = srv.accept()
+    accepted = _now(args.epoch)
+    total, last_byte = 0, None
+    samples: list[tuple[int, int]] = []
+    next_sample = args.interval
+    stopping = False
+
+    def stop(*_: Any) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, stop)
+    while not stopping:
+        now = _now(args.epoch)
+        while now >= next_sample and next_sample <= args.until:
+            samples.append((next_sample, total))
+            next_sample += args.interval
+        conn.settimeout(max(next_sample - now, 1_000) / 1e9)
+        try:
+            data = conn.recv(CHUNK)
+        except TimeoutError:
+            continue
+        except InterruptedError:
+            continue
+        if not data:
+            # The sender closed: the samples up to the end of the run see no more bytes.
+            while next_sample <= args.until:
+                samples.append((next_sample, total))
+                next_sample += args.interval
+            break
+        total += len(data)
+        last_byte = _now(args.epoch)
+    return {"accepted_ns": accepted, "bytes": total, "last_byte_ns": last_byte, "samples": samples}
+
+
+def _await_epoch() -> int:
+    print("ready", flush=True)
+    return int(sys.stdin.readline())
+
+
+def send(args: argparse.Namespace) -> dict[str, Any]:
+    args.epoch = _await_epoch()
+    _sleep_until(args.epoch, args.start)
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, args.cc.encode())
+    started = _now(args.epoch)
+    s.connect((args.dst, args.port))
+    s.settimeout(0.05)
+    chunk = b"\0" * CHUNK
+    left = args.size if args.size is not None else None
+    sent = 0
+    while _now(args.epoch) < args.stop and (left is None or left > 0):
+        n = CHUNK if left is None else min(CHUNK, left)
+        try:
+            k = s.send(chunk[:n])
+        except TimeoutError:
+            continue
+        sent += k
+        if left is not None:
+            left -= k
+    s.close()
+    return {"started_ns": started, "bytes_sent": sent, "complete": left in (None, 0)}
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="airlab.testbed.agent")
+    ap.add_argument("role", choices=("sink", "send"))
+    ap.add_argument("--netns", required=True)
+    ap.add_argument("--until", type=int, default=0, help="the last sample time (sink)")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--addr")
+    ap.add_argument("--dst")
+    ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--interval", type=int, default=100_000_000)
+    ap.add_argument("--cc")
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--stop", type=int, default=0)
+    ap.add_argument("--size", type=int)
+    args = ap.parse_args(argv)
+    _die_with_parent()
+    from pyroute2 import netns
+
+    netns.setns(args.netns)
+    record = sink(args) if args.role == "sink" else send(args)
+    tmp = f"{args.out}.tmp"
+    with open(tmp, "w") as f:
+        json.dump(record, f)
+    os.replace(tmp, args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,284 @@
+"""Setting up and tearing down a testbed plan on the machine's own kernel, over netlink
+(pyroute2): namespaces, TUN devices, addresses, routes, sysctls, HTB shapers and qdiscs.
+
+Needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN for namespaces). The TUN devices are created by
+opening ``/dev/net/tun`` inside each namespace and live as long as their descriptors, which
+the wire holds; the namespaces carry the run id (the controller's pid first), so a run killed
+with SIGKILL leaves namespaces that :func:`remove_stale` recognises and removes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import platform
+import re
+import struct
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from airlab.testbed.plan import KERNEL_QDISC, PREFIX, Direction, Plan
+
+TUNSETIFF = 0x400454CA
+IFF_TUN = 0x0001
+IFF_NO_PI = 0x1000
+
+#: Sysctls that shape a TCP experiment, recorded with every run.
+TCP_SYSCTLS = (
+    "net/ipv4/tcp_rmem",
+    "net/ipv4/tcp_wmem",
+    "net/ipv4/tcp_limit_output_bytes",
+    "net/ipv4/tcp_ecn",
+    "net/ipv4/tcp_sack",
+    "net/ipv4/tcp_timestamps",
+    "net/ipv4/tcp_no_metrics_save",
+    "net/core/default_qdisc",
+)
+
+_STALE = re.compile(rf"^{PREFIX}(\d+)-[0-9a-f]+-\d+$")
+
+
+class TestbedError(RuntimeError):
+    """The machine cannot run the testbed as asked; the message says what is missing."""
+
+
+def _netns() -> Any:
+    try:
+        from pyroute2 import netns
+    except ImportError as e:  # pragma: no cover - pyroute2 is a dependency
+        raise TestbedError("the testbed needs pyroute2 (pip install pyroute2)") from e
+    return netns
+
+
+@contextlib.contextmanager
+def inside(ns: str) -> Iterator[None]:
+    """Run the block with this thread in namespace ``ns``: sockets and TUN devices it opens
+    belong there and stay there."""
+    netns = _netns()
+    netns.pushns(ns)
+    try:
+        yield
+    finally:
+        netns.popns()
+
+
+def require_root() -> None:
+    if os.geteuid() != 0:
+        raise TestbedError(
+            "the testbed creates network namespaces and qdiscs: run it as root "
+            "(sudo airlab testbed ...) or with CAP_NET_ADMIN and CAP_SYS_ADMIN"
+        )
+
+
+def sysctl(name: str) -> str | None:
+    """A sysctl's value as this thread's namespace sees it, or None if absent."""
+    try:
+        return Path("/proc/sys", name).read_text().strip()
+    except OSError:
+        return None
+
+
+def set_sysctl(name: str, value: str) -> None:
+    Path("/proc/sys", name).write_text(value)
+
+
+def kernel_facts() -> dict[str, Any]:
+    """The kernel and the sysctls that matter for a TCP experiment."""
+    return {
+        "kernel": platform.release(),
+        "sysctls": {name.replace("/", "."): sysctl(name) for name in TCP_SYSCTLS},
+    }
+
+
+def available_ccs() -> list[str]:
+    value = sysctl("net/ipv4/tcp_available_congestion_control") or ""
+    return value.split()
+
+
+def probe_qdiscs(kinds: list[str]) -> dict[str, bool]:
+    """Which of these qdiscs the kernel has: each is added to a scratch namespace's loopback."""
+    require_root()
+    netns = _netns()
+    name = f"{PREFIX}{os.getpid()}-0-0"
+    netns.create(name)
+    found = {}
+    try:
+        with netlink(name) as ip:
+            lo = ip.link_lookup(ifname="lo")[0]
+            for kind in kinds:
+                try:
+                    _add_qdisc(ip, lo, kind, {}, root=True)
+                    found[kind] = True
+                    ip.tc("del", index=lo, root=True)
+                except Exception:
+                    found[kind] = False
+    finally:
+        netns.remove(name)
+    return found
+
+
+def _add_qdisc(ip: Any, index: int, kind: str, params: dict[str, Any], root: bool) -> None:
+    where: dict[str, Any] = {"root": True} if root else {"parent": 0x10001, "handle": 0x100000}
+    if kind in ("pfifo", "pfifo_head_drop"):
+        # pfifo_head_drop takes pfifo's options (struct tc_fifo_qopt).
+        ip.tc("add", kind, index=index, limit=int(params.get("limit", 1000)), **where)
+    elif kind == "bfifo":
+        ip.tc("add", kind, index=index, limit=int(params.get("limit", 1000 * 1514)), **where)
+    elif params:
+        raise TestbedError(
+            f"the testbed does not translate the parameters of {kind} yet; "
+            "run it with its defaults or use pfifo, bfifo or pfifo_head_drop"
+        )
+    else:
+        ip.tc("add", kind, index=index, **where)
+
+
+def kernel_qdisc_params(direction: Direction) -> tuple[str, dict[str, Any]]:
+    """The kernel qdisc of a direction and its options, in tc's units (limit: packets for
+    pfifo, bytes for bfifo)."""
+    q = dict(direction.qdisc)
+    kind = KERNEL_QDISC.get(q.pop("kind"), "")
+    if not kind:
+        raise TestbedError(f"{direction.name}: the kernel has no counterpart of this qdisc")
+    if kind == "bfifo":
+        from airlab import _core
+
+        q["limit"] = int(_core.quantity("size", q["limit"]))
+    return kind, q
+
+
+def open_tun(ns: str, device: str) -> int:
+    """Create TUN device ``device`` in namespace ``ns``; it lives while the descriptor is open."""
+    with inside(ns):
+        fd = os.open("/dev/net/tun", os.O_RDWR | os.O_CLOEXEC)
+        try:
+            fcntl.ioctl(fd, TUNSETIFF, struct.pack("16sH", device.encode(), IFF_TUN | IFF_NO_PI))
+        except OSError:
+            os.close(fd)
+            raise
+    return fd
+
+
+def build(plan: Plan) -> dict[tuple[str, str], int]:
+    """Create the plan's namespaces, TUN devices, addresses, routes and qdiscs. Returns the TUN
+    descriptors by (node, device); on failure everything created so far is removed."""
+    require_root()
+    netns = _netns()
+    fds: dict[tuple[str, str], int] = {}
+    try:
+        for node in plan.nodes:
+            netns.create(plan.namespace(node))
+        for d in plan.directions[::2]:
+            for node in (d.src, d.dst):
+                fds[(node, d.device)] = open_tun(plan.namespace(node), d.device)
+        for node in plan.nodes:
+            ns = plan.namespace(node)
+            with inside(ns):
+                set_sysctl("net/ipv4/ip_forward", "1")
+                for scope in ("all", "default", "lo"):
+                    set_sysctl(f"net/ipv4/conf/{scope}/rp_filter", "0")
+            with netlink(ns) as ip:
+                lo = ip.link_lookup(ifname="lo")[0]
+                ip.link("set", index=lo, state="up")
+                ip.addr("add", index=lo, address=plan.addresses[node], prefixlen=32)
+                for (owner, device), _ in fds.items():
+                    if owner == node:
+                        idx = ip.link_lookup(ifname=device)[0]
+                        # One packet per skb, as on the simulator's wire: without GSO a
+                        # qdisc's packet limit counts packets, not 64 KB super-packets.
+                        ip.link("set", index=idx, gso_max_segs=1, gso_max_size=1500)
+                        ip.link("set", index=idx, state="up")
+                        with inside(ns):
+                            set_sysctl(f"net/ipv4/conf/{device}/rp_filter", "0")
+        for f in plan.flows:
+            if f.ecn:
+                with inside(plan.namespace(f.src)):
+                    set_sysctl("net/ipv4/tcp_ecn", "1")
+        for d in plan.directions:
+            with netlink(plan.namespace(d.src)) as ip:
+                idx = ip.link_lookup(ifname=d.device)[0]
+                ip.tc("add", "htb", index=idx, handle=0x10000, default=1)
+                ip.tc(
+                    "add-class", "htb", index=idx, handle=0x10001, parent=0x10000,
+                    rate=f"{d.rate_bps}bit", ceil=f"{d.rate_bps}bit",
+                )  # fmt: skip
+                kind, params = kernel_qdisc_params(d)
+                _add_qdisc(ip, idx, kind, params, root=False)
+        for r in plan.routes:
+            with netlink(plan.namespace(r.node)) as ip:
+                idx = ip.link_lookup(ifname=r.device)[0]
+                ip.route(
+                    "add", dst=f"{plan.addresses[r.dst]}/32", oif=idx,
+                    prefsrc=plan.addresses[r.node],
+                )  # fmt: skip
+    except BaseException:
+        teardown(plan, fds)
+        raise
+    return fds
+
+
+def netlink(ns: str) -> Any:
+    """A route-netlink socket bound to namespace ``ns`` (for repeated queries: opening one
+    per query costs far more than the query)."""
+    from pyroute2 import IPRoute
+
+    with inside(ns):
+        return IPRoute()
+
+
+def qdisc_stats(ip: Any, device: str) -> dict[str, int]:
+    """The leaf qdisc's counters on ``device`` (``ip`` from :func:`netlink`): packets and bytes
+    sent, drops, backlog."""
+    idx = ip.link_lookup(ifname=device)[0]
+    for msg in ip.get_qdiscs(index=idx):
+        if msg.get("handle") == 0x100000:
+            basic = msg.get_attr("TCA_STATS2").get_attr("TCA_STATS_BASIC") or {}
+            queue = msg.get_attr("TCA_STATS2").get_attr("TCA_STATS_QUEUE") or {}
+            return {
+                "packets": int(basic.get("packets", 0)),
+                "bytes": int(basic.get("bytes", 0)),
+                "drops": int(queue.get("drops", 0)),
+                "backlog_bytes": int(queue.get("backlog", 0)),
+                "backlog_pkts": int(queue.get("qlen", 0)),
+            }
+    raise TestbedError(f"{device}: the qdisc is gone")
+
+
+def teardown(plan: Plan, fds: dict[tuple[str, str], int]) -> None:
+    """Close the TUN devices and remove the plan's namespaces; never raises."""
+    for fd in fds.values():
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    fds.clear()
+    netns = _netns()
+    existing = set(netns.listnetns())
+    for ns in plan.namespaces:
+        if ns in existing:
+            with contextlib.suppress(Exception):
+                netns.remove(ns)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale(everything: bool = False) -> list[str]:
+    """Remove testbed namespaces whose run is over (its controller is gone), or every testbed
+    namespace with ``everything``. Returns the names removed."""
+    netns = _netns()
+    removed = []
+    for name in netns.listnetns():
+        m = _STALE.match(name)
+        if m and (everything or not _alive(int(m.group(1)))):
+            with contextlib.suppress(Exception):
+                netns.remove(name)
+                removed.append(name)
+    return removed

@@ -1,0 +1,223 @@
+"""What a testbed run sets up, worked out from a resolved scenario without touching the kernel.
+
+A scenario's node becomes a network namespace; each direction of a link becomes an egress TUN
+device in the sending node's namespace, shaped by an HTB class at the link rate with the
+scenario's qdisc below it, and a wire (``airlab._core.delay_line``) that carries its packets to
+the TUN device of the same link in the receiving node's namespace after their serialization
+time plus the propagation delay. Every node has one address; static routes follow the
+scenario's next hops. Flows become sockets in the end hosts' namespaces.
+
+Everything here is data: :mod:`airlab.testbed.kernel` applies a :class:`Plan`. Names are unique
+per run (the run's id is in every namespace name), so two runs never collide and a stale run's
+namespaces can be told apart.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+from typing import Any
+
+from airlab import _core
+
+#: The scenario congestion controls the kernel can run, by the kernel's name for them.
+KERNEL_CC = {"cubic": "cubic", "reno": "reno", "bbr1": "bbr"}
+
+#: Scenario qdiscs and the kernel qdisc each needs.
+KERNEL_QDISC = {
+    "pfifo": "pfifo",
+    "bfifo": "bfifo",
+    "pfifo_head_drop": "pfifo_head_drop",
+    "codel": "codel",
+    "fq_codel": "fq_codel",
+    "cake": "cake",
+}
+
+#: Apps the testbed runs.
+APPS = ("bulk", "transfer")
+
+#: The block of addresses nodes get inside the run's namespaces (never routed elsewhere).
+NETWORK = ipaddress.ip_network("10.99.0.0/16")
+
+#: Namespace names start with this, then the run id.
+PREFIX = "airlab"
+
+#: Linux's MSS on a 1500-byte MTU with TCP timestamps, the simulator's default.
+KERNEL_MSS = 1448
+
+#: The first port flows listen on.
+BASE_PORT = 5001
+
+
+class PlanError(ValueError):
+    """The scenario asks for something the testbed cannot set up; the message says what."""
+
+
+@dataclass(frozen=True)
+class Direction:
+    """One direction of a link: the TUN device packets leave ``src`` by, its shaper and qdisc,
+    and the wire to ``dst``."""
+
+    name: str  # "link:from->to", as the simulator names the queue
+    link: str
+    src: str
+    dst: str
+    device: str  # TUN device name, the same at both ends
+    rate_bps: int
+    delay_ns: int
+    loss: float
+    overhead: int
+    qdisc: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Route:
+    node: str
+    dst: str  # destination host
+    device: str  # the TUN device towards the next hop
+
+
+@dataclass(frozen=True)
+class FlowPlan:
+    name: str
+    src: str
+    dst: str
+    cc: str  # the scenario's name
+    kernel_cc: str
+    app: str
+    size: int | None  # bytes, for transfer
+    start_ns: int
+    stop_ns: int
+    port: int
+    ecn: bool
+
+
+@dataclass(frozen=True)
+class Plan:
+    run_id: str
+    scenario: str
+    duration_ns: int
+    interval_ns: int
+    warmup_ns: int
+    seed: int
+    nodes: list[str]
+    hosts: list[str]
+    addresses: dict[str, str]
+    directions: list[Direction]
+    routes: list[Route]
+    flows: list[FlowPlan]
+    resolved: dict[str, Any] = field(repr=False)
+
+    def namespace(self, node: str) -> str:
+        """The network namespace of ``node``: the run's prefix and the node's index (node
+        names may hold characters a namespace name cannot)."""
+        return f"{PREFIX}{self.run_id}-{self.nodes.index(node)}"
+
+    @property
+    def namespaces(self) -> list[str]:
+        return [self.namespace(n) for n in self.nodes]
+
+
+def _quantity(kind: str, text: Any) -> int:
+    return int(_core.quantity(kind, str(text)))
+
+
+def make_plan(resolved: dict[str, Any], run_id: str) -> Plan:
+    """The testbed plan of a resolved scenario (``airlab.validate``'s result). Raises
+    :class:`PlanError` naming what the testbed cannot do (Wi-Fi, an app it does not run, a
+    congestion control the kernel does not have a counterpart for)."""
+    sc = resolved["scenario"]
+    name = sc.get("name", "scenario")
+    if resolved.get("wifi"):
+        raise PlanError(
+            f"{name}: the testbed runs wired scenarios only; this one has [[wifi]] networks "
+            "(a real Wi-Fi testbed needs radios)"
+        )
+    nodes = [*sc.get("hosts", []), *sc.get("routers", [])]
+    if len(nodes) > 250 * 250:
+        raise PlanError(f"{name}: {len(nodes)} nodes are more than the testbed addresses")
+    addresses = {node: str(NETWORK[256 * (k // 250) + k % 250 + 1]) for k, node in enumerate(nodes)}
+    directions = []
+    device_of: dict[tuple[str, str], str] = {}
+    for i, d in enumerate(resolved["directions"]):
+        link_index = i // 2
+        device = f"al{link_index}"
+        device_of[(d["from"], d["to"])] = device
+        directions.append(
+            Direction(
+                name=f"{d['link']}:{d['from']}->{d['to']}",
+                link=d["link"],
+                src=d["from"],
+                dst=d["to"],
+                device=device,
+                rate_bps=_quantity("rate", d["rate"]),
+                delay_ns=_quantity("duration", d["delay"]),
+                loss=float(d["loss"]),
+                overhead=int(d["overhead"]),
+                qdisc=dict(d["qdisc"]),
+            )
+        )
+    routes = [
+        Route(node=h["at"], dst=h["to"], device=device_of[(h["at"], h["via"])])
+        for h in resolved["next_hop"]
+    ]
+    flows = []
+    for k, f in enumerate(resolved["flows"]):
+        app = f["app"]["kind"]
+        if app not in APPS:
+            raise PlanError(
+                f"{name}: flow {f['name']!r} is a {app} flow; the testbed runs "
+                f"{' and '.join(APPS)} flows so far"
+            )
+        cc = f["cc"]["kind"]
+        if cc not in KERNEL_CC:
+            raise PlanError(
+                f"{name}: flow {f['name']!r} uses {cc}, which has no Linux counterpart here; "
+                f"the testbed runs {', '.join(KERNEL_CC)}"
+            )
+        if int(f["tcp"]["mss"]) != KERNEL_MSS:
+            raise PlanError(
+                f"{name}: flow {f['name']!r} asks for mss = {f['tcp']['mss']}; the testbed "
+                f"uses the kernel's, {KERNEL_MSS} bytes on its 1500-byte MTU with timestamps"
+            )
+        size = _quantity("size", f["app"]["size"]) if app == "transfer" else None
+        flows.append(
+            FlowPlan(
+                name=f["name"],
+                src=f["from"],
+                dst=f["to"],
+                cc=cc,
+                kernel_cc=KERNEL_CC[cc],
+                app=app,
+                size=size,
+                start_ns=int(f["start"]),
+                stop_ns=int(f["stop"]),
+                port=BASE_PORT + k,
+                ecn=bool(f["tcp"]["ecn"]),
+            )
+        )
+    metrics = sc.get("metrics", {})
+    return Plan(
+        run_id=run_id,
+        scenario=name,
+        duration_ns=_quantity("duration", sc["duration"]),
+        interval_ns=_quantity("duration", metrics.get("interval", "100ms")),
+        warmup_ns=_quantity("duration", metrics.get("warmup", "0s")),
+        seed=int(sc.get("seed", 1)),
+        nodes=nodes,
+        hosts=list(sc.get("hosts", [])),
+        addresses=addresses,
+        directions=directions,
+        routes=routes,
+        flows=flows,
+        resolved=resolved,
+    )
+
+
+def required_qdiscs(plan: Plan) -> set[str]:
+    """The kernel qdiscs a plan needs besides the HTB shaper."""
+    return {KERNEL_QDISC.get(d.qdisc["kind"], d.qdisc["kind"]) for d in plan.directions}
+
+
+def required_ccs(plan: Plan) -> set[str]:
+    return {f.kernel_cc for f in plan.flows}

@@ -1,0 +1,386 @@
+"""One testbed run: set up the plan, carry the traffic, sample the sockets and queues every
+interval, and give back a :class:`airlab.Result` with the simulator's summary schema and
+table columns (what a real run cannot measure is null or NaN; docs/testbed.md lists it)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from airlab import _core
+from airlab.results import TABLES, Result, _frame
+from airlab.testbed import kernel
+from airlab.testbed.kernel import TestbedError
+from airlab.testbed.plan import Plan, make_plan, required_ccs, required_qdiscs
+
+#: inet_diag's extension bit for struct tcp_info (1 << (INET_DIAG_INFO - 1)).
+_TCP_INFO = 1 << 1
+#: Seconds a sink has to start listening.
+_READY_TIMEOUT = 10.0
+
+
+def new_run_id() -> str:
+    """The controller's pid (for stale-run detection) and a random tag (for uniqueness)."""
+    return f"{os.getpid()}-{secrets.token_hex(2)}"
+
+
+def check_plan(plan: Plan) -> None:
+    """Refuse a plan this kernel cannot run, naming what is missing."""
+    kernel.require_root()
+    missing_cc = sorted(required_ccs(plan) - set(kernel.available_ccs()))
+    if missing_cc:
+        raise TestbedError(
+            f"this kernel lacks the congestion control(s) {', '.join(missing_cc)} "
+            f"(it has: {', '.join(kernel.available_ccs())})"
+        )
+    qdiscs = sorted(required_qdiscs(plan) | {"htb"})
+    found = kernel.probe_qdiscs(qdiscs)
+    missing = [q for q in qdiscs if not found[q]]
+    if missing:
+        raise TestbedError(f"this kernel lacks the qdisc(s) {', '.join(missing)}")
+    if not os.path.exists("/dev/net/tun"):
+        raise TestbedError("the testbed's wire needs TUN devices (/dev/net/tun)")
+
+
+class _Sampler:
+    """Reads every sender's tcp_info and every queue's counters at each interval."""
+
+    def __init__(self, plan: Plan) -> None:
+        from pyroute2 import DiagSocket
+
+        self.plan = plan
+        self.diag: dict[str, Any] = {}
+        for node in {f.src for f in plan.flows}:
+            with kernel.inside(plan.namespace(node)):
+                ds = DiagSocket()
+                ds.bind()
+            self.diag[node] = ds
+        self.netlink = {d.src: kernel.netlink(plan.namespace(d.src)) for d in plan.directions}
+        self.flows: list[dict[str, Any]] = []
+        self.queues: list[dict[str, Any]] = []
+
+    def sample(self, t_ns: int) -> None:
+        by_port = {f.port: f for f in self.plan.flows}
+        for node, ds in self.diag.items():
+            for msg in ds.get_sock_stats(family=socket.AF_INET, extensions=_TCP_INFO):
+                flow = by_port.get(msg["idiag_dport"])
+                info = msg.get_attr("INET_DIAG_INFO")
+                if flow is None or flow.src != node or info is None:
+                    continue
+                self.flows.append({"t": t_ns, "flow": flow.name, **dict(info)})
+        for d in self.plan.directions:
+            stats = kernel.qdisc_stats(self.netlink[d.src], d.device)
+            self.queues.append({"t": t_ns, "queue": d.name, **stats})
+
+    def close(self) -> None:
+        for sock in [*self.diag.values(), *self.netlink.values()]:
+            with contextlib.suppress(Exception):
+                sock.close()
+
+
+def _agent(plan: Plan, role: str, node: str, out: Path, **opts: Any) -> subprocess.Popen:
+    args = [sys.executable, "-m", "airlab.testbed.agent", role, "--netns", plan.namespace(node),
+            "--out", str(out)]  # fmt: skip
+    for key, value in opts.items():
+        if value is not None:
+            args += [f"--{key}", str(value)]
+    return subprocess.Popen(
+        args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+def _wait_line(proc: subprocess.Popen, what: str, timeout: float) -> str:
+    """The agent's first line of output, or an error with its stderr."""
+    result: list[str] = []
+    reader = threading.Thread(target=lambda: result.append(proc.stdout.readline()), daemon=True)
+    reader.start()
+    reader.join(timeout)
+    if not result or not result[0]:
+        proc.kill()
+        raise TestbedError(f"{what} did not start: {proc.stderr.read().strip()[-500:]}")
+    return result[0].strip()
+
+
+def run(
+    scenario: str | os.PathLike[str],
+    set: Any = None,
+    seed: int | None = None,
+    progress: Any = None,
+) -> Result:
+    """Run a wired scenario on this machine's kernel (needs root). ``set`` and ``seed`` as for
+    :func:`airlab.run`; ``progress(fraction)`` is called about every simulated second.
+    Everything the run creates is removed when it ends, also on an exception or Ctrl-C."""
+    import airlab
+
+    resolved = airlab.validate(scenario, set=set)
+    if seed is not None:
+        resolved["scenario"]["seed"] = int(seed)
+    kernel.require_root()
+    kernel.remove_stale()
+    plan = make_plan(resolved, new_run_id())
+    check_plan(plan)
+    fds = kernel.build(plan)
+    # TCP sysctls are per namespace: record the senders' (new namespaces start from the
+    # kernel's defaults, not the machine's settings).
+    with kernel.inside(plan.namespace(plan.flows[0].src if plan.flows else plan.nodes[0])):
+        facts = kernel.kernel_facts()
+    procs: list[subprocess.Popen] = []
+    stop_r, stop_w = os.pipe()
+    wire_stats: dict[str, Any] = {}
+    wire = None
+    try:
+        wires = [
+            (fds[(d.src, d.device)], fds[(d.dst, d.device)], d.delay_ns, d.rate_bps, d.loss,
+             plan.seed * 1000 + i)
+            for i, d in enumerate(plan.directions)
+        ]  # fmt: skip
+        wire = threading.Thread(
+            target=lambda: wire_stats.setdefault("wires", _core.delay_line(wires, stop_r)),
+            name="airlab-wire",
+            daemon=True,
+        )
+        wire.start()
+        with tempfile.TemporaryDirectory(prefix="airlab-testbed-") as tmp:
+            records = _carry(plan, Path(tmp), procs, progress)
+            sampler_rows = records.pop("samples")
+        os.write(stop_w, b"x")
+        wire.join()
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+        if wire is not None and wire.is_alive():
+            os.write(stop_w, b"x")
+            wire.join(5)
+        os.close(stop_r)
+        os.close(stop_w)
+        kernel.teardown(plan, fds)
+    return _result(plan, facts, records, sampler_rows, wire_stats.get("wires", []))
+
+
+def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen], progress: Any) -> dict[str, Any]:
+    """Start the sinks and senders, sample until the scenario's end, collect the records."""
+    sinks, senders = {}, {}
+    for f in plan.flows:
+        out = tmp / f"sink-{f.port}.json"
+        sink = _agent(plan, "sink", f.dst, out, addr=plan.addresses[f.dst], port=f.port,
+                      interval=plan.interval_ns, until=plan.duration_ns)  # fmt: skip
+        sinks[f.name] = (sink, out)
+        out = tmp / f"send-{f.port}.json"
+        sender = _agent(plan, "send", f.src, out, dst=plan.addresses[f.dst], port=f.port,
+                        cc=f.kernel_cc, start=f.start_ns, stop=f.stop_ns, size=f.size)  # fmt: skip
+        senders[f.name] = (sender, out)
+    agents = [*sinks.items(), *senders.items()]
+    procs.extend(p for _, (p, _) in agents)
+    for name, (p, _) in agents:
+        if _wait_line(p, f"an agent of flow {name!r}", _READY_TIMEOUT) != "ready":
+            raise TestbedError(f"an agent of flow {name!r} failed to start")
+    # Every agent is set up: time starts now, for all of them at once.
+    epoch = time.monotonic_ns() + 20_000_000
+    for _, (p, _) in agents:
+        p.stdin.write(f"{epoch}\n")
+        p.stdin.flush()
+    sampler = _Sampler(plan)
+    per_second = max(1, 1_000_000_000 // plan.interval_ns)
+    try:
+        k = 1
+        while True:
+            t = k * plan.interval_ns
+            if t > plan.duration_ns:
+                break
+            delay = (epoch + t - time.monotonic_ns()) / 1e9
+            if delay > 0:
+                time.sleep(delay)
+            sampler.sample(t)
+            if progress is not None and k % per_second == 0:
+                progress(t / plan.duration_ns)
+            k += 1
+    finally:
+        sampler.close()
+    for p, _ in senders.values():
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+    for p, _ in sinks.values():
+        if p.poll() is None:
+            p.terminate()
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+
+    def read(path: Path, proc: subprocess.Popen, what: str) -> dict[str, Any]:
+        if not path.exists():
+            err = proc.stderr.read().strip()[-500:] if proc.stderr else ""
+            raise TestbedError(f"{what} wrote no record: {err}")
+        return json.loads(path.read_text())
+
+    return {
+        "sinks": {n: read(out, p, f"the receiver of {n!r}") for n, (p, out) in sinks.items()},
+        "senders": {n: read(out, p, f"the sender of {n!r}") for n, (p, out) in senders.items()},
+        "samples": {"flows": sampler.flows, "queues": sampler.queues},
+    }
+
+
+def _stats(values: list[float], quantiles: dict[str, float]) -> dict[str, float] | None:
+    """``{"mean": ..., "p50": ...}`` of ``values``: each key a quantile, "mean" the mean."""
+    if not values:
+        return None
+    a = np.asarray(values, dtype=float)
+    return {k: float(a.mean()) if k == "mean" else float(np.quantile(a, q))
+            for k, q in quantiles.items()}  # fmt: skip
+
+
+def _tcp_columns(info: dict[str, Any]) -> dict[str, float]:
+    """A sample of Linux's tcp_info in the simulator's flow columns (NaN before the socket
+    exists). Linux's in-flight count is packets_out - (sacked_out + lost_out) + retrans_out."""
+    if not info:
+        return {}
+    ssthresh = info["tcpi_snd_ssthresh"]
+    in_flight = (
+        info["tcpi_unacked"] - info["tcpi_sacked"] - info["tcpi_lost"] + info["tcpi_retrans"]
+    )
+    return {
+        "cwnd_pkts": info["tcpi_snd_cwnd"],
+        "ssthresh_pkts": math.nan if ssthresh >= 0x7FFFFFFF else ssthresh,
+        "srtt_ms": info["tcpi_rtt"] / 1e3,
+        "rttvar_ms": info["tcpi_rttvar"] / 1e3,
+        "min_rtt_ms": info["tcpi_min_rtt"] / 1e3,
+        "inflight_bytes": in_flight * info["tcpi_snd_mss"],
+        "pacing_rate_mbps": info["tcpi_pacing_rate"] * 8 / 1e6,
+        "delivery_rate_mbps": info["tcpi_delivery_rate"] * 8 / 1e6,
+        "retransmits": info["tcpi_total_retrans"],
+    }
+
+
+def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
+    """The flow table and the flows' summaries. Goodput is what the receiver read in each
+    interval, as in the simulator; the rest comes from the sender's tcp_info."""
+    columns = TABLES["flows"][0]
+    rows: dict[str, list] = {c: [] for c in columns}
+    summaries = []
+    span_s = (plan.duration_ns - plan.warmup_ns) / 1e9
+    for f in plan.flows:
+        sink, sender = records["sinks"][f.name], records["senders"][f.name]
+        info = {row["t"]: row for row in samples if row["flow"] == f.name}
+        goodputs, delivered, prev_b = [], 0, 0
+        for t, b in sink["samples"]:
+            rate = (b - prev_b) * 8 / (plan.interval_ns / 1e9) / 1e6
+            if t > plan.warmup_ns:
+                goodputs.append(rate)
+                delivered += b - prev_b
+            prev_b = b
+            tcp = _tcp_columns(info.get(t, {}))
+            for c in columns:
+                rows[c].append(tcp.get(c, math.nan))
+            rows["time_s"][-1], rows["flow"][-1], rows["goodput_mbps"][-1] = t / 1e9, f.name, rate
+        srtt = [r["tcpi_rtt"] / 1e3 for t, r in info.items() if t > plan.warmup_ns]
+        last = info[max(info)] if info else {}
+        complete = f.size is not None and sink["bytes"] >= f.size
+        summaries.append({
+            "name": f.name, "src": f.src, "dst": f.dst, "cc": f.cc, "app": f.app,
+            "bytes_delivered": delivered,
+            "goodput_mbps": delivered * 8 / span_s / 1e6 if span_s > 0 else None,
+            "goodput_stats_mbps": _stats(goodputs, {"median": 0.5, "p95": 0.95}),
+            "rtt_ms": None,
+            "srtt_ms": _stats(srtt, {"mean": 0, "min": 0.0, "p50": 0.5, "p95": 0.95}),
+            "retransmits": last.get("tcpi_total_retrans"),
+            "lost": None,
+            "queue_drops": None,
+            "wire_lost": None,
+            "ecn_marks": last.get("tcpi_delivered_ce"),
+            "jitter_ms": None,
+            "fct_s": (sink["last_byte_ns"] - sender["started_ns"]) / 1e9 if complete else None,
+        })  # fmt: skip
+    return rows, summaries
+
+
+def _queues(plan: Plan, samples: list[dict[str, Any]]):
+    """The queue table and the queues' summaries, from the leaf qdiscs' counters."""
+    rows: dict[str, list] = {c: [] for c in TABLES["queues"][0]}
+    summaries = []
+    for d in plan.directions:
+        mine = [r for r in samples if r["queue"] == d.name]
+        prev_drops = 0
+        for r in mine:
+            for c in rows:
+                rows[c].append(math.nan)
+            rows["time_s"][-1], rows["queue"][-1] = r["t"] / 1e9, d.name
+            rows["backlog_pkts"][-1] = r["backlog_pkts"]
+            rows["backlog_bytes"][-1] = r["backlog_bytes"]
+            rows["drops"][-1] = r["drops"] - prev_drops
+            prev_drops = r["drops"]
+        window = [r for r in mine if r["t"] > plan.warmup_ns]
+        start = next((r for r in reversed(mine) if r["t"] <= plan.warmup_ns), None)
+        base = {"packets": 0, "drops": 0} if start is None else start
+        last = mine[-1] if mine else None
+        backlog = [r["backlog_pkts"] for r in window]
+        summaries.append({
+            "name": d.name, "node": d.src, "link": d.link, "kind": d.qdisc["kind"],
+            "enqueued": None,
+            "dequeued": last["packets"] - base["packets"] if last else None,
+            "drops": last["drops"] - base["drops"] if last else None,
+            "marks": None,
+            "backlog_pkts": {"max": float(max(backlog)), "mean": float(np.mean(backlog))}
+            if backlog else None,
+            "sojourn_ms": None,
+        })  # fmt: skip
+    return rows, summaries
+
+
+def _links(plan: Plan, wires: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each direction's wire over the whole run (the wire counts totals only), with how late
+    it delivered packets."""
+    total_s = plan.duration_ns / 1e9
+    out = []
+    for d, w in zip(plan.directions, wires or [{}] * len(plan.directions), strict=True):
+        carried = w.get("bytes", 0) * 8 / total_s
+        late = {k.split("_")[1]: w.get(k) for k in ("late_mean_us", "late_p50_us", "late_p99_us",
+                                                     "late_max_us")}  # fmt: skip
+        out.append({
+            "name": d.name, "link": d.link, "from": d.src, "to": d.dst,
+            "rate_mbps": d.rate_bps / 1e6, "throughput_mbps": carried / 1e6,
+            "utilization": carried / d.rate_bps, "wire_lost": w.get("dropped"),
+            "wire_late_us": late, "wire_realtime": w.get("realtime"),
+        })  # fmt: skip
+    return out
+
+
+def _result(plan: Plan, facts: dict[str, Any], records: dict[str, Any],
+            samples: dict[str, Any], wires: list[dict[str, Any]]) -> Result:  # fmt: skip
+    """The run as the simulator reports one: the summary schema and the long-format tables."""
+    flow_rows, flows = _flows(plan, records, samples["flows"])
+    queue_rows, queues = _queues(plan, samples["queues"])
+    rates = [f["goodput_mbps"] for f in flows if f["goodput_mbps"]]
+    summary = {
+        "scenario": plan.scenario,
+        "seed": plan.seed,
+        "duration_s": plan.duration_ns / 1e9,
+        "warmup_s": plan.warmup_ns / 1e9,
+        "backend": "linux",
+        "linux": facts,
+        "engine": None,
+        "flows": flows,
+        "queues": queues,
+        "links": _links(plan, wires),
+        "wifi": [],
+        "jain_index": sum(rates) ** 2 / (len(rates) * sum(x * x for x in rates)) if rates else None,
+    }
+    tables = {name: _frame(None, cols, key) for name, (cols, key) in TABLES.items()}
+    tables["flows"] = _frame(flow_rows, TABLES["flows"][0], "flow")
+    tables["queues"] = _frame(queue_rows, TABLES["queues"][0], "queue")
+    return Result(summary=summary, scenario=plan.resolved, source=None, **tables)

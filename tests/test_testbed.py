@@ -1,0 +1,243 @@
+"""The Linux testbed: its wire and its plan without privileges; a real run, a killed run and
+the cleanup when the machine allows (root, TUN, htb and pfifo), skipped with the reason
+otherwise."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import airlab
+from airlab import _core
+from airlab.testbed import kernel, plan
+
+DUMBBELL = "basics/dumbbell-cubic"
+
+
+# -- the wire ------------------------------------------------------------------------------------
+
+
+def _wire(delay_ns: int, rate_bps: int, loss: float, packets: list[bytes], gap_s: float):
+    """Send ``packets`` through one wire over UNIX datagram sockets, ``gap_s`` apart; returns
+    what arrived, with how long each took, and the wire's statistics."""
+    send, wire_in = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    wire_out, recv = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+    stop_r, stop_w = os.pipe()
+    stats: list = []
+    wires = [(wire_in.fileno(), wire_out.fileno(), delay_ns, rate_bps, loss, 7)]
+    wire = threading.Thread(target=lambda: stats.extend(_core.delay_line(wires, stop_r)))
+    wire.start()
+    sent_at: dict[bytes, int] = {}
+    got: list[tuple[bytes, int]] = []
+
+    def receive() -> None:
+        recv.settimeout(0.5)
+        while True:
+            try:
+                pkt = recv.recv(65536)
+            except TimeoutError:
+                return
+            got.append((pkt, time.monotonic_ns() - sent_at[pkt[:4]]))
+
+    receiver = threading.Thread(target=receive)
+    receiver.start()
+    try:
+        for pkt in packets:
+            sent_at[pkt[:4]] = time.monotonic_ns()
+            send.send(pkt)
+            time.sleep(gap_s)
+        receiver.join()
+    finally:
+        os.write(stop_w, b"x")
+        wire.join()
+        for s in (send, wire_in, wire_out, recv):
+            s.close()
+        os.close(stop_r)
+        os.close(stop_w)
+    return got, stats[0]
+
+
+def test_wire_adds_serialization_and_delay_in_order() -> None:
+    # 1000-byte datagrams at 8 Mbit/s take 1 ms to serialize; plus 4 ms of propagation.
+    packets = [i.to_bytes(4, "big") + b"x" * 996 for i in range(60)]
+    got, stats = _wire(4_000_000, 8_000_000, 0.0, packets, 0.002)
+    assert [p for p, _ in got] == packets
+    took_ms = sorted(ns / 1e6 for _, ns in got)
+    # Never early; late by the machine's scheduling only (the median by far less than 1 ms).
+    assert took_ms[0] >= 5.0
+    assert took_ms[len(took_ms) // 2] < 6.0, took_ms
+    assert stats["packets"] == 60 and stats["bytes"] == 60_000 and stats["dropped"] == 0
+    assert stats["late_p50_us"] < 500
+
+
+def test_wire_drops_with_its_loss_probability() -> None:
+    packets = [i.to_bytes(4, "big") for i in range(2000)]
+    got, stats = _wire(0, 0, 0.1, packets, 0.0001)
+    # Binomial(2000, 0.1): mean 200, sd 13.4.
+    assert 140 <= stats["dropped"] <= 260, stats
+    assert len(got) == 2000 - stats["dropped"]
+    seqs = [int.from_bytes(p, "big") for p, _ in got]
+    assert seqs == sorted(seqs)
+
+
+# -- the plan ------------------------------------------------------------------------------------
+
+
+def test_plan_of_the_dumbbell() -> None:
+    p = plan.make_plan(airlab.validate(DUMBBELL), "123-ab")
+    assert p.nodes == ["h1", "h2", "r1", "r2"]
+    assert len(set(p.addresses.values())) == 4
+    assert p.namespace("r1") == "airlab123-ab-2"
+    bottleneck = next(d for d in p.directions if d.name == "bottleneck:r1->r2")
+    assert (bottleneck.rate_bps, bottleneck.delay_ns) == (10_000_000, 8_000_000)
+    assert bottleneck.device == "al1"
+    assert bottleneck.qdisc == {"kind": "pfifo", "limit": 50}
+    # Both directions of a link use the link's device name, one in each namespace.
+    reverse = next(d for d in p.directions if d.name == "bottleneck:r2->r1")
+    assert reverse.device == bottleneck.device and reverse.src == "r2"
+    # h1 reaches h2 through its access link; r1 through the bottleneck.
+    routes = {(r.node, r.dst): r.device for r in p.routes}
+    assert routes[("h1", "h2")] == "al0" and routes[("r1", "h2")] == "al1"
+    (flow,) = p.flows
+    assert (flow.kernel_cc, flow.app, flow.port) == ("cubic", "bulk", 5001)
+    assert flow.stop_ns == 60 * 10**9
+    assert plan.required_qdiscs(p) == {"pfifo"} and plan.required_ccs(p) == {"cubic"}
+    bfifo = plan.make_plan(airlab.validate(DUMBBELL, set={"bottleneck.qdisc": airlab.TomlText(
+        '{ kind = "bfifo", limit = "30KB" }')}), "1-a")  # fmt: skip
+    d = next(d for d in bfifo.directions if d.name == "bottleneck:r1->r2")
+    assert kernel.kernel_qdisc_params(d) == ("bfifo", {"limit": 30_000})
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (lambda f: f["cc"].update(kind="bbr2"), "bbr2, which has no Linux counterpart"),
+        (lambda f: f.update(app={"kind": "ping"}), "ping flow"),
+        (lambda f: f["tcp"].update(mss=1000), "mss = 1000"),
+    ],
+    ids=["cc", "app", "mss"],
+)
+def test_plan_refuses_what_the_testbed_cannot_run(change, words: str) -> None:
+    resolved = airlab.validate(DUMBBELL)
+    change(resolved["flows"][0])
+    with pytest.raises(plan.PlanError, match=words):
+        plan.make_plan(resolved, "1-a")
+
+
+def test_without_root_the_testbed_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    from airlab import testbed
+
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    with pytest.raises(testbed.TestbedError, match="run it as root"):
+        testbed.run(DUMBBELL, set={"duration": "1s"})
+    assert testbed.check()["root"] is False
+
+
+def test_plan_refuses_wifi() -> None:
+    with pytest.raises(plan.PlanError, match="wired scenarios only"):
+        plan.make_plan(airlab.validate("wifi/ax-cell-10"), "1-a")
+
+
+# -- on the real kernel --------------------------------------------------------------------------
+
+
+def _testbed_unavailable() -> str | None:
+    if sys.platform != "linux":
+        return "the testbed needs Linux"
+    if os.geteuid() != 0:
+        return "the testbed needs root"
+    if not Path("/dev/net/tun").exists():
+        return "no /dev/net/tun"
+    try:
+        found = kernel.probe_qdiscs(["htb", "pfifo"])
+    except Exception as e:
+        return f"cannot create a network namespace: {e}"
+    if not all(found.values()):
+        return f"the kernel lacks {[q for q, ok in found.items() if not ok]}"
+    if "cubic" not in kernel.available_ccs():
+        return "the kernel lacks cubic"
+    return None
+
+
+needs_testbed = pytest.mark.skipif(
+    (reason := _testbed_unavailable()) is not None, reason=reason or ""
+)
+
+
+def _cmdline(proc: Path) -> str:
+    try:
+        return (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def _ours() -> list[str]:
+    from pyroute2 import netns
+
+    return [n for n in netns.listnetns() if n.startswith(f"{plan.PREFIX}{os.getpid()}-")]
+
+
+@needs_testbed
+def test_a_dumbbell_on_the_kernel_matches_the_schema_and_the_capacity() -> None:
+    from airlab import testbed
+
+    sets = {"duration": "4s", "metrics.warmup": "1s"}
+    real = testbed.run(DUMBBELL, set=sets)
+    sim = airlab.run(DUMBBELL, set=sets)
+    assert real.summary["backend"] == "linux" and real.summary["linux"]["kernel"]
+    for table in ("flows", "queues", "links"):
+        assert set(sim.summary[table][0]) <= set(real.summary[table][0]), table
+    assert list(real.flows.columns)[:13] == list(sim.flows.columns)[:13]
+    flow = real.summary["flows"][0]
+    # A backlogged CUBIC flow fills 10 Mbit/s: 1448 bytes of payload in each 1500-byte packet.
+    capacity = 10 * 1448 / 1500
+    assert 0.9 * capacity <= flow["goodput_mbps"] <= 1.01 * capacity, flow
+    # The wire kept to its delay: Linux's min_rtt, taken from the handshake (small packets,
+    # tens of microseconds to serialize), is the 20 ms of propagation and little more.
+    min_rtt = real.flows["min_rtt_ms"].min()
+    assert 20 <= min_rtt <= 21, min_rtt
+    bottleneck = next(q for q in real.summary["queues"] if q["name"] == "bottleneck:r1->r2")
+    assert bottleneck["backlog_pkts"]["max"] <= 50
+    assert not _ours(), "the run left namespaces behind"
+
+
+@needs_testbed
+def test_a_killed_run_is_cleaned_up(tmp_path: Path) -> None:
+    from pyroute2 import netns
+
+    from airlab import testbed
+
+    before = set(netns.listnetns())
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "airlab", "testbed", "run", DUMBBELL, "--set", "duration=30s",
+         "--out", str(tmp_path / "out"), "--no-plots"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    prefix = f"{plan.PREFIX}{proc.pid}-"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if any(n.startswith(prefix) for n in netns.listnetns()):
+            break
+        time.sleep(0.1)
+    else:
+        proc.kill()
+        pytest.fail("the run never created its namespaces")
+    time.sleep(2)  # traffic is flowing
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    left = [n for n in netns.listnetns() if n.startswith(prefix)]
+    assert left, "SIGKILL leaves the namespaces (nothing ran to remove them)"
+    time.sleep(0.5)  # the agents die with their parent
+    agents = [p for p in Path("/proc").glob("[0-9]*") if prefix in _cmdline(p)]
+    assert not agents, "agents outlived the controller"
+    removed = testbed.cleanup()
+    assert set(left) <= set(removed)
+    assert set(netns.listnetns()) <= before
