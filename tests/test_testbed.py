@@ -193,6 +193,8 @@ def test_a_dumbbell_on_the_kernel_matches_the_schema_and_the_capacity() -> None:
     real = testbed.run(DUMBBELL, set=sets)
     sim = airlab.run(DUMBBELL, set=sets)
     assert real.summary["backend"] == "linux" and real.summary["linux"]["kernel"]
+    assert real.summary["linux"]["offloads"] is False
+    assert all(link["wire_realtime"] is not None for link in real.summary["links"])
     for table in ("flows", "queues", "links"):
         assert set(sim.summary[table][0]) <= set(real.summary[table][0]), table
     assert list(real.flows.columns)[:13] == list(sim.flows.columns)[:13]

@@ -524,6 +524,40 @@ def reproduce(paper: str, quick: bool, jobs: int, out: str | None) -> None:
     )
 
 
+@cli.command()
+@click.argument("results", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.option("--labels", default=None, help="Comma-separated labels, one per result.")
+@click.option(
+    "--out", type=click.Path(file_okay=False), default=None, help="Write compare.md/csv and plots."
+)
+@click.option("--no-plots", is_flag=True, help="Skip the PNG plots.")
+def compare(results: tuple[str, ...], labels: str | None, out: str | None, no_plots: bool) -> None:
+    """Set two or more result directories side by side: each summary metric per flow, queue
+    and link with its relative difference from the first, and overlaid time series."""
+    from airlab import compare as _compare
+
+    if len(results) < 2:
+        raise click.UsageError("compare needs at least two result directories")
+    names = labels.split(",") if labels else None
+    try:
+        cmp = _compare.compare(*results, labels=names)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    console = _console()
+    t = Table(title="Comparison", title_justify="left", title_style="bold")
+    for col in ["table", "name", "metric", *cmp.labels, *cmp.relative_columns]:
+        t.add_column(col, justify="left" if col in ("table", "name", "metric") else "right")
+    for _, r in cmp.table.iterrows():
+        cells = [str(r["table"]), str(r["name"]), str(r["metric"])]
+        cells += [fmt(r[lb]) for lb in cmp.labels]
+        cells += [_compare._pct(r[c]) for c in cmp.relative_columns]
+        t.add_row(*cells)
+    console.print(t)
+    if out:
+        cmp.save(_out_dir(Path(out)), plots=not no_plots)
+        console.print(f"written to [bold]{out}[/] (compare.md, compare.csv, plots)")
+
+
 # -- the Linux testbed -----------------------------------------------------------------------------
 
 
@@ -543,8 +577,17 @@ def testbed() -> None:
     help="Output directory [default: results/<scenario>-linux].",
 )
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots.")
+@click.option(
+    "--offloads", is_flag=True, help="Keep segmentation offload (GSO) on: qdisc limits then "
+    "count GSO super-packets, not packets."
+)  # fmt: skip
 def testbed_run(
-    scenario: str, seed: int | None, sets: tuple[str, ...], out: str | None, no_plots: bool
+    scenario: str,
+    seed: int | None,
+    sets: tuple[str, ...],
+    out: str | None,
+    no_plots: bool,
+    offloads: bool,
 ) -> None:
     """Run SCENARIO on the kernel: namespaces, shapers, the scenario's qdiscs and real sockets.
     Writes the same files as `airlab run`, with `backend: "linux"` in summary.json."""
@@ -569,6 +612,7 @@ def testbed_run(
                 seed=seed,
                 set=overrides,
                 progress=lambda done: bar.update(task, completed=done),
+                offloads=offloads,
             )
     except (tb.TestbedError, tb.PlanError) as e:
         raise CliError(str(e)) from None

@@ -7,10 +7,10 @@
 //! Datagrams keep their order. It runs on its own thread, without the GIL, until `stop_fd`
 //! becomes readable.
 //!
-//! Timing: the thread sleeps in `ppoll` with 1 ns timer slack until the next packet is due and
-//! spins through the last few microseconds, so a packet leaves within microseconds of its due
-//! time when the machine is not overloaded; the lateness of every packet is measured and
-//! reported, so a run states how good its wire was.
+//! Timing: the thread sleeps in `ppoll` with 1 ns timer slack until shortly before the next
+//! packet is due and spins the last 100 µs (within a CPU budget), so a packet leaves within
+//! microseconds of its due time when the machine is not overloaded; the lateness of every
+//! packet is measured and reported, so a run states how good its wire was.
 
 use airlab_core::metrics::Quantiles;
 use airlab_core::sim::Rng;
@@ -19,6 +19,12 @@ use std::os::fd::RawFd;
 
 /// Below this, waiting for a due time is a spin rather than a sleep.
 const SPIN_NS: u64 = 200_000;
+/// Spinning may take at most a quarter of each 100 ms; beyond that the wire only sleeps for
+/// the rest of the period (at high packet rates packets are due every few microseconds and
+/// the spinning would take the whole core, and a real-time thread that does is throttled by
+/// the kernel for tens of milliseconds).
+const SPIN_PERIOD_NS: u64 = 100_000_000;
+const SPIN_BUDGET_NS: u64 = SPIN_PERIOD_NS / 4;
 /// SCHED_FIFO priority of the wire thread: above every normal process, below the kernel's
 /// own real-time threads (which use 50 and up).
 const REALTIME_PRIORITY: libc::c_int = 10;
@@ -99,8 +105,13 @@ pub fn run(wires: Vec<Wire>, stop_fd: RawFd) -> std::io::Result<Vec<WireStats>> 
         .collect();
     let mut fds: Vec<libc::pollfd> = dirs.iter().map(|d| d.wire.input).chain([stop_fd]).map(poll_in).collect();
     let mut buf = vec![0u8; MAX_DATAGRAM];
+    let (mut period_start, mut spun, mut spinning_allowed) = (now_ns(), 0u64, true);
     loop {
         let now = now_ns();
+        if now - period_start >= SPIN_PERIOD_NS {
+            spinning_allowed = spun <= SPIN_BUDGET_NS;
+            (period_start, spun) = (now, 0);
+        }
         let mut next_due = u64::MAX;
         for d in &mut dirs {
             while let Some(&(due, _)) = d.queue.front() {
@@ -117,9 +128,11 @@ pub fn run(wires: Vec<Wire>, stop_fd: RawFd) -> std::io::Result<Vec<WireStats>> 
                 d.stats.lateness.add(now - due);
             }
         }
-        let wait = next_due.saturating_sub(now_ns());
+        let before_wait = now_ns();
+        let wait = next_due.saturating_sub(before_wait);
         let timeout = match next_due {
             u64::MAX => None,
+            _ if !spinning_allowed => Some(wait),
             _ if wait < SPIN_NS => Some(0),
             _ => Some(wait - SPIN_NS / 2),
         };
@@ -138,6 +151,9 @@ pub fn run(wires: Vec<Wire>, stop_fd: RawFd) -> std::io::Result<Vec<WireStats>> 
                 continue;
             }
             return Err(err);
+        }
+        if timeout == Some(0) {
+            spun += now_ns() - before_wait;
         }
         if fds.last().is_some_and(|p| p.revents != 0) {
             break;

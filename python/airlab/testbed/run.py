@@ -119,10 +119,13 @@ def run(
     set: Any = None,
     seed: int | None = None,
     progress: Any = None,
+    offloads: bool = False,
 ) -> Result:
     """Run a wired scenario on this machine's kernel (needs root). ``set`` and ``seed`` as for
-    :func:`airlab.run`; ``progress(fraction)`` is called about every simulated second.
-    Everything the run creates is removed when it ends, also on an exception or Ctrl-C."""
+    :func:`airlab.run`; ``progress(fraction)`` is called about every second of the run.
+    ``offloads`` keeps the kernel's segmentation offload (GSO), which airlab turns off so
+    that qdisc limits count packets. Everything the run creates is removed when it ends, also
+    on an exception or Ctrl-C."""
     import airlab
 
     resolved = airlab.validate(scenario, set=set)
@@ -132,16 +135,16 @@ def run(
     kernel.remove_stale()
     plan = make_plan(resolved, new_run_id())
     check_plan(plan)
-    fds = kernel.build(plan)
-    # TCP sysctls are per namespace: record the senders' (new namespaces start from the
-    # kernel's defaults, not the machine's settings).
-    with kernel.inside(plan.namespace(plan.flows[0].src if plan.flows else plan.nodes[0])):
-        facts = kernel.kernel_facts()
+    fds = kernel.build(plan, offloads=offloads)
     procs: list[subprocess.Popen] = []
     stop_r, stop_w = os.pipe()
     wire_stats: dict[str, Any] = {}
     wire = None
     try:
+        # TCP sysctls are per namespace (a new one copies some from the machine's and takes
+        # others from the kernel's defaults): record the senders'.
+        with kernel.inside(plan.namespace(plan.flows[0].src if plan.flows else plan.nodes[0])):
+            facts = {**kernel.kernel_facts(), "offloads": offloads}
         wires = [
             (fds[(d.src, d.device)], fds[(d.dst, d.device)], d.delay_ns, d.rate_bps, d.loss,
              plan.seed * 1000 + i)
@@ -342,13 +345,16 @@ def _queues(plan: Plan, samples: list[dict[str, Any]]):
     return rows, summaries
 
 
-def _links(plan: Plan, wires: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each direction's wire over the whole run (the wire counts totals only), with how late
-    it delivered packets."""
-    total_s = plan.duration_ns / 1e9
+def _links(plan: Plan, wires: list[dict[str, Any]], samples: list[dict[str, Any]]):
+    """Each direction's throughput in the measurement window, from the bytes its qdisc handed
+    to the wire (as the simulator counts the bytes on its wire), with the wire's losses and
+    how late it delivered packets over the whole run."""
+    span_s = (plan.duration_ns - plan.warmup_ns) / 1e9
     out = []
     for d, w in zip(plan.directions, wires or [{}] * len(plan.directions), strict=True):
-        carried = w.get("bytes", 0) * 8 / total_s
+        mine = [r for r in samples if r["queue"] == d.name]
+        start = next((r["bytes"] for r in reversed(mine) if r["t"] <= plan.warmup_ns), 0)
+        carried = (mine[-1]["bytes"] - start) * 8 / span_s if mine and span_s > 0 else math.nan
         late = {k.split("_")[1]: w.get(k) for k in ("late_mean_us", "late_p50_us", "late_p99_us",
                                                      "late_max_us")}  # fmt: skip
         out.append({
@@ -376,7 +382,7 @@ def _result(plan: Plan, facts: dict[str, Any], records: dict[str, Any],
         "engine": None,
         "flows": flows,
         "queues": queues,
-        "links": _links(plan, wires),
+        "links": _links(plan, wires, samples["queues"]),
         "wifi": [],
         "jain_index": sum(rates) ** 2 / (len(rates) * sum(x * x for x in rates)) if rates else None,
     }
