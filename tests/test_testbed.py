@@ -120,7 +120,10 @@ def test_plan_of_the_dumbbell() -> None:
     ("change", "words"),
     [
         (lambda f: f["cc"].update(kind="bbr2"), "bbr2, which has no Linux counterpart"),
-        (lambda f: f.update(app={"kind": "ping"}), "ping flow"),
+        (
+            lambda f: f.update(app={"kind": "periodic", "size": "1KB", "period": "1s"}),
+            "periodic flow",
+        ),
         (lambda f: f["tcp"].update(mss=1000), "mss = 1000"),
     ],
     ids=["cc", "app", "mss"],
@@ -209,6 +212,21 @@ def test_a_dumbbell_on_the_kernel_matches_the_schema_and_the_capacity() -> None:
     bottleneck = next(q for q in real.summary["queues"] if q["name"] == "bottleneck:r1->r2")
     assert bottleneck["backlog_pkts"]["max"] <= 50
     assert not _ours(), "the run left namespaces behind"
+
+
+@needs_testbed
+def test_ping_next_to_a_bulk_flow_sees_the_standing_queue() -> None:
+    from airlab import testbed
+
+    sets = {"duration": "6s", "metrics.warmup": "2s"}
+    real = testbed.run("aqm/bufferbloat-pfifo", set=sets)
+    probe = next(f for f in real.summary["flows"] if f["app"] == "ping")
+    # 40 ms of propagation and a queue that the CUBIC flow keeps hundreds of packets deep
+    # (1000-packet pfifo at 10 Mbit/s: up to 1.2 s). Requests of the last RTT are still in
+    # flight at the end: at 100 ms intervals, at most 13 go unanswered.
+    assert probe["unanswered"] <= 13 and probe["rtt_ms"]["min"] >= 40
+    assert 100 <= probe["rtt_ms"]["p50"] <= 1300, probe["rtt_ms"]
+    assert probe["jitter_ms"] is not None and not _ours()
 
 
 @needs_testbed

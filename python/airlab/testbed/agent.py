@@ -3,13 +3,16 @@
 ``sink`` accepts one connection, reads everything and samples the bytes received every
 interval (the receiver-side goodput the simulator reports); ``send`` connects at the flow's
 start with the flow's congestion control and sends until its stop (bulk) or its size
-(transfer). Times are nanoseconds of CLOCK_MONOTONIC relative to the run's epoch, which every
-process of the machine shares: an agent prints ``ready`` once set up and then reads the epoch
-from its standard input, so that slow starts of the agents do not eat into the run. Each agent
-dies with the controller (PR_SET_PDEATHSIG), so a
-killed run leaves no traffic behind; each writes its record as JSON to ``--out``.
+(transfer); ``ping`` sends ICMP echo requests of the flow's size every interval and records
+each reply's round-trip time (the destination's kernel answers).
 
-Run as ``python -m airlab.testbed.agent sink|send ...`` by :mod:`airlab.testbed.run`.
+Times are nanoseconds of CLOCK_MONOTONIC relative to the run's epoch, which every process of
+the machine shares: an agent prints ``ready`` once set up and then reads the epoch from its
+standard input, so that slow starts of the agents do not eat into the run. Each agent dies
+with the controller (PR_SET_PDEATHSIG), so a killed run leaves no traffic behind; each writes
+its record as JSON to ``--out``.
+
+Run as ``python -m airlab.testbed.agent sink|send|ping ...`` by :mod:`airlab.testbed.run`.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import json
 import os
 import signal
 import socket
+import struct
 import sys
 import time
 from typing import Any
@@ -115,9 +119,57 @@ def send(args: argparse.Namespace) -> dict[str, Any]:
     return {"started_ns": started, "bytes_sent": sent, "complete": left in (None, 0)}
 
 
+def _checksum(data: bytes) -> int:
+    """The Internet checksum (RFC 1071) of ``data``."""
+    if len(data) % 2:
+        data += b"\0"
+    total = sum(int.from_bytes(data[i : i + 2], "big") for i in range(0, len(data), 2))
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    return ~total & 0xFFFF
+
+
+def _echo_request(ident: int, seq: int, payload: bytes) -> bytes:
+    header = struct.pack("!BBHHH", 8, 0, 0, ident, seq)
+    return struct.pack("!BBHHH", 8, 0, _checksum(header + payload), ident, seq) + payload
+
+
+def ping(args: argparse.Namespace) -> dict[str, Any]:
+    """Echo requests of ``--size`` bytes (IP length, as the simulator's ping) every
+    ``--interval`` from ``--start`` to ``--stop``; replies are collected until ``--until``."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+    ident = args.port & 0xFFFF
+    payload = b"\0" * max(0, args.size - 28)  # 20 bytes of IP header, 8 of ICMP
+    args.epoch = _await_epoch()
+    sent: dict[int, int] = {}
+    rtt: dict[int, int] = {}
+    seq, next_send = 0, args.start
+    while True:
+        now = _now(args.epoch)
+        if next_send < args.stop and now >= next_send:
+            s.sendto(_echo_request(ident, seq & 0xFFFF, payload), (args.dst, 0))
+            sent[seq & 0xFFFF] = _now(args.epoch)
+            seq += 1
+            next_send += args.interval
+            continue
+        wake = min(next_send if next_send < args.stop else args.until, args.until)
+        if now >= args.until:
+            break
+        s.settimeout(max(wake - now, 1_000) / 1e9)
+        try:
+            reply = s.recv(65536)
+        except TimeoutError:
+            continue
+        ihl = (reply[0] & 0x0F) * 4
+        kind, _, _, rid, rseq = struct.unpack("!BBHHH", reply[ihl : ihl + 8])
+        if kind == 0 and rid == ident and rseq in sent and rseq not in rtt:
+            rtt[rseq] = _now(args.epoch) - sent[rseq]
+    return {"sent": [[q, t, rtt.get(q)] for q, t in sorted(sent.items(), key=lambda x: x[1])]}
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="airlab.testbed.agent")
-    ap.add_argument("role", choices=("sink", "send"))
+    ap.add_argument("role", choices=("sink", "send", "ping"))
     ap.add_argument("--netns", required=True)
     ap.add_argument("--until", type=int, default=0, help="the last sample time (sink)")
     ap.add_argument("--out", required=True)
@@ -134,7 +186,7 @@ def main(argv: list[str] | None = None) -> None:
     from pyroute2 import netns
 
     netns.setns(args.netns)
-    record = sink(args) if args.role == "sink" else send(args)
+    record = {"sink": sink, "send": send, "ping": ping}[args.role](args)
     tmp = f"{args.out}.tmp"
     with open(tmp, "w") as f:
         json.dump(record, f)

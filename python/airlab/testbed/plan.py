@@ -34,7 +34,7 @@ KERNEL_QDISC = {
 }
 
 #: Apps the testbed runs.
-APPS = ("bulk", "transfer")
+APPS = ("bulk", "transfer", "ping")
 
 #: The block of addresses nodes get inside the run's namespaces (never routed elsewhere).
 NETWORK = ipaddress.ip_network("10.99.0.0/16")
@@ -82,14 +82,15 @@ class FlowPlan:
     name: str
     src: str
     dst: str
-    cc: str  # the scenario's name
-    kernel_cc: str
+    cc: str | None  # the scenario's name; None for ping
+    kernel_cc: str | None
     app: str
-    size: int | None  # bytes, for transfer
+    size: int | None  # bytes: a transfer's, or a ping's IP packet
     start_ns: int
     stop_ns: int
-    port: int
+    port: int  # a TCP flow's port; a ping's ICMP identifier
     ecn: bool
+    interval_ns: int | None = None  # between pings
 
 
 @dataclass(frozen=True)
@@ -167,8 +168,18 @@ def make_plan(resolved: dict[str, Any], run_id: str) -> Plan:
         if app not in APPS:
             raise PlanError(
                 f"{name}: flow {f['name']!r} is a {app} flow; the testbed runs "
-                f"{' and '.join(APPS)} flows so far"
+                f"{', '.join(APPS)} flows so far"
             )
+        if app == "ping":
+            flows.append(
+                FlowPlan(
+                    name=f["name"], src=f["from"], dst=f["to"], cc=None, kernel_cc=None,
+                    app=app, size=_quantity("size", f["app"]["size"]),
+                    start_ns=int(f["start"]), stop_ns=int(f["stop"]), port=BASE_PORT + k,
+                    ecn=False, interval_ns=_quantity("duration", f["app"]["interval"]),
+                )
+            )  # fmt: skip
+            continue
         cc = f["cc"]["kind"]
         if cc not in KERNEL_CC:
             raise PlanError(
@@ -220,4 +231,4 @@ def required_qdiscs(plan: Plan) -> set[str]:
 
 
 def required_ccs(plan: Plan) -> set[str]:
-    return {f.kernel_cc for f in plan.flows}
+    return {f.kernel_cc for f in plan.flows if f.kernel_cc is not None}

@@ -63,7 +63,8 @@ class _Sampler:
 
         self.plan = plan
         self.diag: dict[str, Any] = {}
-        for node in {f.src for f in plan.flows}:
+        tcp = [f for f in plan.flows if f.app != "ping"]
+        for node in {f.src for f in tcp}:
             with kernel.inside(plan.namespace(node)):
                 ds = DiagSocket()
                 ds.bind()
@@ -73,7 +74,7 @@ class _Sampler:
         self.queues: list[dict[str, Any]] = []
 
     def sample(self, t_ns: int) -> None:
-        by_port = {f.port: f for f in self.plan.flows}
+        by_port = {f.port: f for f in self.plan.flows if f.app != "ping"}
         for node, ds in self.diag.items():
             for msg in ds.get_sock_stats(family=socket.AF_INET, extensions=_TCP_INFO):
                 flow = by_port.get(msg["idiag_dport"])
@@ -176,8 +177,15 @@ def run(
 
 def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen], progress: Any) -> dict[str, Any]:
     """Start the sinks and senders, sample until the scenario's end, collect the records."""
-    sinks, senders = {}, {}
+    sinks, senders, pings = {}, {}, {}
     for f in plan.flows:
+        if f.app == "ping":
+            out = tmp / f"ping-{f.port}.json"
+            probe = _agent(plan, "ping", f.src, out, dst=plan.addresses[f.dst], port=f.port,
+                           size=f.size, interval=f.interval_ns, start=f.start_ns, stop=f.stop_ns,
+                           until=plan.duration_ns)  # fmt: skip
+            pings[f.name] = (probe, out)
+            continue
         out = tmp / f"sink-{f.port}.json"
         sink = _agent(plan, "sink", f.dst, out, addr=plan.addresses[f.dst], port=f.port,
                       interval=plan.interval_ns, until=plan.duration_ns)  # fmt: skip
@@ -186,7 +194,7 @@ def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen], progress: Any) 
         sender = _agent(plan, "send", f.src, out, dst=plan.addresses[f.dst], port=f.port,
                         cc=f.kernel_cc, start=f.start_ns, stop=f.stop_ns, size=f.size)  # fmt: skip
         senders[f.name] = (sender, out)
-    agents = [*sinks.items(), *senders.items()]
+    agents = [*sinks.items(), *senders.items(), *pings.items()]
     procs.extend(p for _, (p, _) in agents)
     for name, (p, _) in agents:
         if _wait_line(p, f"an agent of flow {name!r}", _READY_TIMEOUT) != "ready":
@@ -213,7 +221,7 @@ def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen], progress: Any) 
             k += 1
     finally:
         sampler.close()
-    for p, _ in senders.values():
+    for p, _ in [*senders.values(), *pings.values()]:
         try:
             p.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -235,6 +243,7 @@ def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen], progress: Any) 
     return {
         "sinks": {n: read(out, p, f"the receiver of {n!r}") for n, (p, out) in sinks.items()},
         "senders": {n: read(out, p, f"the sender of {n!r}") for n, (p, out) in senders.items()},
+        "pings": {n: read(out, p, f"the ping of {n!r}") for n, (p, out) in pings.items()},
         "samples": {"flows": sampler.flows, "queues": sampler.queues},
     }
 
@@ -278,6 +287,9 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
     summaries = []
     span_s = (plan.duration_ns - plan.warmup_ns) / 1e9
     for f in plan.flows:
+        if f.app == "ping":
+            summaries.append(_ping_summary(plan, f, records["pings"][f.name]))
+            continue
         sink, sender = records["sinks"][f.name], records["senders"][f.name]
         info = {row["t"]: row for row in samples if row["flow"] == f.name}
         goodputs, delivered, prev_b = [], 0, 0
@@ -310,6 +322,25 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
             "fct_s": (sink["last_byte_ns"] - sender["started_ns"]) / 1e9 if complete else None,
         })  # fmt: skip
     return rows, summaries
+
+
+def _ping_summary(plan: Plan, f: Any, record: dict[str, Any]) -> dict[str, Any]:
+    """A ping flow as the simulator summarizes one: the RTT of the replies to requests sent in
+    the measurement window and their jitter (mean absolute difference of consecutive RTTs);
+    also the requests without a reply by the end of the run (lost, or still in flight)."""
+    window = [(t, rtt) for _, t, rtt in record["sent"] if t > plan.warmup_ns]
+    rtts = [rtt / 1e6 for _, rtt in window if rtt is not None]
+    jitter = float(np.mean(np.abs(np.diff(rtts)))) if len(rtts) > 1 else None
+    dist = _stats(rtts, {"min": 0.0, "mean": 0, "p50": 0.5, "p95": 0.95, "p99": 0.99, "max": 1.0})
+    return {
+        "name": f.name, "src": f.src, "dst": f.dst, "cc": None, "app": "ping",
+        "bytes_delivered": 0, "goodput_mbps": 0.0, "goodput_stats_mbps": None,
+        "rtt_ms": dist, "srtt_ms": None, "retransmits": 0,
+        "lost": None,
+        "unanswered": sum(1 for _, rtt in window if rtt is None),
+        "queue_drops": None, "wire_lost": None, "ecn_marks": 0,
+        "jitter_ms": jitter, "fct_s": None,
+    }  # fmt: skip
 
 
 def _queues(plan: Plan, samples: list[dict[str, Any]]):
