@@ -215,6 +215,20 @@ def test_a_dumbbell_on_the_kernel_matches_the_schema_and_the_capacity() -> None:
 
 
 @needs_testbed
+def test_a_transfer_completes_in_the_simulators_time() -> None:
+    from airlab import testbed
+
+    sets = {"duration": "3s", "flow.0.app": airlab.TomlText('{ kind = "transfer", size = "1MB" }')}
+    real = testbed.run(DUMBBELL, set=sets)
+    sim = airlab.run(DUMBBELL, set=sets)
+    fct, want = real.summary["flows"][0]["fct_s"], sim.summary["flows"][0]["fct_s"]
+    assert set(fct) == set(want) and fct["count"] == 1
+    # Handshake, slow start from 10 segments and 1 MB at 10 Mbit/s: 0.88 s in the simulator.
+    assert fct["mean"] == pytest.approx(want["mean"], rel=0.1)
+    assert list(real.fcts["bytes"]) == [1_000_000]
+
+
+@needs_testbed
 def test_ping_next_to_a_bulk_flow_sees_the_standing_queue() -> None:
     from airlab import testbed
 

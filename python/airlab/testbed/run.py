@@ -257,6 +257,12 @@ def _stats(values: list[float], quantiles: dict[str, float]) -> dict[str, float]
             for k, q in quantiles.items()}  # fmt: skip
 
 
+def _fct_stats(fcts: list[float]) -> dict[str, float]:
+    """Flow completion times summarized as the simulator does."""
+    stats = _stats(fcts, {"min": 0.0, "mean": 0, "p50": 0.5, "p95": 0.95, "max": 1.0}) or {}
+    return {"count": len(fcts), **stats}
+
+
 def _tcp_columns(info: dict[str, Any]) -> dict[str, float]:
     """A sample of Linux's tcp_info in the simulator's flow columns (NaN before the socket
     exists). Linux's in-flight count is packets_out - (sacked_out + lost_out) + retrans_out."""
@@ -284,6 +290,7 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
     interval, as in the simulator; the rest comes from the sender's tcp_info."""
     columns = TABLES["flows"][0]
     rows: dict[str, list] = {c: [] for c in columns}
+    fcts: dict[str, list] = {c: [] for c in TABLES["fcts"][0]}
     summaries = []
     span_s = (plan.duration_ns - plan.warmup_ns) / 1e9
     for f in plan.flows:
@@ -306,6 +313,12 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
         srtt = [r["tcpi_rtt"] / 1e3 for t, r in info.items() if t > plan.warmup_ns]
         last = info[max(info)] if info else {}
         complete = f.size is not None and sink["bytes"] >= f.size
+        fct = (sink["last_byte_ns"] - sender["started_ns"]) / 1e9 if complete else None
+        if complete:
+            for c, v in (("start_s", sender["started_ns"] / 1e9), ("flow", f.name), ("conn", 0),
+                         ("end_s", sink["last_byte_ns"] / 1e9), ("fct_s", fct),
+                         ("bytes", f.size)):  # fmt: skip
+                fcts[c].append(v)
         summaries.append({
             "name": f.name, "src": f.src, "dst": f.dst, "cc": f.cc, "app": f.app,
             "bytes_delivered": delivered,
@@ -319,9 +332,9 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
             "wire_lost": None,
             "ecn_marks": last.get("tcpi_delivered_ce"),
             "jitter_ms": None,
-            "fct_s": (sink["last_byte_ns"] - sender["started_ns"]) / 1e9 if complete else None,
+            "fct_s": _fct_stats([fct]) if complete else None,
         })  # fmt: skip
-    return rows, summaries
+    return rows, fcts, summaries
 
 
 def _ping_summary(plan: Plan, f: Any, record: dict[str, Any]) -> dict[str, Any]:
@@ -400,7 +413,7 @@ def _links(plan: Plan, wires: list[dict[str, Any]], samples: list[dict[str, Any]
 def _result(plan: Plan, facts: dict[str, Any], records: dict[str, Any],
             samples: dict[str, Any], wires: list[dict[str, Any]]) -> Result:  # fmt: skip
     """The run as the simulator reports one: the summary schema and the long-format tables."""
-    flow_rows, flows = _flows(plan, records, samples["flows"])
+    flow_rows, fct_rows, flows = _flows(plan, records, samples["flows"])
     queue_rows, queues = _queues(plan, samples["queues"])
     rates = [f["goodput_mbps"] for f in flows if f["goodput_mbps"]]
     summary = {
@@ -420,4 +433,5 @@ def _result(plan: Plan, facts: dict[str, Any], records: dict[str, Any],
     tables = {name: _frame(None, cols, key) for name, (cols, key) in TABLES.items()}
     tables["flows"] = _frame(flow_rows, TABLES["flows"][0], "flow")
     tables["queues"] = _frame(queue_rows, TABLES["queues"][0], "queue")
+    tables["fcts"] = _frame(fct_rows, TABLES["fcts"][0], "flow")
     return Result(summary=summary, scenario=plan.resolved, source=None, **tables)
