@@ -193,26 +193,32 @@ def run(
     scenario: str, seed: int | None, sets: tuple[str, ...], out: str | None, no_plots: bool
 ) -> None:
     """Run SCENARIO (a TOML file or a built-in name) and write its results."""
-    console = _console()
     overrides = _overrides(sets)
-    out_dir = _out_dir(Path(out) if out else Path("results") / Path(str(scenario)).stem)
+    stem = Path(str(scenario)).stem
+    out_dir = _out_dir(Path(out) if out else Path("results") / stem)
+    _run_and_save(
+        f"simulating {stem}",
+        lambda progress: airlab.run(scenario, seed=seed, set=overrides, progress=progress),
+        out_dir,
+        plots=not no_plots,
+    )
+
+
+def _run_and_save(label: str, run: Any, out_dir: Path, plots: bool) -> None:
+    """Run ``run(progress)`` under a progress bar, print its summary and save its files."""
+    console = _console()
     with Progress(
         SpinnerColumn(),
-        TextColumn(f"simulating {Path(str(scenario)).stem}"),
+        TextColumn(label),
         BarColumn(),
         TimeElapsedColumn(),
         console=console,
         transient=True,
     ) as bar:
         task = bar.add_task("run", total=1.0)
-        res = airlab.run(
-            scenario,
-            seed=seed,
-            set=overrides,
-            progress=lambda done: bar.update(task, completed=done),
-        )
+        res = run(lambda done: bar.update(task, completed=done))
     print_summary(console, res.summary)
-    res.save(out_dir, plots=not no_plots, report=True)
+    res.save(out_dir, plots=plots, report=True)
     console.print(f"results written to [bold]{out_dir}[/] (report.html, summary.json, *.parquet)")
 
 
@@ -593,32 +599,17 @@ def testbed_run(
     Writes the same files as `airlab run`, with `backend: "linux"` in summary.json."""
     from airlab import testbed as tb
 
-    console = _console()
     overrides = _overrides(sets)
     stem = Path(str(scenario)).stem
     out_dir = _out_dir(Path(out) if out else Path("results") / f"{stem}-linux")
+
+    def run(progress: Any) -> Any:
+        return tb.run(scenario, seed=seed, set=overrides, progress=progress, offloads=offloads)
+
     try:
-        with Progress(
-            SpinnerColumn(),
-            TextColumn(f"running {stem} on Linux"),
-            BarColumn(),
-            TimeElapsedColumn(),
-            console=console,
-            transient=True,
-        ) as bar:
-            task = bar.add_task("run", total=1.0)
-            res = tb.run(
-                scenario,
-                seed=seed,
-                set=overrides,
-                progress=lambda done: bar.update(task, completed=done),
-                offloads=offloads,
-            )
+        _run_and_save(f"running {stem} on Linux", run, out_dir, plots=not no_plots)
     except (tb.TestbedError, tb.PlanError) as e:
         raise CliError(str(e)) from None
-    print_summary(console, res.summary)
-    res.save(out_dir, plots=not no_plots, report=True)
-    console.print(f"results written to [bold]{out_dir}[/] (report.html, summary.json, *.parquet)")
 
 
 @testbed.command("check")
