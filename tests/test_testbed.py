@@ -244,6 +244,24 @@ def test_ping_next_to_a_bulk_flow_sees_the_standing_queue() -> None:
 
 
 @needs_testbed
+def test_udp_next_to_a_bulk_flow_matches_the_simulator() -> None:
+    from airlab import testbed
+
+    udp = airlab.TomlText('{ kind = "udp", rate = "2Mbit" }')
+    sets = {"duration": "6s", "metrics.warmup": "2s", "flow.1.app": udp}
+    real = testbed.run("aqm/bufferbloat-pfifo", set=sets)
+    sim = airlab.run("aqm/bufferbloat-pfifo", set=sets)
+    got, want = real.summary["flows"][1], sim.summary["flows"][1]
+    # 2 Mbit/s of 1500-byte IP packets: the same datagrams in the window, all of them
+    # delivered (the pfifo holds 1000 packets), at the same goodput.
+    assert got["udp"]["sent"] == want["udp"]["sent"]
+    assert got["udp"]["loss_rate"] == 0.0
+    assert got["goodput_mbps"] == pytest.approx(want["goodput_mbps"], rel=0.03)
+    # One-way: 20 ms of propagation, then the queue the CUBIC flow builds.
+    assert 20 <= got["udp"]["owd_ms"]["min"] <= got["udp"]["owd_ms"]["p50"]
+
+
+@needs_testbed
 def test_a_killed_run_is_cleaned_up(tmp_path: Path) -> None:
     from pyroute2 import netns
 

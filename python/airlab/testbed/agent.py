@@ -3,8 +3,11 @@
 ``sink`` accepts one connection, reads everything and samples the bytes received every
 interval (the receiver-side goodput the simulator reports); ``send`` connects at the flow's
 start with the flow's congestion control and sends until its stop (bulk) or its size
-(transfer); ``ping`` sends ICMP echo requests of the flow's size every interval and records
-each reply's round-trip time (the destination's kernel answers).
+(transfer). ``udpsend`` sends datagrams of the flow's size at its rate, each stamped with its
+sequence number and send time, and ``udpsink`` counts them and their one-way delays (one
+clock: every namespace is on the same machine). ``ping`` sends ICMP echo requests of the
+flow's size every interval and records each reply's round-trip time (the destination's
+kernel answers).
 
 Times are nanoseconds of CLOCK_MONOTONIC relative to the run's epoch, which every process of
 the machine shares: an agent prints ``ready`` once set up and then reads the epoch from its
@@ -12,12 +15,13 @@ standard input, so that slow starts of the agents do not eat into the run. Each 
 with the controller (PR_SET_PDEATHSIG), so a killed run leaves no traffic behind; each writes
 its record as JSON to ``--out``.
 
-Run as ``python -m airlab.testbed.agent sink|send|ping ...`` by :mod:`airlab.testbed.run`.
+Run as ``python -m airlab.testbed.agent ROLE ...`` by :mod:`airlab.testbed.run`.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import json
 import os
@@ -119,6 +123,52 @@ def send(args: argparse.Namespace) -> dict[str, Any]:
     return {"started_ns": started, "bytes_sent": sent, "complete": left in (None, 0)}
 
 
+_STAMP = struct.Struct("!QQ")  # sequence number, send time (ns since the epoch)
+
+
+def udpsend(args: argparse.Namespace) -> dict[str, Any]:
+    """``--size``-byte payloads every ``--interval`` from ``--start`` to ``--stop``, on a
+    schedule of absolute times (a late send is followed by its successors at once)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    pad = b"\0" * max(0, args.size - _STAMP.size)
+    args.epoch = _await_epoch()
+    seq, t = 0, args.start
+    while t < args.stop:
+        _sleep_until(args.epoch, t)
+        # A full local queue (ENOBUFS) loses the datagram, as a full qdisc would.
+        with contextlib.suppress(OSError):
+            s.sendto(_STAMP.pack(seq, _now(args.epoch)) + pad, (args.dst, args.port))
+        seq += 1
+        t += args.interval
+    return {"sent": seq, "start_ns": args.start, "interval_ns": args.interval}
+
+
+def udpsink(args: argparse.Namespace) -> dict[str, Any]:
+    """Payload bytes received per interval, and each datagram's sequence number, send time
+    and one-way delay (ns)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind((args.addr, args.port))
+    args.epoch = _await_epoch()
+    total, arrivals = 0, []
+    samples: list[tuple[int, int]] = []
+    next_sample = args.interval
+    while next_sample <= args.until:
+        now = _now(args.epoch)
+        if now >= next_sample:
+            samples.append((next_sample, total))
+            next_sample += args.interval
+            continue
+        s.settimeout(max(next_sample - now, 1_000) / 1e9)
+        try:
+            data = s.recv(65536)
+        except TimeoutError:
+            continue
+        seq, sent = _STAMP.unpack_from(data)
+        total += len(data)
+        arrivals.append((seq, sent, _now(args.epoch) - sent))
+    return {"bytes": total, "arrivals": arrivals, "samples": samples}
+
+
 def _checksum(data: bytes) -> int:
     """The Internet checksum (RFC 1071) of ``data``."""
     if len(data) % 2:
@@ -169,7 +219,7 @@ def ping(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="airlab.testbed.agent")
-    ap.add_argument("role", choices=("sink", "send", "ping"))
+    ap.add_argument("role", choices=("sink", "send", "ping", "udpsend", "udpsink"))
     ap.add_argument("--netns", required=True)
     ap.add_argument("--until", type=int, default=0, help="the last sample time (sink)")
     ap.add_argument("--out", required=True)
@@ -186,7 +236,8 @@ def main(argv: list[str] | None = None) -> None:
     from pyroute2 import netns
 
     netns.setns(args.netns)
-    record = {"sink": sink, "send": send, "ping": ping}[args.role](args)
+    roles = {"sink": sink, "send": send, "ping": ping, "udpsend": udpsend, "udpsink": udpsink}
+    record = roles[args.role](args)
     tmp = f"{args.out}.tmp"
     with open(tmp, "w") as f:
         json.dump(record, f)

@@ -34,7 +34,10 @@ KERNEL_QDISC = {
 }
 
 #: Apps the testbed runs.
-APPS = ("bulk", "transfer", "ping")
+APPS = ("bulk", "transfer", "ping", "udp")
+
+#: IPv4 and UDP headers: a UDP app's `packet_size` is its payload.
+UDP_HEADER = 28
 
 #: The block of addresses nodes get inside the run's namespaces (never routed elsewhere).
 NETWORK = ipaddress.ip_network("10.99.0.0/16")
@@ -90,7 +93,7 @@ class FlowPlan:
     stop_ns: int
     port: int  # a TCP flow's port; a ping's ICMP identifier
     ecn: bool
-    interval_ns: int | None = None  # between pings
+    interval_ns: int | None = None  # between pings, or between datagrams (udp)
 
 
 @dataclass(frozen=True)
@@ -162,6 +165,12 @@ def make_plan(resolved: dict[str, Any], run_id: str) -> Plan:
         Route(node=h["at"], dst=h["to"], device=device_of[(h["at"], h["via"])])
         for h in resolved["next_hop"]
     ]
+    via = {(h["at"], h["to"]): h["via"] for h in resolved["next_hop"]}
+
+    def first_hop_rate(src: str, dst: str) -> int:
+        hop = via[(src, dst)]
+        return next(d.rate_bps for d in directions if d.src == src and d.dst == hop)
+
     flows = []
     for k, f in enumerate(resolved["flows"]):
         app = f["app"]["kind"]
@@ -177,6 +186,20 @@ def make_plan(resolved: dict[str, Any], run_id: str) -> Plan:
                     app=app, size=_quantity("size", f["app"]["size"]),
                     start_ns=int(f["start"]), stop_ns=int(f["stop"]), port=BASE_PORT + k,
                     ecn=False, interval_ns=_quantity("duration", f["app"]["interval"]),
+                )
+            )  # fmt: skip
+            continue
+        if app == "udp":
+            payload = _quantity("size", f["app"]["packet_size"])
+            rate = f["app"].get("rate")
+            # Without a rate, the datagrams saturate the sender's first hop, as in the simulator.
+            rate_bps = _quantity("rate", rate) if rate else first_hop_rate(f["from"], f["to"])
+            flows.append(
+                FlowPlan(
+                    name=f["name"], src=f["from"], dst=f["to"], cc=None, kernel_cc=None,
+                    app=app, size=payload, start_ns=int(f["start"]), stop_ns=int(f["stop"]),
+                    port=BASE_PORT + k, ecn=False,
+                    interval_ns=max(1, -(-(payload + UDP_HEADER) * 8 * 10**9 // rate_bps)),
                 )
             )  # fmt: skip
             continue

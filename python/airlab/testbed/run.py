@@ -187,12 +187,14 @@ def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen], progress: Any) 
             pings[f.name] = (probe, out)
             continue
         out = tmp / f"sink-{f.port}.json"
-        sink = _agent(plan, "sink", f.dst, out, addr=plan.addresses[f.dst], port=f.port,
-                      interval=plan.interval_ns, until=plan.duration_ns)  # fmt: skip
+        udp = f.app == "udp"
+        sink = _agent(plan, "udpsink" if udp else "sink", f.dst, out, addr=plan.addresses[f.dst],
+                      port=f.port, interval=plan.interval_ns, until=plan.duration_ns)  # fmt: skip
         sinks[f.name] = (sink, out)
         out = tmp / f"send-{f.port}.json"
-        sender = _agent(plan, "send", f.src, out, dst=plan.addresses[f.dst], port=f.port,
-                        cc=f.kernel_cc, start=f.start_ns, stop=f.stop_ns, size=f.size)  # fmt: skip
+        sender = _agent(plan, "udpsend" if udp else "send", f.src, out, dst=plan.addresses[f.dst],
+                        port=f.port, cc=f.kernel_cc, start=f.start_ns, stop=f.stop_ns, size=f.size,
+                        interval=f.interval_ns if udp else None)  # fmt: skip
         senders[f.name] = (sender, out)
     agents = [*sinks.items(), *senders.items(), *pings.items()]
     procs.extend(p for _, (p, _) in agents)
@@ -227,7 +229,11 @@ def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen], progress: Any) 
         except subprocess.TimeoutExpired:
             p.kill()
     for p, _ in sinks.values():
-        if p.poll() is None:
+        # A TCP receiver ends when its sender closes, a UDP one at the end of the run; one that
+        # has not is told to write its record now.
+        try:
+            p.wait(timeout=3)
+        except subprocess.TimeoutExpired:
             p.terminate()
         try:
             p.wait(timeout=10)
@@ -312,7 +318,7 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
             rows["time_s"][-1], rows["flow"][-1], rows["goodput_mbps"][-1] = t / 1e9, f.name, rate
         srtt = [r["tcpi_rtt"] / 1e3 for t, r in info.items() if t > plan.warmup_ns]
         last = info[max(info)] if info else {}
-        complete = f.size is not None and sink["bytes"] >= f.size
+        complete = f.app == "transfer" and sink["bytes"] >= f.size
         fct = (sink["last_byte_ns"] - sender["started_ns"]) / 1e9 if complete else None
         if complete:
             for c, v in (("start_s", sender["started_ns"] / 1e9), ("flow", f.name), ("conn", 0),
@@ -334,7 +340,29 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
             "jitter_ms": None,
             "fct_s": _fct_stats([fct]) if complete else None,
         })  # fmt: skip
+        if f.app == "udp":
+            summaries[-1].update(_udp_summary(plan, sink, sender))
     return rows, fcts, summaries
+
+
+def _udp_summary(plan: Plan, sink: dict[str, Any], sender: dict[str, Any]) -> dict[str, Any]:
+    """A UDP flow's counts in the measurement window, as the simulator gives them: datagrams
+    sent after the warm-up and those of them received, the loss rate up to the highest one
+    received, and their one-way delay."""
+    start, gap = sender["start_ns"], sender["interval_ns"]
+    first = max(0, -(-(plan.warmup_ns - start) // gap)) if plan.warmup_ns > start else 0
+    window = [(seq, owd) for seq, sent, owd in sink["arrivals"] if sent > plan.warmup_ns]
+    due = max((seq for seq, _ in window), default=first - 1) + 1 - first
+    owd = [ns / 1e6 for _, ns in window]
+    return {
+        "cc": None, "retransmits": 0, "ecn_marks": 0, "srtt_ms": None,
+        "udp": {
+            "sent": max(0, sender["sent"] - first), "received": len(window),
+            "loss_rate": 1 - len(window) / due if due > 0 else 0.0,
+            "owd_ms": _stats(owd, {"min": 0.0, "mean": 0, "p50": 0.5, "p95": 0.95, "p99": 0.99,
+                                   "max": 1.0}),
+        },
+    }  # fmt: skip
 
 
 def _ping_summary(plan: Plan, f: Any, record: dict[str, Any]) -> dict[str, Any]:
