@@ -120,13 +120,9 @@ def test_plan_of_the_dumbbell() -> None:
     ("change", "words"),
     [
         (lambda f: f["cc"].update(kind="bbr2"), "bbr2, which has no Linux counterpart"),
-        (
-            lambda f: f.update(app={"kind": "periodic", "size": "1KB", "period": "1s"}),
-            "periodic flow",
-        ),
         (lambda f: f["tcp"].update(mss=1000), "mss = 1000"),
     ],
-    ids=["cc", "app", "mss"],
+    ids=["cc", "mss"],
 )
 def test_plan_refuses_what_the_testbed_cannot_run(change, words: str) -> None:
     resolved = airlab.validate(DUMBBELL)
@@ -226,6 +222,24 @@ def test_a_transfer_completes_in_the_simulators_time() -> None:
     # Handshake, slow start from 10 segments and 1 MB at 10 Mbit/s: 0.88 s in the simulator.
     assert fct["mean"] == pytest.approx(want["mean"], rel=0.1)
     assert list(real.fcts["bytes"]) == [1_000_000]
+
+
+@needs_testbed
+def test_periodic_connections_each_complete() -> None:
+    from airlab import testbed
+
+    app = airlab.TomlText(
+        '{ kind = "periodic", size = "200kB", period = "1s", random_start = "0.5s" }'
+    )
+    sets = {"duration": "5s", "metrics.warmup": "1s", "flow.0.app": app}
+    real = testbed.run(DUMBBELL, set=sets)
+    # One connection a second from a random start below 0.5 s: 5 in 5 s, 4 after the warm-up.
+    assert len(real.fcts) == 5 and real.summary["flows"][0]["fct_s"]["count"] == 4
+    starts = real.fcts["start_s"].to_numpy()
+    assert starts[0] < 0.5 + 0.05 and all(abs(d - 1) < 0.05 for d in starts[1:] - starts[:-1])
+    # 200 kB at 10 Mbit/s take 0.16 s to serialize, after a 20 ms handshake and a few
+    # slow-start rounds of 20 ms.
+    assert ((real.fcts["fct_s"] >= 0.18) & (real.fcts["fct_s"] <= 0.4)).all(), real.fcts
 
 
 @needs_testbed

@@ -3,9 +3,11 @@
 ``sink`` accepts one connection, reads everything and samples the bytes received every
 interval (the receiver-side goodput the simulator reports); ``send`` connects at the flow's
 start with the flow's congestion control and sends until its stop (bulk) or its size
-(transfer). ``udpsend`` sends datagrams of the flow's size at its rate, each stamped with its
-sequence number and send time, and ``udpsink`` counts them and their one-way delays (one
-clock: every namespace is on the same machine). ``ping`` sends ICMP echo requests of the
+(transfer); ``psend`` opens a new connection every period and sends the flow's size on
+it, and ``psink`` receives on every connection at once (periodic). ``udpsend`` sends
+datagrams of the flow's size at its rate, each stamped with its sequence number and send
+time, and ``udpsink`` counts them and their one-way delays (one clock: every namespace is on
+the same machine). ``ping`` sends ICMP echo requests of the
 flow's size every interval and records each reply's round-trip time (the destination's
 kernel answers).
 
@@ -25,6 +27,7 @@ import contextlib
 import ctypes
 import json
 import os
+import selectors
 import signal
 import socket
 import struct
@@ -123,6 +126,87 @@ def send(args: argparse.Namespace) -> dict[str, Any]:
     return {"started_ns": started, "bytes_sent": sent, "complete": left in (None, 0)}
 
 
+def psend(args: argparse.Namespace) -> dict[str, Any]:
+    """A connection every ``--interval`` from ``--start`` until ``--stop``, each sending
+    ``--size`` bytes and closing; connections overlap when one outlasts the period."""
+    args.epoch = _await_epoch()
+    sel = selectors.DefaultSelector()
+    conns: list[dict[str, Any]] = []
+    left: dict[socket.socket, int] = {}
+    chunk = b"\0" * CHUNK
+    next_open = args.start
+    while next_open < args.stop or left:
+        now = _now(args.epoch)
+        if next_open < args.stop and now >= next_open:
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, args.cc.encode())
+            s.setblocking(False)
+            started = _now(args.epoch)
+            with contextlib.suppress(BlockingIOError):
+                s.connect((args.dst, args.port))
+            conns.append({"port": s.getsockname()[1], "started_ns": started})
+            left[s] = args.size
+            sel.register(s, selectors.EVENT_WRITE)
+            next_open += args.interval
+            continue
+        wait = (next_open - now) / 1e9 if next_open < args.stop else 0.1
+        for key, _ in sel.select(timeout=max(wait, 0)):
+            s = key.fileobj
+            try:
+                sent = s.send(chunk[: min(CHUNK, left[s])])
+            except (BlockingIOError, InterruptedError):
+                continue
+            except OSError:  # refused or reset: the connection is over, incomplete
+                sent, left[s] = 0, 0
+            left[s] -= sent
+            if left[s] <= 0:
+                sel.unregister(s)
+                del left[s]
+                s.close()
+    return {"connections": conns}
+
+
+def psink(args: argparse.Namespace) -> dict[str, Any]:
+    """Every connection's bytes and last byte time (by the sender's port), and the bytes of
+    all of them per interval."""
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind((args.addr, args.port))
+    srv.listen(128)
+    srv.setblocking(False)
+    args.epoch = _await_epoch()
+    sel = selectors.DefaultSelector()
+    sel.register(srv, selectors.EVENT_READ)
+    conns: dict[int, dict[str, Any]] = {}
+    total, samples, next_sample = 0, [], args.interval
+    while next_sample <= args.until:
+        now = _now(args.epoch)
+        if now >= next_sample:
+            samples.append((next_sample, total))
+            next_sample += args.interval
+            continue
+        for key, _ in sel.select(timeout=(next_sample - now) / 1e9):
+            if key.fileobj is srv:
+                with contextlib.suppress(BlockingIOError):
+                    conn, (_, port) = srv.accept()
+                    conn.setblocking(False)
+                    conns[port] = {"bytes": 0, "last_byte_ns": None}
+                    sel.register(conn, selectors.EVENT_READ, port)
+                continue
+            try:
+                data = key.fileobj.recv(CHUNK)
+            except (BlockingIOError, InterruptedError):
+                continue
+            if not data:
+                sel.unregister(key.fileobj)
+                key.fileobj.close()
+                continue
+            total += len(data)
+            conns[key.data]["bytes"] += len(data)
+            conns[key.data]["last_byte_ns"] = _now(args.epoch)
+    return {"bytes": total, "samples": samples, "connections": conns}
+
+
 _STAMP = struct.Struct("!QQ")  # sequence number, send time (ns since the epoch)
 
 
@@ -219,7 +303,8 @@ def ping(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="airlab.testbed.agent")
-    ap.add_argument("role", choices=("sink", "send", "ping", "udpsend", "udpsink"))
+    roles = ("sink", "send", "psend", "psink", "ping", "udpsend", "udpsink")
+    ap.add_argument("role", choices=roles)
     ap.add_argument("--netns", required=True)
     ap.add_argument("--until", type=int, default=0, help="the last sample time (sink)")
     ap.add_argument("--out", required=True)
@@ -236,8 +321,9 @@ def main(argv: list[str] | None = None) -> None:
     from pyroute2 import netns
 
     netns.setns(args.netns)
-    roles = {"sink": sink, "send": send, "ping": ping, "udpsend": udpsend, "udpsink": udpsink}
-    record = roles[args.role](args)
+    run = {"sink": sink, "send": send, "psend": psend, "psink": psink, "ping": ping,
+           "udpsend": udpsend, "udpsink": udpsink}  # fmt: skip
+    record = run[args.role](args)
     tmp = f"{args.out}.tmp"
     with open(tmp, "w") as f:
         json.dump(record, f)

@@ -15,6 +15,7 @@ namespaces can be told apart.
 from __future__ import annotations
 
 import ipaddress
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +35,7 @@ KERNEL_QDISC = {
 }
 
 #: Apps the testbed runs.
-APPS = ("bulk", "transfer", "ping", "udp")
+APPS = ("bulk", "transfer", "periodic", "ping", "udp")
 
 #: IPv4 and UDP headers: a UDP app's `packet_size` is its payload.
 UDP_HEADER = 28
@@ -93,7 +94,8 @@ class FlowPlan:
     stop_ns: int
     port: int  # a TCP flow's port; a ping's ICMP identifier
     ecn: bool
-    interval_ns: int | None = None  # between pings, or between datagrams (udp)
+    interval_ns: int | None = None  # between pings, datagrams (udp) or connections (periodic)
+    offset_ns: int = 0  # a periodic flow's random start, drawn from the run's seed
 
 
 @dataclass(frozen=True)
@@ -214,7 +216,13 @@ def make_plan(resolved: dict[str, Any], run_id: str) -> Plan:
                 f"{name}: flow {f['name']!r} asks for mss = {f['tcp']['mss']}; the testbed "
                 f"uses the kernel's, {KERNEL_MSS} bytes on its 1500-byte MTU with timestamps"
             )
-        size = _quantity("size", f["app"]["size"]) if app == "transfer" else None
+        size = _quantity("size", f["app"]["size"]) if app in ("transfer", "periodic") else None
+        period = _quantity("duration", f["app"]["period"]) if app == "periodic" else None
+        spread = f["app"].get("random_start") if app == "periodic" else None
+        offset = 0
+        if spread:
+            draw = random.Random(f"{sc.get('seed', 1)}/{f['name']}")
+            offset = draw.randrange(_quantity("duration", spread))
         flows.append(
             FlowPlan(
                 name=f["name"],
@@ -228,6 +236,8 @@ def make_plan(resolved: dict[str, Any], run_id: str) -> Plan:
                 stop_ns=int(f["stop"]),
                 port=BASE_PORT + k,
                 ecn=bool(f["tcp"]["ecn"]),
+                interval_ns=period,
+                offset_ns=offset,
             )
         )
     metrics = sc.get("metrics", {})

@@ -187,14 +187,17 @@ def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen], progress: Any) 
             pings[f.name] = (probe, out)
             continue
         out = tmp / f"sink-{f.port}.json"
-        udp = f.app == "udp"
-        sink = _agent(plan, "udpsink" if udp else "sink", f.dst, out, addr=plan.addresses[f.dst],
+        udp, periodic = f.app == "udp", f.app == "periodic"
+        roles = (
+            ("udpsink", "udpsend") if udp else ("psink", "psend") if periodic else ("sink", "send")
+        )
+        sink = _agent(plan, roles[0], f.dst, out, addr=plan.addresses[f.dst],
                       port=f.port, interval=plan.interval_ns, until=plan.duration_ns)  # fmt: skip
         sinks[f.name] = (sink, out)
         out = tmp / f"send-{f.port}.json"
-        sender = _agent(plan, "udpsend" if udp else "send", f.src, out, dst=plan.addresses[f.dst],
-                        port=f.port, cc=f.kernel_cc, start=f.start_ns, stop=f.stop_ns, size=f.size,
-                        interval=f.interval_ns if udp else None)  # fmt: skip
+        sender = _agent(plan, roles[1], f.src, out, dst=plan.addresses[f.dst], port=f.port,
+                        cc=f.kernel_cc, start=f.start_ns + f.offset_ns, stop=f.stop_ns,
+                        size=f.size, interval=f.interval_ns)  # fmt: skip
         senders[f.name] = (sender, out)
     agents = [*sinks.items(), *senders.items(), *pings.items()]
     procs.extend(p for _, (p, _) in agents)
@@ -263,6 +266,24 @@ def _stats(values: list[float], quantiles: dict[str, float]) -> dict[str, float]
             for k, q in quantiles.items()}  # fmt: skip
 
 
+def _completions(f: Any, sink: dict[str, Any], sender: dict[str, Any]) -> list[tuple[int, int]]:
+    """(start, end) of each connection of a transfer or periodic flow that delivered all its
+    bytes: from the sender's connect to the receiver's last byte."""
+    if f.app == "transfer":
+        if sink["bytes"] >= f.size:
+            return [(sender["started_ns"], sink["last_byte_ns"])]
+        return []
+    if f.app == "periodic":
+        received = sink["connections"]
+        out = []
+        for conn in sender["connections"]:
+            got = received.get(str(conn["port"]))
+            if got and got["bytes"] >= f.size:
+                out.append((conn["started_ns"], got["last_byte_ns"]))
+        return out
+    return []
+
+
 def _fct_stats(fcts: list[float]) -> dict[str, float]:
     """Flow completion times summarized as the simulator does."""
     stats = _stats(fcts, {"min": 0.0, "mean": 0, "p50": 0.5, "p95": 0.95, "max": 1.0}) or {}
@@ -318,13 +339,13 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
             rows["time_s"][-1], rows["flow"][-1], rows["goodput_mbps"][-1] = t / 1e9, f.name, rate
         srtt = [r["tcpi_rtt"] / 1e3 for t, r in info.items() if t > plan.warmup_ns]
         last = info[max(info)] if info else {}
-        complete = f.app == "transfer" and sink["bytes"] >= f.size
-        fct = (sink["last_byte_ns"] - sender["started_ns"]) / 1e9 if complete else None
-        if complete:
-            for c, v in (("start_s", sender["started_ns"] / 1e9), ("flow", f.name), ("conn", 0),
-                         ("end_s", sink["last_byte_ns"] / 1e9), ("fct_s", fct),
+        done = _completions(f, sink, sender)
+        for k, (start, end) in enumerate(done):
+            for c, v in (("start_s", start / 1e9), ("flow", f.name), ("conn", k),
+                         ("end_s", end / 1e9), ("fct_s", (end - start) / 1e9),
                          ("bytes", f.size)):  # fmt: skip
                 fcts[c].append(v)
+        in_window = [(end - start) / 1e9 for start, end in done if start > plan.warmup_ns]
         summaries.append({
             "name": f.name, "src": f.src, "dst": f.dst, "cc": f.cc, "app": f.app,
             "bytes_delivered": delivered,
@@ -338,7 +359,7 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
             "wire_lost": None,
             "ecn_marks": last.get("tcpi_delivered_ce"),
             "jitter_ms": None,
-            "fct_s": _fct_stats([fct]) if complete else None,
+            "fct_s": _fct_stats(in_window) if in_window else None,
         })  # fmt: skip
         if f.app == "udp":
             summaries[-1].update(_udp_summary(plan, sink, sender))
