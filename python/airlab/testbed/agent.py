@@ -33,6 +33,7 @@ import socket
 import struct
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 PR_SET_PDEATHSIG = 1
@@ -56,6 +57,24 @@ def _sleep_until(epoch: int, t: int) -> None:
         time.sleep(delay)
 
 
+def _sample(
+    args: argparse.Namespace, total: Callable[[], int], receive: Callable[[float], bool]
+) -> list[tuple[int, int]]:
+    """The running ``total()`` at every interval boundary up to ``--until``. In between,
+    ``receive(timeout_s)`` takes what arrives and returns False once nothing more will; the
+    remaining boundaries then all see the final total."""
+    samples: list[tuple[int, int]] = []
+    next_sample, more = args.interval, True
+    while next_sample <= args.until:
+        now = _now(args.epoch)
+        if more and now < next_sample:
+            more = receive(max(next_sample - now, 1_000) / 1e9)
+            continue
+        samples.append((next_sample, total()))
+        next_sample += args.interval
+    return samples
+
+
 def sink(args: argparse.Namespace) -> dict[str, Any]:
     srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -64,37 +83,22 @@ def sink(args: argparse.Namespace) -> dict[str, Any]:
     args.epoch = _await_epoch()
     conn, _ = srv.accept()
     accepted = _now(args.epoch)
-    total, last_byte = 0, None
-    samples: list[tuple[int, int]] = []
-    next_sample = args.interval
-    stopping = False
+    got = {"bytes": 0, "last_byte_ns": None}
 
-    def stop(*_: Any) -> None:
-        nonlocal stopping
-        stopping = True
-
-    signal.signal(signal.SIGTERM, stop)
-    while not stopping:
-        now = _now(args.epoch)
-        while now >= next_sample and next_sample <= args.until:
-            samples.append((next_sample, total))
-            next_sample += args.interval
-        conn.settimeout(max(next_sample - now, 1_000) / 1e9)
+    def receive(timeout: float) -> bool:
+        conn.settimeout(timeout)
         try:
             data = conn.recv(CHUNK)
-        except TimeoutError:
-            continue
-        except InterruptedError:
-            continue
-        if not data:
-            # The sender closed: the samples up to the end of the run see no more bytes.
-            while next_sample <= args.until:
-                samples.append((next_sample, total))
-                next_sample += args.interval
-            break
-        total += len(data)
-        last_byte = _now(args.epoch)
-    return {"accepted_ns": accepted, "bytes": total, "last_byte_ns": last_byte, "samples": samples}
+        except (TimeoutError, InterruptedError):
+            return True
+        if not data:  # the sender closed
+            return False
+        got["bytes"] += len(data)
+        got["last_byte_ns"] = _now(args.epoch)
+        return True
+
+    samples = _sample(args, lambda: got["bytes"], receive)
+    return {"accepted_ns": accepted, **got, "samples": samples}
 
 
 def _await_epoch() -> int:
@@ -119,6 +123,8 @@ def send(args: argparse.Namespace) -> dict[str, Any]:
             k = s.send(chunk[:n])
         except TimeoutError:
             continue
+        except OSError:  # the receiver closed at the end of the run
+            break
         sent += k
         if left is not None:
             left -= k
@@ -178,14 +184,10 @@ def psink(args: argparse.Namespace) -> dict[str, Any]:
     sel = selectors.DefaultSelector()
     sel.register(srv, selectors.EVENT_READ)
     conns: dict[int, dict[str, Any]] = {}
-    total, samples, next_sample = 0, [], args.interval
-    while next_sample <= args.until:
-        now = _now(args.epoch)
-        if now >= next_sample:
-            samples.append((next_sample, total))
-            next_sample += args.interval
-            continue
-        for key, _ in sel.select(timeout=(next_sample - now) / 1e9):
+    total = [0]
+
+    def receive(timeout: float) -> bool:
+        for key, _ in sel.select(timeout=timeout):
             if key.fileobj is srv:
                 with contextlib.suppress(BlockingIOError):
                     conn, (_, port) = srv.accept()
@@ -201,10 +203,13 @@ def psink(args: argparse.Namespace) -> dict[str, Any]:
                 sel.unregister(key.fileobj)
                 key.fileobj.close()
                 continue
-            total += len(data)
+            total[0] += len(data)
             conns[key.data]["bytes"] += len(data)
             conns[key.data]["last_byte_ns"] = _now(args.epoch)
-    return {"bytes": total, "samples": samples, "connections": conns}
+        return True
+
+    samples = _sample(args, lambda: total[0], receive)
+    return {"bytes": total[0], "samples": samples, "connections": conns}
 
 
 _STAMP = struct.Struct("!QQ")  # sequence number, send time (ns since the epoch)
@@ -233,24 +238,22 @@ def udpsink(args: argparse.Namespace) -> dict[str, Any]:
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.bind((args.addr, args.port))
     args.epoch = _await_epoch()
-    total, arrivals = 0, []
-    samples: list[tuple[int, int]] = []
-    next_sample = args.interval
-    while next_sample <= args.until:
-        now = _now(args.epoch)
-        if now >= next_sample:
-            samples.append((next_sample, total))
-            next_sample += args.interval
-            continue
-        s.settimeout(max(next_sample - now, 1_000) / 1e9)
+    arrivals: list[tuple[int, int, int]] = []
+    total = [0]
+
+    def receive(timeout: float) -> bool:
+        s.settimeout(timeout)
         try:
             data = s.recv(65536)
-        except TimeoutError:
-            continue
+        except (TimeoutError, InterruptedError):
+            return True
         seq, sent = _STAMP.unpack_from(data)
-        total += len(data)
+        total[0] += len(data)
         arrivals.append((seq, sent, _now(args.epoch) - sent))
-    return {"bytes": total, "arrivals": arrivals, "samples": samples}
+        return True
+
+    samples = _sample(args, lambda: total[0], receive)
+    return {"bytes": total[0], "arrivals": arrivals, "samples": samples}
 
 
 def _checksum(data: bytes) -> int:
