@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -173,22 +173,27 @@ def cli() -> None:
     """airlab: a laboratory for TCP congestion control and queue management."""
 
 
+def _run_options(default_out: str) -> Callable[[Any], Any]:
+    """The arguments `airlab run` and `airlab testbed run` share."""
+
+    def add(command: Any) -> Any:
+        for option in reversed([
+            click.argument("scenario"),
+            click.option("--seed", type=click.IntRange(0, airlab.MAX_SEED), default=None,
+                         help="Run seed, 0 to 2^64 - 1 (overrides the scenario's)."),
+            click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help=SET_HELP),
+            click.option("--out", type=click.Path(file_okay=False), default=None,
+                         help=f"Output directory [default: {default_out}]."),
+            click.option("--no-plots", is_flag=True, help="Skip the PNG plots (faster)."),
+        ]):  # fmt: skip
+            command = option(command)
+        return command
+
+    return add
+
+
 @cli.command()
-@click.argument("scenario")
-@click.option(
-    "--seed",
-    type=click.IntRange(0, airlab.MAX_SEED),
-    default=None,
-    help="Run seed, 0 to 2^64 - 1 (overrides the scenario's).",
-)
-@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Output directory [default: results/<scenario>].",
-)
-@click.option("--no-plots", is_flag=True, help="Skip the PNG plots (faster).")
+@_run_options("results/<scenario>")
 def run(
     scenario: str, seed: int | None, sets: tuple[str, ...], out: str | None, no_plots: bool
 ) -> None:
@@ -573,16 +578,7 @@ def testbed() -> None:
 
 
 @testbed.command("run")
-@click.argument("scenario")
-@click.option("--seed", type=click.IntRange(0, airlab.MAX_SEED), default=None, help="Run seed.")
-@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Output directory [default: results/<scenario>-linux].",
-)
-@click.option("--no-plots", is_flag=True, help="Skip the PNG plots.")
+@_run_options("results/<scenario>-linux")
 @click.option(
     "--offloads", is_flag=True, help="Keep segmentation offload (GSO) on: qdisc limits then "
     "count GSO super-packets, not packets."

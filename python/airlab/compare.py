@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from airlab import _io
+from airlab.report import fmt, get
 from airlab.results import Result
 
 #: (table, metric path in the summary, label)
@@ -37,13 +38,10 @@ FLOW_SERIES = [("goodput_mbps", "goodput (Mbit/s)"), ("cwnd_pkts", "cwnd (packet
 
 
 def _get(d: dict[str, Any], path: str) -> float | None:
-    for key in path.split("."):
-        if not isinstance(d, dict):
-            return None
-        d = d.get(key)  # type: ignore[assignment]
-    if isinstance(d, dict):  # a distribution where a number was asked for: its mean
-        d = d.get("mean")  # type: ignore[assignment]
-    return float(d) if isinstance(d, (int, float)) and not isinstance(d, bool) else None
+    v = get(d, path)
+    if isinstance(v, dict):  # a distribution where a number was asked for: its mean
+        v = v.get("mean")
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
 def _load(result: Result | str | os.PathLike[str]) -> Result:
@@ -73,7 +71,7 @@ class Comparison:
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for _, r in self.table.iterrows():
             cells = [r["table"], r["name"], r["metric"]]
-            cells += [_fmt(r[lb]) for lb in self.labels]
+            cells += [fmt(r[lb]) for lb in self.labels]
             cells += [_pct(r[c]) for c in self.relative_columns]
             lines.append("| " + " | ".join(cells) + " |")
         return "\n".join(lines) + "\n"
@@ -86,10 +84,6 @@ class Comparison:
         if plots:
             plot(self, d)
         return d
-
-
-def _fmt(x: Any) -> str:
-    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.4g}"
 
 
 def _pct(x: Any) -> str:

@@ -232,64 +232,53 @@ impl<B> Config<B> {
         panic!("{} parameter `{name}` is {:?}, not {want}", self.of.name, self.get(name))
     }
 
-    pub fn int(&self, name: &str) -> i64 {
+    /// The value of an optional parameter through `get`, `None` when unset.
+    fn opt<T>(&self, name: &str, want: &str, get: fn(&Value) -> Option<T>) -> Option<T> {
         match self.get(name) {
-            Value::Int(v) => *v,
-            _ => self.mistyped(name, "a whole number"),
+            Value::Unset => None,
+            v => Some(get(v).unwrap_or_else(|| self.mistyped(name, want))),
         }
+    }
+
+    /// The value of a parameter that always has one.
+    fn one<T>(&self, name: &str, want: &str, get: fn(&Value) -> Option<T>) -> T {
+        self.opt(name, want, get).unwrap_or_else(|| self.mistyped(name, want))
+    }
+
+    pub fn int(&self, name: &str) -> i64 {
+        self.one(name, "a whole number", |v| if let Value::Int(x) = v { Some(*x) } else { None })
     }
 
     pub fn real(&self, name: &str) -> f64 {
-        match self.get(name) {
-            Value::Real(v) => *v,
-            _ => self.mistyped(name, "a real number"),
-        }
+        self.one(name, "a real number", |v| if let Value::Real(x) = v { Some(*x) } else { None })
     }
 
     pub fn flag(&self, name: &str) -> bool {
-        match self.get(name) {
-            Value::Flag(v) => *v,
-            _ => self.mistyped(name, "a flag"),
-        }
+        self.one(name, "a flag", |v| if let Value::Flag(x) = v { Some(*x) } else { None })
     }
 
     pub fn time(&self, name: &str) -> Time {
-        self.opt_time(name).unwrap_or_else(|| self.mistyped(name, "a time"))
+        self.one(name, "a time", |v| if let Value::Time(x) = v { Some(*x) } else { None })
     }
 
     pub fn opt_time(&self, name: &str) -> Option<Time> {
-        match self.get(name) {
-            Value::Time(t) => Some(*t),
-            Value::Unset => None,
-            _ => self.mistyped(name, "a time"),
-        }
+        self.opt(name, "a time", |v| if let Value::Time(x) = v { Some(*x) } else { None })
     }
 
     pub fn opt_rate(&self, name: &str) -> Option<u64> {
-        match self.get(name) {
-            Value::Rate(r) => Some(*r),
-            Value::Unset => None,
-            _ => self.mistyped(name, "a rate"),
-        }
+        self.opt(name, "a rate", |v| if let Value::Rate(x) = v { Some(*x) } else { None })
     }
 
     pub fn bytes(&self, name: &str) -> u64 {
-        self.opt_bytes(name).unwrap_or_else(|| self.mistyped(name, "a size"))
+        self.one(name, "a size", |v| if let Value::Bytes(x) = v { Some(*x) } else { None })
     }
 
     pub fn opt_bytes(&self, name: &str) -> Option<u64> {
-        match self.get(name) {
-            Value::Bytes(b) => Some(*b),
-            Value::Unset => None,
-            _ => self.mistyped(name, "a size"),
-        }
+        self.opt(name, "a size", |v| if let Value::Bytes(x) = v { Some(*x) } else { None })
     }
 
     pub fn choice(&self, name: &str) -> &'static str {
-        match self.get(name) {
-            Value::Choice(w) => w,
-            _ => self.mistyped(name, "a choice"),
-        }
+        self.one(name, "a choice", |v| if let Value::Choice(x) = v { Some(*x) } else { None })
     }
 
     pub fn text(&self, name: &str) -> &str {

@@ -121,13 +121,11 @@ def probe_qdiscs(kinds: list[str]) -> dict[str, bool]:
 
 def _add_qdisc(ip: Any, index: int, kind: str, params: dict[str, Any], root: bool) -> None:
     where: dict[str, Any] = {"root": True} if root else {"parent": 0x10001, "handle": 0x100000}
-    if kind in ("pfifo", "pfifo_head_drop"):
-        # pfifo_head_drop takes pfifo's options (struct tc_fifo_qopt).
-        ip.tc("add", kind, index=index, limit=int(params.get("limit", 1000)), **where)
-    elif kind == "bfifo":
-        ip.tc("add", kind, index=index, limit=int(params.get("limit", 1000 * 1514)), **where)
-    elif not params:  # probing whether the kernel has it
+    if not params:  # probing whether the kernel has it
         ip.tc("add", kind, index=index, **where)
+    elif kind in ("pfifo", "pfifo_head_drop", "bfifo"):
+        # All three take struct tc_fifo_qopt: a limit in packets (bytes for bfifo).
+        ip.tc("add", kind, index=index, limit=int(params["limit"]), **where)
     else:
         raise TestbedError(
             f"the testbed does not set up {kind} yet (its parameters are not translated to "

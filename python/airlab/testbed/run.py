@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from airlab import _core
+from airlab.reproduce.runner import jain
 from airlab.results import TABLES, Result, _frame
 from airlab.testbed import kernel
 from airlab.testbed.kernel import TestbedError
@@ -63,21 +64,21 @@ class _Sampler:
 
         self.plan = plan
         self.diag: dict[str, Any] = {}
-        tcp = [f for f in plan.flows if f.app != "ping"]
+        tcp = [f for f in plan.flows if f.app not in ("ping", "udp")]
         for node in {f.src for f in tcp}:
             with kernel.inside(plan.namespace(node)):
                 ds = DiagSocket()
                 ds.bind()
             self.diag[node] = ds
         self.netlink = {d.src: kernel.netlink(plan.namespace(d.src)) for d in plan.directions}
+        self.by_port = {f.port: f for f in tcp}
         self.flows: list[dict[str, Any]] = []
         self.queues: list[dict[str, Any]] = []
 
     def sample(self, t_ns: int) -> None:
-        by_port = {f.port: f for f in self.plan.flows if f.app != "ping"}
         for node, ds in self.diag.items():
             for msg in ds.get_sock_stats(family=socket.AF_INET, extensions=_TCP_INFO):
-                flow = by_port.get(msg["idiag_dport"])
+                flow = self.by_port.get(msg["idiag_dport"])
                 info = msg.get_attr("INET_DIAG_INFO")
                 if flow is None or flow.src != node or info is None:
                     continue
@@ -477,7 +478,7 @@ def _result(plan: Plan, facts: dict[str, Any], records: dict[str, Any],
         "queues": queues,
         "links": _links(plan, wires, samples["queues"]),
         "wifi": [],
-        "jain_index": sum(rates) ** 2 / (len(rates) * sum(x * x for x in rates)) if rates else None,
+        "jain_index": jain(rates) if rates else None,
     }
     tables = {name: _frame(None, cols, key) for name, (cols, key) in TABLES.items()}
     tables["flows"] = _frame(flow_rows, TABLES["flows"][0], "flow")
