@@ -5,9 +5,10 @@ use crate::app::{Action, App};
 use crate::metrics::recorder::Recorder;
 use crate::metrics::FlowStats;
 use crate::net::iface::Next;
-use crate::net::{ConnId, Iface, IfaceId, NodeId, Packet, Payload};
+use crate::net::{ConnId, Iface, IfaceId, NodeId, Packet, Payload, Release};
 use crate::sim::{EventQueue, Rng, Time};
 use crate::tcp::cc::{CcEnv, Shared};
+use crate::tcp::sender::{PACING_SHIFT_WIFI, PACING_SHIFT_WIRED};
 use crate::tcp::{cc, Ctx, TcpConfig, TcpReceiver, TcpSender, TimerKind};
 use crate::wifi::net::{WifiEvent, WifiNet};
 
@@ -78,6 +79,8 @@ pub struct World {
     out: Vec<Packet>,
     timers: Vec<(Time, TimerKind)>,
     actions: Vec<Action>,
+    /// Packets of local sockets that left their hosts, for their senders to hear of.
+    released: Vec<Release>,
 }
 
 impl World {
@@ -100,6 +103,7 @@ impl World {
             out: Vec::new(),
             timers: Vec::new(),
             actions: Vec::new(),
+            released: Vec::new(),
         }
     }
 
@@ -137,6 +141,7 @@ impl World {
             }
             let (_, ev) = self.events.pop().expect("peeked");
             self.dispatch(ev);
+            self.settle_releases();
         }
     }
 
@@ -195,7 +200,21 @@ impl World {
         }
     }
 
+    /// Tell senders that their packets left their hosts, which may let them send more (and
+    /// release more).
+    fn settle_releases(&mut self) {
+        while let Some(r) = self.released.pop() {
+            let now = self.now();
+            let conn = &mut self.conns[r.conn as usize];
+            let flow = &mut self.flows[conn.sender.flow as usize];
+            let mut ctx = Ctx { now, out: &mut self.out, timers: &mut self.timers, flow };
+            conn.sender.on_released(r.size, &mut ctx);
+            self.flush(r.conn);
+        }
+    }
+
     fn schedule_iface(&mut self, i: IfaceId, next: Next) {
+        self.released.append(&mut self.ifaces[i as usize].released);
         if let Some(t) = next.tx_done {
             self.events.schedule(t, Event::TxDone(i));
         }
@@ -208,7 +227,8 @@ impl World {
     }
 
     /// A packet reached `node` over a link: take it in or forward it.
-    fn arrive_at(&mut self, node: NodeId, pkt: Packet) {
+    fn arrive_at(&mut self, node: NodeId, mut pkt: Packet) {
+        pkt.charged = false;
         if pkt.dst == node {
             self.deliver_local(node, pkt);
         } else {
@@ -239,6 +259,7 @@ impl World {
     /// Schedule what a Wi-Fi network asked for and pass on the packets it delivered.
     fn collect_wifi(&mut self, net: u16) {
         let w = &mut self.wifi[net as usize];
+        self.released.append(&mut w.released);
         for (at, ev) in w.events.drain(..) {
             let (head, dev, arg) = ev.pack(net);
             self.events.schedule(at, Event::Wifi(head, dev, arg));
@@ -261,9 +282,24 @@ impl World {
             self.events.schedule(at.max(now), Event::Timer(conn, kind));
         }
         let mut out = std::mem::take(&mut self.out);
-        for pkt in out.drain(..) {
+        for k in 0..out.len() {
+            let pkt = out[k];
+            let seen = self.released.len();
             self.send_from(pkt.src, pkt);
+            if let Some(refused) = Release::of(&pkt, true) {
+                // The sender's own qdisc refused this very packet (NET_XMIT_DROP): the socket
+                // takes it and everything after it back, unsent.
+                if let Some(at) = self.released[seen..].iter().position(|r| *r == refused) {
+                    self.released.remove(seen + at);
+                    let conn = &mut self.conns[conn as usize];
+                    let flow = &mut self.flows[conn.sender.flow as usize];
+                    let mut ctx = Ctx { now, out: &mut self.out, timers: &mut self.timers, flow };
+                    conn.sender.on_local_refusal(&out[k..], &mut ctx);
+                    break;
+                }
+            }
         }
+        out.clear();
         self.out = out;
     }
 
@@ -344,6 +380,11 @@ impl World {
         let receiver = TcpReceiver::new(c, app.flow, app.dst, app.src, profile.opts.delayed_ack, profile.opts.rwnd);
         let mut sender = sender;
         sender.set_peer_window(receiver.rwnd);
+        if let Some(Route::Wifi { .. }) = self.nodes[app.src as usize].routes[app.dst as usize] {
+            sender.set_pacing_shift(PACING_SHIFT_WIFI);
+        } else {
+            sender.set_pacing_shift(PACING_SHIFT_WIRED);
+        }
         self.conns.push(Conn { sender, receiver });
         self.app_conns[a].push(c);
         let now = self.now();

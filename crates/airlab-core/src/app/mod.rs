@@ -135,6 +135,7 @@ impl App {
             ecn: Ecn::NotEct,
             dscp: 0,
             enqueued_at: 0,
+            charged: false,
             payload,
         }
     }

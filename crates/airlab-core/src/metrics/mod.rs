@@ -49,6 +49,9 @@ counters! {
         pub queue_drops: u64,
         pub marks: u64,
         pub wire_lost: u64,
+        /// Segments the sender's own qdisc refused (NET_XMIT_DROP): counted in `queue_drops`,
+        /// but not lost to TCP, which sends them again later.
+        pub local_drops: u64,
         /// UDP: datagrams sent and received.
         pub udp_sent: u64,
         pub udp_received: u64,

@@ -141,6 +141,7 @@ pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
                 "retransmits": n.retransmits,
                 "lost": n.lost,
                 "queue_drops": n.queue_drops,
+                "local_drops": n.local_drops,
                 "wire_lost": n.wire_lost,
                 "ecn_marks": n.marks,
                 "fct_s": if finite { fct_stats(&fcts) } else { Value::Null },

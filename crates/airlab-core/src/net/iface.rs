@@ -8,6 +8,7 @@
 //! The wire is a FIFO of packets in propagation: the delay is constant per direction, so
 //! packets arrive in the order they were sent.
 
+use super::packet::Release;
 use super::{NodeId, Packet};
 use crate::metrics::{counters, FlowStats, Quantiles};
 use crate::qdisc::{Qdisc, Verdicts};
@@ -50,11 +51,13 @@ impl IfaceStats {
         self.sojourn.add(sojourn);
     }
 
-    /// Charge the drops and marks a qdisc reported to this interface and to their flows.
-    pub fn settle(&mut self, verdicts: &mut Verdicts, flows: &mut [FlowStats]) {
+    /// Charge the drops and marks a qdisc reported to this interface and to their flows; a
+    /// dropped packet still charged to its socket is released.
+    pub fn settle(&mut self, verdicts: &mut Verdicts, flows: &mut [FlowStats], released: &mut Vec<Release>) {
         for pkt in verdicts.dropped.drain(..) {
             self.total.dropped += 1;
             flows[pkt.flow as usize].total.queue_drops += 1;
+            released.extend(Release::of(&pkt, true));
         }
         for pkt in verdicts.marked.drain(..) {
             self.total.marked += 1;
@@ -108,6 +111,9 @@ pub struct Iface {
     rng: Rng,
     verdicts: Verdicts,
     pub stats: IfaceStats,
+    /// Packets of this node's own sockets that left it (sent or dropped) since the caller last
+    /// drained this.
+    pub released: Vec<Release>,
 }
 
 /// What the caller must schedule after an interface operation.
@@ -161,6 +167,7 @@ impl Iface {
             rng,
             verdicts: Verdicts::default(),
             stats: IfaceStats::default(),
+            released: Vec::new(),
         }
     }
 
@@ -188,6 +195,8 @@ impl Iface {
         self.device_bytes -= u64::from(pkt.size);
         self.busy_done += self.tx_until - self.tx_from;
         self.bytes_done += u64::from(pkt.size);
+        // Transmit completion frees the skb (a wired NIC's tx-completion interrupt).
+        self.released.extend(Release::of(&pkt, false));
         let arrival = if self.rng.chance(self.loss) {
             self.stats.total.wire_lost += 1;
             flows[pkt.flow as usize].total.wire_lost += 1;
@@ -256,7 +265,7 @@ impl Iface {
     }
 
     fn account(&mut self, flows: &mut [FlowStats]) {
-        self.stats.settle(&mut self.verdicts, flows);
+        self.stats.settle(&mut self.verdicts, flows, &mut self.released);
     }
 
     /// Whether the device takes no more packets from the qdisc: the ring is at its packet

@@ -93,7 +93,31 @@ pub struct Packet {
     pub dscp: u8,
     /// When the packet entered its current qdisc; queues measure sojourn time from it.
     pub enqueued_at: Time,
+    /// A TCP sender's data packet still on its sending host: charged to the socket's send
+    /// budget (Linux `sk_wmem_alloc`) until the host transmits or drops it. The queue that lets
+    /// it go reports a [`Release`]; arriving at the next node clears the flag.
+    pub charged: bool,
     pub payload: Payload,
+}
+
+/// What became of a charged packet ([`Packet::charged`]) on its sending host: Linux frees the
+/// skb at transmit completion or drop, returning its truesize to the socket (TCP Small Queues).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Release {
+    pub conn: ConnId,
+    pub seq: u64,
+    /// IP length of the packet.
+    pub size: u32,
+    /// Dropped by a local queue rather than transmitted.
+    pub dropped: bool,
+}
+
+impl Release {
+    /// The release of `pkt` if it is charged to a socket.
+    pub fn of(pkt: &Packet, dropped: bool) -> Option<Release> {
+        let seq = pkt.tcp().filter(|_| pkt.charged)?.seq;
+        Some(Release { conn: pkt.conn, seq, size: pkt.size, dropped })
+    }
 }
 
 impl Packet {
@@ -119,7 +143,7 @@ impl Packet {
         ecn: Ecn,
         seg: TcpSegment,
     ) -> Self {
-        Packet { flow, conn, src, dst, size, ecn, dscp: 0, enqueued_at: 0, payload: Payload::Tcp(seg) }
+        Packet { flow, conn, src, dst, size, ecn, dscp: 0, enqueued_at: 0, charged: false, payload: Payload::Tcp(seg) }
     }
 
     pub fn tcp(&self) -> Option<&TcpSegment> {

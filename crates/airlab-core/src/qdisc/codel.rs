@@ -316,6 +316,7 @@ pub(crate) mod tests {
             ecn,
             dscp: 0,
             enqueued_at: 0,
+            charged: false,
             payload: Payload::Udp { seq: 0, sent_at: 0 },
         }
     }

@@ -196,6 +196,10 @@ pub struct TcpOptions {
     pub rto_min: Duration,
     /// `linux`: RTO = SRTT + max(4 RTTVAR, rto_min); `rfc6298`: max(SRTT + 4 RTTVAR, rto_min).
     pub rto_mode: RtoMode,
+    /// TCP Small Queues: keep about 1 ms of the pacing rate (8 ms over Wi-Fi) in the host.
+    pub small_queues: bool,
+    /// Linux `tcp_limit_output_bytes`: cap on those bytes for unpaced sockets.
+    pub limit_output_bytes: Bytes,
 }
 
 /// The engine's defaults, which are Linux's.
@@ -214,6 +218,8 @@ impl Default for TcpOptions {
                 rto::RtoMode::Linux => RtoMode::Linux,
                 rto::RtoMode::Rfc6298 => RtoMode::Rfc6298,
             },
+            small_queues: d.small_queues,
+            limit_output_bytes: Bytes(d.limit_output_bytes),
         }
     }
 }
@@ -233,6 +239,8 @@ impl TcpOptions {
                 RtoMode::Linux => rto::RtoMode::Linux,
                 RtoMode::Rfc6298 => rto::RtoMode::Rfc6298,
             },
+            small_queues: self.small_queues,
+            limit_output_bytes: self.limit_output_bytes.0,
         }
     }
 }

@@ -205,6 +205,26 @@ impl Scoreboard {
         newly
     }
 
+    /// Take back the newest segment if it is new data starting at `seq` that was never sent
+    /// (the local qdisc refused it). Returns whether it was.
+    pub fn pop_new(&mut self, seq: u64) -> bool {
+        let is_it = self.segs.back().is_some_and(|s| s.start == seq && !s.ever_retransmitted);
+        if is_it {
+            self.segs.pop_back();
+        }
+        is_it
+    }
+
+    /// The retransmission of the segment starting at `seq` never left the host: it is due
+    /// again.
+    pub fn cancel_retransmission(&mut self, seq: u64) {
+        let i = self.segs.partition_point(|s| s.end <= seq);
+        if let Some(seg) = self.segs.get_mut(i).filter(|s| s.start == seq && s.retrans_in_flight) {
+            seg.retrans_in_flight = false;
+            self.retrans_out -= 1;
+        }
+    }
+
     /// RFC 6675 NextSeg rule 1: the first lost segment without a retransmission in flight.
     pub fn next_retransmission(&self) -> Option<usize> {
         // A retransmitted segment stays `lost` until it is ACKed or SACKed, as in Linux, so

@@ -5,6 +5,10 @@
 //! retransmission timeout per RFC 6298 with Linux's floor and go-back-N after a timeout,
 //! ECN echo handling (RFC 3168), delivery-rate sampling, optional pacing (Linux internal
 //! pacing: 200 % of cwnd/srtt in slow start, 120 % after), and slow-start restart after idle.
+//! TCP Small Queues and local drops: the socket keeps only a little of its data in its own
+//! host's queues and resumes when a packet leaves; a local qdisc that refuses a segment
+//! (NET_XMIT_DROP) leaves it unsent and the socket enters CWR, with no loss and no
+//! retransmission.
 //! Not modelled: TSO/GSO bursts, RACK-TLP and tail loss probes, spurious-retransmission undo,
 //! FIN exchange (a connection is complete when its last byte is ACKed).
 
@@ -21,6 +25,20 @@ use crate::sim::{Time, SEC};
 /// Linux `tcp_pacing_ss_ratio` and `tcp_pacing_ca_ratio` (percent).
 const PACING_SS_RATIO: f64 = 2.0;
 const PACING_CA_RATIO: f64 = 1.2;
+
+/// Linux's default `sk_pacing_shift`: TCP Small Queues lets a socket keep pacing_rate / 2^10
+/// bytes (about 1 ms) in its host.
+pub const PACING_SHIFT_WIRED: u8 = 10;
+/// mac80211's `tx_sk_pacing_shift` (7, about 8 ms): aggregation needs more per station.
+pub const PACING_SHIFT_WIFI: u8 = 7;
+/// What an skb costs its socket beyond the IP packet (its truesize): the 1 KiB slab of the
+/// header buffer with `skb_shared_info` plus `struct sk_buff`, as Linux 6.x allocates a TCP
+/// segment whose payload sits in a page fragment. A full 1500-byte packet costs about 2.8 kB.
+const SKB_OVERHEAD: u64 = 1280;
+
+fn truesize(ip_size: u32) -> u64 {
+    u64::from(ip_size) + SKB_OVERHEAD
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
@@ -65,6 +83,16 @@ pub struct TcpSender {
     last_send: Time,
     delivered_buf: Vec<Delivered>,
     lost_buf: Vec<TxSnapshot>,
+    /// Truesize of this socket's packets still on its host (Linux `sk_wmem_alloc`).
+    wmem_alloc: u64,
+    /// TCP Small Queues stopped sending until one of those packets leaves.
+    tsq_throttled: bool,
+    /// Linux `sk_pacing_shift`, set by the device the connection leaves through.
+    pacing_shift: u8,
+    /// Linux `tcp_cwnd_validate`'s record of how fully the current window used cwnd.
+    cwnd_limited: bool,
+    max_packets_out: u32,
+    cwnd_usage_seq: u64,
 }
 
 impl TcpSender {
@@ -108,6 +136,12 @@ impl TcpSender {
             last_send: 0,
             delivered_buf: Vec::new(),
             lost_buf: Vec::new(),
+            wmem_alloc: 0,
+            tsq_throttled: false,
+            pacing_shift: PACING_SHIFT_WIRED,
+            cwnd_limited: false,
+            max_packets_out: 0,
+            cwnd_usage_seq: 0,
         }
     }
 
@@ -139,6 +173,12 @@ impl TcpSender {
     /// fixed window, so it is learnt once at connection setup rather than from every ACK.
     pub fn set_peer_window(&mut self, rwnd: u64) {
         self.rwnd = rwnd;
+    }
+
+    /// The connection leaves its host through a device that sets `sk_pacing_shift` (mac80211
+    /// does: [`PACING_SHIFT_WIFI`]).
+    pub fn set_pacing_shift(&mut self, shift: u8) {
+        self.pacing_shift = shift;
     }
 
     /// The application stops writing: no new data beyond what was already sent.
@@ -239,6 +279,7 @@ impl TcpSender {
 
         self.update_state(seg, prior_una);
 
+        self.st.is_cwnd_limited = self.is_cwnd_limited();
         let sample = AckSample { acked, rtt: ca_rtt, newly_lost, ece: seg.has(flags::ECE), rate: rs };
         self.cc.on_ack(&mut self.st, &sample);
         if !self.cc.owns_cwnd() {
@@ -351,9 +392,10 @@ impl TcpSender {
         self.st.cwnd = (in_flight + sndcnt.max(0)).max(1) as u32;
     }
 
-    /// Linux `tcp_update_pacing_rate` for algorithms that do not set their own.
+    /// Linux `tcp_update_pacing_rate` for algorithms that do not set their own. Linux keeps
+    /// the rate whether or not it paces: TCP Small Queues sizes its limit from it.
     fn update_pacing_rate(&mut self) {
-        if !self.pacing() || self.rtt.srtt == 0 {
+        if self.rtt.srtt == 0 {
             return;
         }
         let ratio = if self.st.cwnd < self.st.ssthresh / 2 { PACING_SS_RATIO } else { PACING_CA_RATIO };
@@ -415,29 +457,34 @@ impl TcpSender {
             return;
         }
         let now = ctx.now;
+        let mut sent = 0;
         loop {
             let in_flight = self.sb.in_flight();
             if in_flight >= self.st.cwnd {
-                self.st.is_cwnd_limited = true;
                 break;
             }
             if self.pacing() && self.st.pacing_rate > 0 && now < self.pace_next {
                 self.pace_timer.arm(self.pace_next, TimerKind::Pacing, ctx);
                 break;
             }
-            let payload = if let Some(idx) = self.sb.next_retransmission() {
-                self.retransmit(idx, ctx)
-            } else if self.snd_nxt < self.app_end && self.fits_peer_window() {
-                self.send_new(ctx)
-            } else {
+            let retransmission = self.sb.next_retransmission();
+            if retransmission.is_none() && !(self.snd_nxt < self.app_end && self.fits_peer_window()) {
                 // Application-limited (or receive-window-limited) with room in cwnd.
-                self.st.is_cwnd_limited = self.st.in_slow_start() && 2 * in_flight >= self.st.cwnd;
                 self.rate.mark_app_limited(in_flight);
                 break;
+            }
+            if self.small_queue_full(retransmission.is_some()) {
+                self.tsq_throttled = true;
+                break;
+            }
+            let payload = match retransmission {
+                Some(idx) => self.retransmit(idx, ctx),
+                None => self.send_new(ctx),
             };
             if matches!(self.st.ca_state, CaState::Recovery | CaState::Cwr) {
                 self.prr_out += 1;
             }
+            sent += 1;
             self.last_send = now;
             if self.pacing() && self.st.pacing_rate > 0 {
                 // Linux `tcp_update_skb_after_send` spaces packets by the segment's payload
@@ -447,9 +494,98 @@ impl TcpSender {
             }
         }
         self.st.packets_in_flight = self.sb.in_flight();
+        let is_cwnd_limited = self.st.packets_in_flight >= self.st.cwnd;
+        if sent > 0 || is_cwnd_limited {
+            self.cwnd_validate(is_cwnd_limited);
+        }
         if !self.sb.is_empty() && !self.rto_timer.is_armed() {
             let rto = self.rtt.rto();
             self.rto_timer.arm(now + rto, TimerKind::Retransmit, ctx);
+        }
+    }
+
+    /// Linux `tcp_cwnd_validate`: remember for the current window whether cwnd was the limit,
+    /// and otherwise the most packets it had out, so that a moment held back by TSQ, pacing or
+    /// the application does not stop cwnd growth for the whole window.
+    fn cwnd_validate(&mut self, is_cwnd_limited: bool) {
+        let packets_out = self.sb.packets_out();
+        if self.snd_una >= self.cwnd_usage_seq
+            || is_cwnd_limited
+            || (!self.cwnd_limited && packets_out > self.max_packets_out)
+        {
+            self.cwnd_limited = is_cwnd_limited;
+            self.max_packets_out = packets_out;
+            self.cwnd_usage_seq = self.snd_nxt;
+        }
+    }
+
+    /// Linux `tcp_is_cwnd_limited`: cwnd was the limit in this window, or, in slow start, the
+    /// window had out at least half of cwnd (so that cwnd may grow to twice what was used).
+    fn is_cwnd_limited(&self) -> bool {
+        self.cwnd_limited || (self.st.in_slow_start() && self.st.cwnd < 2 * self.max_packets_out)
+    }
+
+    /// Linux `tcp_small_queue_check`: hold the next segment while this socket has more than
+    /// max(2 segments, pacing_rate >> pacing_shift) bytes in its host, capped by
+    /// `tcp_limit_output_bytes` unless the socket paces; retransmissions may use twice that.
+    /// A socket with at most one segment outstanding always sends.
+    fn small_queue_full(&self, retransmission: bool) -> bool {
+        if !self.opts.small_queues || self.sb.packets_out() <= 1 {
+            return false;
+        }
+        let two_segments = 2 * truesize(self.opts.mss + TCP_HEADER);
+        let mut limit = two_segments.max(self.st.pacing_rate >> self.pacing_shift);
+        if !self.pacing() {
+            limit = limit.min(self.opts.limit_output_bytes);
+        }
+        if retransmission {
+            limit <<= 1;
+        }
+        self.wmem_alloc > limit
+    }
+
+    /// A packet this socket sent left its host (sent or dropped there): its truesize is
+    /// returned, and a socket TCP Small Queues held back sends again (Linux `tcp_wfree`).
+    pub fn on_released(&mut self, ip_size: u32, ctx: &mut Ctx) {
+        self.wmem_alloc = self.wmem_alloc.saturating_sub(truesize(ip_size));
+        if self.tsq_throttled {
+            self.tsq_throttled = false;
+            self.st.now = ctx.now;
+            self.try_send(ctx);
+        }
+    }
+
+    /// The local qdisc refused `unsent[0]` (NET_XMIT_DROP), so the packets this socket emitted
+    /// after it were not offered either (Linux stops `tcp_write_xmit` at the failure). None of
+    /// them counts as sent: new data goes back to the unsent queue, a retransmission is due
+    /// again, and the socket enters CWR (Linux `tcp_enter_cwr`). It resumes on the next ACK or
+    /// when one of its packets leaves the host.
+    pub fn on_local_refusal(&mut self, unsent: &[Packet], ctx: &mut Ctx) {
+        self.st.now = ctx.now;
+        for pkt in unsent.iter().rev() {
+            let Some(seg) = pkt.tcp().filter(|s| s.len > 0) else { continue };
+            self.wmem_alloc = self.wmem_alloc.saturating_sub(truesize(pkt.size));
+            if matches!(self.st.ca_state, CaState::Recovery | CaState::Cwr) {
+                self.prr_out = self.prr_out.saturating_sub(1);
+            }
+            if self.pacing() && self.st.pacing_rate > 0 {
+                self.pace_next -= u64::from(seg.len) * SEC / self.st.pacing_rate;
+            }
+            if self.sb.pop_new(seg.seq) {
+                self.snd_nxt = seg.seq;
+            } else {
+                self.sb.cancel_retransmission(seg.seq);
+                ctx.flow.total.retransmits -= 1;
+            }
+            if seg.has(flags::CWR) {
+                self.send_cwr = true;
+            }
+        }
+        ctx.flow.total.local_drops += 1;
+        self.st.packets_in_flight = self.sb.in_flight();
+        if matches!(self.st.ca_state, CaState::Open | CaState::Disorder) {
+            self.begin_reduction(CaState::Cwr);
+            self.send_cwr |= self.opts.ecn;
         }
     }
 
@@ -466,7 +602,10 @@ impl TcpSender {
             self.send_cwr = false;
         }
         let ecn = if self.opts.ecn { Ecn::Ect0 } else { Ecn::NotEct };
-        self.packet(len + TCP_HEADER, ecn, TcpSegment { seq, len, flags, ..Default::default() })
+        let size = len + TCP_HEADER;
+        self.wmem_alloc += truesize(size);
+        let seg = TcpSegment { seq, len, flags, ..Default::default() };
+        Packet { charged: true, ..self.packet(size, ecn, seg) }
     }
 
     /// Send the next new segment; returns its payload length.

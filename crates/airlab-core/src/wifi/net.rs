@@ -14,7 +14,7 @@ use super::phy::{self, TxVector};
 use super::queues::{DeviceQueues, Mpdu};
 use crate::metrics::FlowStats;
 use crate::net::iface::IfaceStats;
-use crate::net::{NodeId, Packet};
+use crate::net::{NodeId, Packet, Release};
 use crate::qdisc::{Qdisc, Verdicts};
 use crate::sim::{Rng, Time};
 use serde::Serialize;
@@ -274,6 +274,9 @@ pub struct WifiNet {
     /// after each call.
     pub events: Vec<(Time, WifiEvent)>,
     pub delivered: Vec<(NodeId, Packet)>,
+    /// Packets of member nodes' own sockets that left them (acknowledged, given up or dropped
+    /// by a qdisc), for the world to collect after each call.
+    pub released: Vec<Release>,
     up: Vec<Packet>,
 }
 
@@ -318,6 +321,7 @@ impl WifiNet {
             busy_since: 0,
             events: Vec::new(),
             delivered: Vec::new(),
+            released: Vec::new(),
             up: Vec::new(),
         }
     }
@@ -346,7 +350,7 @@ impl WifiNet {
         let d = &mut self.devs[dev as usize];
         d.stats.on_enqueue();
         d.qdisc.enqueue(pkt, now, &mut d.verdicts);
-        d.stats.settle(&mut d.verdicts, flows);
+        d.stats.settle(&mut d.verdicts, flows, &mut self.released);
         self.pump(dev, now, flows);
     }
 
@@ -418,7 +422,7 @@ impl WifiNet {
             p.next_seq += 1;
             d.queues.push(peer, Mpdu { pkt, seq, attempts: 0 });
         }
-        d.stats.settle(&mut d.verdicts, flows);
+        d.stats.settle(&mut d.verdicts, flows, &mut self.released);
         // A frame arriving at an idle node that is not backing off goes after AIFS; if the
         // medium is busy, it draws a backoff first (802.11-2020 10.23.2.2).
         let m = &mut self.medium[dev as usize];
@@ -736,6 +740,11 @@ impl WifiNet {
         let mut retry = Vec::new();
         let mut dropped = Vec::new();
         for (m, ok) in ex.mpdus.into_iter().zip(ex.received) {
+            // mac80211 frees an skb at its tx status: acknowledged, or out of retries.
+            let given_up = !(success && ok) && m.attempts >= self.edca.retry_limit;
+            if (success && ok) || given_up {
+                self.released.extend(Release::of(&m.pkt, given_up));
+            }
             if success && ok {
                 p.stats.mpdus_acked += 1;
                 p.stats.bytes_acked += u64::from(m.pkt.size);
@@ -839,7 +848,7 @@ mod tests {
 
     fn packet(seq: u64) -> Packet {
         let payload = Payload::Udp { seq, sent_at: 0 };
-        Packet { flow: 0, conn: 0, src: 0, dst: 1, size: 1500, ecn: Ecn::NotEct, dscp: 0, enqueued_at: 0, payload }
+        Packet { flow: 0, conn: 0, src: 0, dst: 1, size: 1500, ecn: Ecn::NotEct, dscp: 0, enqueued_at: 0, charged: false, payload }
     }
 
     /// Runs the network's events until none are left.

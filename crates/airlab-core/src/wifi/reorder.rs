@@ -64,6 +64,7 @@ mod tests {
             ecn: Ecn::NotEct,
             dscp: 0,
             enqueued_at: 0,
+            charged: false,
             payload: Payload::Udp { seq, sent_at: 0 },
         }
     }

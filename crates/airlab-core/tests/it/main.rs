@@ -14,6 +14,7 @@ mod device;
 mod fairtt;
 mod fuzz;
 mod golden;
+mod host_queue;
 mod layering;
 mod metrics;
 mod scenario;

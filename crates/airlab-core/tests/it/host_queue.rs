@@ -1,0 +1,82 @@
+//! A sender whose own interface is the bottleneck: TCP Small Queues keeps its qdisc short, and
+//! a segment its qdisc refuses (NET_XMIT_DROP) is sent later, not lost (Linux).
+
+use crate::builders::*;
+use crate::common::*;
+use serde_json::Value;
+
+/// h1 == 10 Mbit/s, 10 ms, pfifo `limit` == h2: the sender's own qdisc is the bottleneck.
+fn host_bottleneck(limit: u32, small_queues: bool) -> Value {
+    let link = Link::new("h1", "h2", "10Mbit", "10ms").qdisc(pfifo(limit));
+    let bulk = Flow::bulk("h1", "h2", "cubic").tcp(format!("{{ small_queues = {small_queues} }}"));
+    let scenario = Scenario::new("host", "12s").hosts(&["h1", "h2"]).warmup("2s").interval("10ms").link(link);
+    run_toml(&scenario.flow(bulk).to_string(), Some(1)).summary
+}
+
+fn host_queue(s: &Value) -> &Value {
+    s["queues"].as_array().unwrap().iter().find(|q| q["node"] == "h1").unwrap()
+}
+
+/// With TSQ the limit is max(2 truesizes, pacing_rate / 2^10): at 10 Mbit/s the pacing rate
+/// (1.2 x the delivery rate, 1.5 MB/s) allows 1.5 kB per ms, less than two 2.8 kB truesizes,
+/// so the socket stops once more than two of its packets are in the host: at most three are
+/// queued there. Without TSQ the same flow fills the 1000-packet pfifo (bufferbloat).
+#[test]
+fn small_queues_keep_a_senders_own_qdisc_to_three_packets() {
+    let s = host_bottleneck(1000, true);
+    let q = host_queue(&s);
+    let max = f(&q["backlog_pkts"]["max"]);
+    assert!(max <= 3.0, "TSQ keeps at most 3 packets in the host, got {max}");
+    let fl = flow(&s, "flow0");
+    assert!(f(&fl["goodput_mbps"]) > 0.95 * 9.65, "the link stays busy: {}", fl["goodput_mbps"]);
+    // The oldest segment an ACK covers waited for two packets ahead of it in the host, its own
+    // serialization, and the next segment's (the delayed ACK covers two): 20 ms + 4 x 1.2 ms,
+    // plus the 52-byte ACK's 0.04 ms.
+    let p50 = f(&fl["srtt_ms"]["p50"]);
+    let expected = 20.0 + 4.0 * 1.2 + 0.04;
+    assert!((p50 - expected).abs() < 0.3, "sRTT p50 {p50} ms, expected {expected}");
+    assert_eq!(fl["retransmits"], 0);
+
+    let bloated = host_bottleneck(1000, false);
+    let backlog = f(&host_queue(&bloated)["backlog_pkts"]["max"]);
+    assert!(backlog > 300.0, "without TSQ CUBIC fills the host's pfifo, max backlog {backlog}");
+    assert!(f(&flow(&bloated, "flow0")["srtt_ms"]["p50"]) > 200.0);
+}
+
+/// Without TSQ, a 20-packet host qdisc overflows: each refused segment stays unsent and the
+/// socket enters CWR, so nothing is lost or retransmitted and the link stays busy.
+#[test]
+fn a_refused_segment_is_sent_later_not_retransmitted() {
+    let s = host_bottleneck(20, false);
+    let fl = flow(&s, "flow0");
+    let local = fl["local_drops"].as_u64().unwrap();
+    assert!(local > 0, "CUBIC must overflow a 20-packet host qdisc");
+    assert_eq!(fl["queue_drops"].as_u64().unwrap(), local, "every drop is a local refusal");
+    assert_eq!(fl["lost"], 0);
+    assert_eq!(fl["retransmits"], 0);
+    assert!(f(&fl["goodput_mbps"]) > 0.95 * 9.65, "goodput {}", fl["goodput_mbps"]);
+}
+
+/// Paper 002's single 802.11n hop (one CUBIC station, pfifo 1000, A-MPDU): TSQ (mac80211's
+/// 8 ms budget) keeps the station's queue short, so no segment is dropped or retransmitted,
+/// the goodput is at least what the bloated queue gave, and the RTT falls to the aggregation
+/// scale rather than the queue's.
+#[test]
+fn a_wifi_uplink_has_no_local_losses() {
+    let run = |small_queues: &str| {
+        let sets = [("duration", "\"8s\""), ("metrics.warmup", "\"2s\""), ("flow.0.tcp.small_queues", small_queues)];
+        run_builtin("wifi/hop-300-ampdu", &sets, Some(1)).summary
+    };
+    let (tsq, bloated) = (run("true"), run("false"));
+    let (fl, old) = (flow(&tsq, "tcp"), flow(&bloated, "tcp"));
+    assert_eq!(fl["retransmits"], 0);
+    assert_eq!(fl["local_drops"], 0);
+    assert_eq!(fl["queue_drops"], 0);
+    // The same goodput: within 1 % of the bloated queue's (over 6 s the two differ by 0.1 %).
+    let (goodput, before) = (f(&fl["goodput_mbps"]), f(&old["goodput_mbps"]));
+    assert!(goodput >= 0.99 * before, "{goodput} Mbit/s with TSQ, {before} without");
+    let (rtt, bloated_rtt) = (f(&fl["srtt_ms"]["p50"]), f(&old["srtt_ms"]["p50"]));
+    assert!(rtt < 20.0 && bloated_rtt > 2.0 * rtt, "sRTT p50 {rtt} ms with TSQ, {bloated_rtt} ms without");
+    // Without TSQ the refused segments are still not retransmissions.
+    assert_eq!(old["retransmits"], 0);
+}
