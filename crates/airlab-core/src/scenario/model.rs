@@ -3,7 +3,7 @@
 
 use super::units::{Bytes, Duration, Rate};
 use super::wifi::{DeviceSpec, Standard};
-use crate::tcp::{rto, TcpConfig};
+use crate::tcp::{self, rto, TcpConfig};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -196,6 +196,9 @@ pub struct TcpOptions {
     pub rto_min: Duration,
     /// `linux`: RTO = SRTT + max(4 RTTVAR, rto_min); `rfc6298`: max(SRTT + 4 RTTVAR, rto_min).
     pub rto_mode: RtoMode,
+    /// `rack-tlp` (Linux 4.18+): RACK loss detection and tail loss probes; `rfc6675`: three
+    /// SACKed segments above a hole, no probes (Linux before 4.4).
+    pub recovery: LossDetection,
     /// TCP Small Queues: keep about 1 ms of the pacing rate (8 ms over Wi-Fi) in the host.
     pub small_queues: bool,
     /// Linux `tcp_limit_output_bytes`: cap on those bytes for unpaced sockets.
@@ -218,6 +221,10 @@ impl Default for TcpOptions {
                 rto::RtoMode::Linux => RtoMode::Linux,
                 rto::RtoMode::Rfc6298 => RtoMode::Rfc6298,
             },
+            recovery: match d.recovery {
+                tcp::LossDetection::RackTlp => LossDetection::RackTlp,
+                tcp::LossDetection::Rfc6675 => LossDetection::Rfc6675,
+            },
             small_queues: d.small_queues,
             limit_output_bytes: Bytes(d.limit_output_bytes),
         }
@@ -239,10 +246,21 @@ impl TcpOptions {
                 RtoMode::Linux => rto::RtoMode::Linux,
                 RtoMode::Rfc6298 => rto::RtoMode::Rfc6298,
             },
+            recovery: match self.recovery {
+                LossDetection::RackTlp => tcp::LossDetection::RackTlp,
+                LossDetection::Rfc6675 => tcp::LossDetection::Rfc6675,
+            },
             small_queues: self.small_queues,
             limit_output_bytes: self.limit_output_bytes.0,
         }
     }
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum LossDetection {
+    RackTlp,
+    Rfc6675,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]

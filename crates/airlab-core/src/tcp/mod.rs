@@ -6,6 +6,7 @@
 //! and the engine routes and schedules them.
 
 pub mod cc;
+pub mod rack;
 pub mod rate;
 pub mod receiver;
 pub mod rto;
@@ -41,6 +42,8 @@ pub struct TcpConfig {
     pub ecn: bool,
     pub rto_min: Time,
     pub rto_mode: RtoMode,
+    /// How losses are detected: RACK-TLP (Linux 4.18+) or duplicate-ACK counting (RFC 6675).
+    pub recovery: LossDetection,
     /// TCP Small Queues (Linux 3.6+): a socket keeps at most about 1 ms of its pacing rate
     /// (8 ms over Wi-Fi) in its own host's qdisc and device.
     pub small_queues: bool,
@@ -59,10 +62,23 @@ impl Default for TcpConfig {
             ecn: false,
             rto_min: DEFAULT_RTO_MIN,
             rto_mode: RtoMode::Linux,
+            recovery: LossDetection::RackTlp,
             small_queues: true,
             limit_output_bytes: LIMIT_OUTPUT_BYTES,
         }
     }
+}
+
+/// How a sender infers loss short of a timeout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LossDetection {
+    /// RACK (RFC 8985): a segment is lost once one sent after it is delivered and an RTT plus
+    /// a reordering window has passed; tail loss probes (TLP) after 2 sRTT of silence. Finds
+    /// lost retransmissions. Linux's default since 4.18.
+    RackTlp,
+    /// RFC 6675: a segment is lost once 3 segments above it are SACKed; no probes, so tail
+    /// losses and lost retransmissions wait for the RTO (Linux before 4.4).
+    Rfc6675,
 }
 
 /// Timers a socket can ask for. Each is armed lazily: the socket keeps its own deadline and

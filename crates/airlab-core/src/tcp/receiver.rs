@@ -1,5 +1,5 @@
-//! The receiving side of a TCP connection: in-order delivery, SACK generation (RFC 2018),
-//! Linux-like delayed ACKs and ECN echo.
+//! The receiving side of a TCP connection: in-order delivery, SACK generation (RFC 2018) with
+//! duplicate reports (DSACK, RFC 2883), Linux-like delayed ACKs and ECN echo.
 //!
 //! ACK policy, as Linux: quick ACKs for the first segments of a connection (quickack mode,
 //! `TCP_MAX_QUICKACKS` = 16), then an ACK for every second full segment or after the 40 ms
@@ -43,6 +43,8 @@ pub struct TcpReceiver {
     delack: Timer,
     /// CE seen and not yet acknowledged by a CWR from the sender.
     ece: bool,
+    /// Data received twice, to report as the next ACK's first SACK block (DSACK).
+    dsack: Option<(u64, u64)>,
 }
 
 impl TcpReceiver {
@@ -61,6 +63,7 @@ impl TcpReceiver {
             quickacks: MAX_QUICKACKS,
             delack: Timer::default(),
             ece: false,
+            dsack: None,
         }
     }
 
@@ -80,7 +83,10 @@ impl TcpReceiver {
         let end = seg.seq + seg.len as u64;
         let mut ack_now = !self.delayed_ack;
         if seg.len == 0 || end <= self.rcv_nxt {
-            // Duplicate: tell the sender where we are at once.
+            // Duplicate: tell the sender where we are at once, and that it came twice.
+            if seg.len > 0 {
+                self.dsack = Some((seg.seq, end));
+            }
             ack_now = true;
         } else if seg.seq <= self.rcv_nxt {
             let had_holes = !self.ooo.is_empty();
@@ -99,6 +105,9 @@ impl TcpReceiver {
             }
             ack_now |= self.unacked >= 2;
         } else {
+            if self.ooo.iter().any(|r| r.start <= seg.seq && end <= r.end) {
+                self.dsack = Some((seg.seq, end));
+            }
             self.insert_ooo(seg.seq, end);
             ack_now = true;
         }
@@ -153,9 +162,12 @@ impl TcpReceiver {
         self.unacked = 0;
         self.delack.cancel();
         let mut sack = SackBlocks::default();
+        if let Some((start, end)) = self.dsack.take() {
+            sack.push(start, end);
+        }
         let mut recent: Vec<&OooRange> = self.ooo.iter().collect();
         recent.sort_unstable_by_key(|r| std::cmp::Reverse(r.touched));
-        for r in recent.into_iter().take(3) {
+        for r in recent {
             sack.push(r.start, r.end);
         }
         let mut fl = flags::ACK;

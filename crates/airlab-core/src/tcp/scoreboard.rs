@@ -3,6 +3,7 @@
 //! Segments are kept in sequence order. Counters follow Linux so that
 //! in_flight = packets_out - (sacked_out + lost_out) + retrans_out  (`tcp_packets_in_flight`).
 
+use super::rack::sent_after;
 use super::rate::TxSnapshot;
 use crate::sim::Time;
 use std::collections::VecDeque;
@@ -39,6 +40,7 @@ impl Segment {
 #[derive(Clone, Copy, Debug)]
 pub struct Delivered {
     pub sent_at: Time,
+    pub end: u64,
     pub ever_retransmitted: bool,
     pub snap: TxSnapshot,
     pub cumulative: bool,
@@ -52,6 +54,8 @@ pub struct Scoreboard {
     pub retrans_out: u32,
     /// SACK blocks of the previous ACK: parts of new blocks inside them are already marked.
     sack_cache: Vec<(u64, u64)>,
+    /// End of the highest SACKed segment (RACK.fack).
+    pub highest_sacked: u64,
 }
 
 impl Scoreboard {
@@ -84,6 +88,7 @@ impl Scoreboard {
                 if !seg.sacked {
                     out.push(Delivered {
                         sent_at: seg.sent_at,
+                        end: seg.end,
                         ever_retransmitted: seg.ever_retransmitted,
                         snap: seg.snap,
                         cumulative: true,
@@ -142,6 +147,7 @@ impl Scoreboard {
             if !seg.sacked && seg.start >= start && seg.end <= end {
                 seg.sacked = true;
                 self.sacked_out += 1;
+                self.highest_sacked = self.highest_sacked.max(seg.end);
                 if seg.lost {
                     seg.lost = false;
                     self.lost_out -= 1;
@@ -152,6 +158,7 @@ impl Scoreboard {
                 }
                 out.push(Delivered {
                     sent_at: seg.sent_at,
+                    end: seg.end,
                     ever_retransmitted: seg.ever_retransmitted,
                     snap: seg.snap,
                     cumulative: false,
@@ -189,20 +196,84 @@ impl Scoreboard {
     }
 
     /// Retransmission timeout: every segment not SACKed is lost and no retransmission is in
-    /// flight any more (Linux `tcp_enter_loss`). Returns the number newly marked lost.
-    pub fn mark_all_lost(&mut self, lost: &mut Vec<TxSnapshot>) -> u32 {
+    /// flight any more (Linux `tcp_enter_loss`). With RACK (`recent` = Some((now, RACK.rtt)))
+    /// the segments after the first that were sent within the last RACK.rtt are spared: they
+    /// may still arrive (Linux `tcp_timeout_mark_lost`). Returns the number newly marked lost.
+    pub fn mark_all_lost(&mut self, recent: Option<(Time, Time)>, lost: &mut Vec<TxSnapshot>) -> u32 {
         let mut newly = 0;
-        for seg in self.segs.iter_mut() {
-            seg.retrans_in_flight = false;
-            if !seg.sacked && !seg.lost {
+        let mut retrans_cleared = 0;
+        for (i, seg) in self.segs.iter_mut().enumerate() {
+            if seg.sacked || recent.is_some_and(|(now, rtt)| i > 0 && seg.sent_at + rtt > now) {
+                continue;
+            }
+            if seg.retrans_in_flight {
+                seg.retrans_in_flight = false;
+                retrans_cleared += 1;
+            }
+            if !seg.lost {
                 seg.lost = true;
                 newly += 1;
                 lost.push(seg.snap);
             }
         }
-        self.retrans_out = 0;
+        self.retrans_out -= retrans_cleared;
         self.lost_out += newly;
         newly
+    }
+
+    /// RACK's loss marking (RFC 8985 step 5, Linux `tcp_rack_detect_loss`): each segment not
+    /// SACKed, sent before (`xmit_ts`, `end_seq`) and at least `wait` (RACK.rtt + reo_wnd) ago
+    /// is lost; a lost retransmission makes its segment due again. Returns how many segments
+    /// were marked (lost retransmissions included) and, if some qualify but are not old enough
+    /// yet, the time until the last of them is.
+    pub fn rack_mark_lost(
+        &mut self,
+        xmit_ts: Time,
+        end_seq: u64,
+        wait: Time,
+        now: Time,
+        lost: &mut Vec<TxSnapshot>,
+    ) -> (u32, Option<Time>) {
+        let (mut newly_lost, mut retrans_lost, mut timeout) = (0, 0, None);
+        for seg in self.segs.iter_mut() {
+            if seg.sacked || (seg.lost && !seg.retrans_in_flight) {
+                continue;
+            }
+            if !sent_after(xmit_ts, end_seq, seg.sent_at, seg.end) {
+                // Original transmissions go out in sequence order, so every later one was
+                // sent after this one; only retransmissions can be older further on.
+                if seg.ever_retransmitted {
+                    continue;
+                }
+                break;
+            }
+            let due = seg.sent_at + wait;
+            if due > now {
+                timeout = Some(timeout.map_or(due - now, |t: Time| t.max(due - now)));
+                continue;
+            }
+            if seg.lost {
+                seg.retrans_in_flight = false;
+                retrans_lost += 1;
+            } else {
+                seg.lost = true;
+                newly_lost += 1;
+            }
+            lost.push(seg.snap);
+        }
+        self.lost_out += newly_lost;
+        self.retrans_out -= retrans_lost;
+        (newly_lost + retrans_lost, timeout)
+    }
+
+    /// When the oldest outstanding segment was last sent (0 if none is).
+    pub fn oldest_sent_at(&self) -> Time {
+        self.segs.front().map_or(0, |s| s.sent_at)
+    }
+
+    /// The highest segment sent (for a tail loss probe to retransmit).
+    pub fn last_index(&self) -> Option<usize> {
+        self.segs.len().checked_sub(1)
     }
 
     /// Take back the newest segment if it is new data starting at `seq` that was never sent
@@ -292,7 +363,7 @@ mod tests {
         let mut sb = board(4);
         let mut out = Vec::new();
         sb.sack([(300, 400)].into_iter(), &mut out);
-        assert_eq!(sb.mark_all_lost(&mut Vec::new()), 3);
+        assert_eq!(sb.mark_all_lost(None, &mut Vec::new()), 3);
         assert_eq!(sb.in_flight(), 0);
     }
 }

@@ -848,7 +848,18 @@ mod tests {
 
     fn packet(seq: u64) -> Packet {
         let payload = Payload::Udp { seq, sent_at: 0 };
-        Packet { flow: 0, conn: 0, src: 0, dst: 1, size: 1500, ecn: Ecn::NotEct, dscp: 0, enqueued_at: 0, charged: false, payload }
+        Packet {
+            flow: 0,
+            conn: 0,
+            src: 0,
+            dst: 1,
+            size: 1500,
+            ecn: Ecn::NotEct,
+            dscp: 0,
+            enqueued_at: 0,
+            charged: false,
+            payload,
+        }
     }
 
     /// Runs the network's events until none are left.

@@ -9,18 +9,25 @@
 //! host's queues and resumes when a packet leaves; a local qdisc that refuses a segment
 //! (NET_XMIT_DROP) leaves it unsent and the socket enters CWR, with no loss and no
 //! retransmission.
-//! Not modelled: TSO/GSO bursts, RACK-TLP and tail loss probes, spurious-retransmission undo,
-//! FIN exchange (a connection is complete when its last byte is ACKed).
+//! Loss detection by RACK-TLP or RFC 6675 is in [`recovery`].
+//! Not modelled: TSO/GSO bursts, FIN exchange (a connection is complete when its last byte is
+//! ACKed).
+
+mod recovery;
+#[cfg(test)]
+mod tests;
 
 use super::cc::{AckSample, CaState, CcState, CongestionControl};
+use super::rack::Rack;
 use super::rate::{RateSampler, TxSnapshot};
 use super::rto::RttEstimator;
 use super::scoreboard::{Delivered, Scoreboard, Segment};
-use super::{Ctx, TcpConfig, Timer, TimerKind};
+use super::{Ctx, LossDetection, TcpConfig, Timer, TimerKind};
 use crate::metrics::Completion;
 use crate::net::packet::{flags, SYN_SIZE, TCP_HEADER};
 use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, TcpSegment};
 use crate::sim::{Time, SEC};
+use recovery::XmitTimer;
 
 /// Linux `tcp_pacing_ss_ratio` and `tcp_pacing_ca_ratio` (percent).
 const PACING_SS_RATIO: f64 = 2.0;
@@ -77,7 +84,15 @@ pub struct TcpSender {
     pub rate: RateSampler,
     pub last_rate: super::rate::RateSample,
     send_cwr: bool,
+    /// The retransmission timer, and whether it is armed for the RTO, RACK's reordering
+    /// timeout or a tail loss probe.
     rto_timer: Timer,
+    xmit_timer: XmitTimer,
+    pub rack: Rack,
+    /// snd_nxt when the outstanding tail loss probe was sent (Linux `tlp_high_seq`), and
+    /// whether the probe was a retransmission.
+    tlp_high_seq: Option<u64>,
+    tlp_retrans: bool,
     pace_timer: Timer,
     pace_next: Time,
     last_send: Time,
@@ -131,6 +146,10 @@ impl TcpSender {
             last_rate: Default::default(),
             send_cwr: false,
             rto_timer: Timer::default(),
+            xmit_timer: XmitTimer::Rto,
+            rack: Rack::new(),
+            tlp_high_seq: None,
+            tlp_retrans: false,
             pace_timer: Timer::default(),
             pace_next: 0,
             last_send: 0,
@@ -242,11 +261,17 @@ impl TcpSender {
         let prior_una = self.snd_una;
         let mut delivered = std::mem::take(&mut self.delivered_buf);
         delivered.clear();
+        let prior_fack = self.sb.highest_sacked;
         if seg.ack > self.snd_una {
             self.sb.ack_up_to(seg.ack, &mut delivered);
             self.snd_una = seg.ack;
         }
-        self.sb.sack(seg.sack.iter().filter(|&(_, e)| e > self.snd_una), &mut delivered);
+        let dsack = Self::dsack(seg);
+        if dsack.is_some() {
+            self.rack.on_dsack(self.snd_una, self.snd_nxt);
+        }
+        let sacks = seg.sack.iter().skip(dsack.is_some() as usize);
+        self.sb.sack(sacks.filter(|&(_, e)| e > self.snd_una), &mut delivered);
 
         // RTT: the oldest newly delivered original transmission gives the RTO sample (Linux
         // seq_rtt); the newest gives the congestion control's sample (Linux ca_rtt).
@@ -255,22 +280,27 @@ impl TcpSender {
         let ece = seg.has(flags::ECE);
         for d in &delivered {
             self.rate.on_delivered(now, d.sent_at, &d.snap, ece);
+            // An original transmission delivered below data SACKed earlier arrived out of
+            // order (RACK.reordering_seen, Linux `tcp_check_sack_reordering`).
+            if !d.ever_retransmitted && d.end <= prior_fack {
+                self.rack.reordering_seen = true;
+            }
             if !d.ever_retransmitted {
                 let rtt = now - d.sent_at;
                 seq_rtt = Some(seq_rtt.map_or(rtt, |r: Time| r.max(rtt)));
                 ca_rtt = Some(ca_rtt.map_or(rtt, |r: Time| r.min(rtt)));
             }
         }
-        self.delivered_buf = delivered;
         self.take_rtt_sample(seq_rtt, ca_rtt, ctx);
-        if self.snd_una > prior_una {
+        let una_advanced = self.snd_una > prior_una;
+        if una_advanced {
             self.rtt.reset_backoff();
         }
-
-        let mut lost = std::mem::take(&mut self.lost_buf);
-        let newly_lost = self.sb.mark_lost(&mut lost);
-        self.record_losses(&mut lost, ctx);
-        self.lost_buf = lost;
+        let rack_advanced = self.rack.update(&delivered, now, self.rtt.min_rtt);
+        self.delivered_buf = delivered;
+        let reorder_timer_before = self.reorder_timer_armed();
+        let newly_lost = self.detect_losses(rack_advanced, ctx);
+        let reorder_timer_set = !reorder_timer_before && self.reorder_timer_armed();
         let rs = self.rate.generate(self.rtt.min_rtt, self.opts.mss);
         let acked = (self.rate.delivered - prior_delivered) as u32;
         self.st.delivered = self.rate.delivered;
@@ -278,6 +308,7 @@ impl TcpSender {
         self.st.packets_in_flight = self.sb.in_flight();
 
         self.update_state(seg, prior_una);
+        self.process_tlp_ack(seg, dsack, una_advanced);
 
         self.st.is_cwnd_limited = self.is_cwnd_limited();
         let sample = AckSample { acked, rtt: ca_rtt, newly_lost, ece: seg.has(flags::ECE), rate: rs };
@@ -294,9 +325,9 @@ impl TcpSender {
 
         if self.sb.is_empty() {
             self.rto_timer.cancel();
-        } else if self.snd_una > prior_una {
-            let rto = self.rtt.rto();
-            self.rto_timer.arm(now + rto, TimerKind::Retransmit, ctx);
+            self.xmit_timer = XmitTimer::Rto;
+        } else if una_advanced && !reorder_timer_set {
+            self.set_xmit_timer(ctx);
         }
         if self.app_end != u64::MAX && self.snd_una >= self.app_end && self.sb.is_empty() {
             self.complete(ctx);
@@ -360,6 +391,7 @@ impl TcpSender {
     /// Start a Recovery or CWR episode (Linux `tcp_init_cwnd_reduction`).
     fn begin_reduction(&mut self, state: CaState) {
         self.recovery_point = self.snd_nxt;
+        self.tlp_high_seq = None;
         self.prior_cwnd = self.st.cwnd;
         self.prr_delivered = 0;
         self.prr_out = 0;
@@ -409,7 +441,7 @@ impl TcpSender {
         match kind {
             TimerKind::Retransmit => {
                 if self.rto_timer.fire(kind, ctx) {
-                    self.on_rto(ctx);
+                    self.on_xmit_timer(ctx);
                 }
             }
             TimerKind::Pacing => {
@@ -436,9 +468,11 @@ impl TcpSender {
             self.st.ssthresh = self.cc.ssthresh(&self.st);
         }
         let mut lost = std::mem::take(&mut self.lost_buf);
-        self.sb.mark_all_lost(&mut lost);
+        let spare_recent = (self.opts.recovery == LossDetection::RackTlp).then_some((ctx.now, self.rack.rtt));
+        self.sb.mark_all_lost(spare_recent, &mut lost);
         self.record_losses(&mut lost, ctx);
         self.lost_buf = lost;
+        self.tlp_high_seq = None;
         self.st.cwnd = 1;
         self.st.cwnd_cnt = 0;
         self.recovery_point = self.snd_nxt;
@@ -447,7 +481,7 @@ impl TcpSender {
         self.st.ca_state = CaState::Open;
         self.set_state(CaState::Loss);
         let rto = self.rtt.rto();
-        self.rto_timer.arm(ctx.now + rto, TimerKind::Retransmit, ctx);
+        self.arm_xmit(XmitTimer::Rto, ctx.now + rto, ctx);
         self.try_send(ctx);
     }
 
@@ -458,6 +492,9 @@ impl TcpSender {
         }
         let now = ctx.now;
         let mut sent = 0;
+        let mut sent_new = 0;
+        let prior_packets_out = self.sb.packets_out();
+        let head_retransmitted = self.sb.next_retransmission() == Some(0);
         loop {
             let in_flight = self.sb.in_flight();
             if in_flight >= self.st.cwnd {
@@ -478,8 +515,11 @@ impl TcpSender {
                 break;
             }
             let payload = match retransmission {
-                Some(idx) => self.retransmit(idx, ctx),
-                None => self.send_new(ctx),
+                Some(idx) => self.retransmit(idx, true, ctx),
+                None => {
+                    sent_new += 1;
+                    self.send_new(ctx)
+                }
             };
             if matches!(self.st.ca_state, CaState::Recovery | CaState::Cwr) {
                 self.prr_out += 1;
@@ -498,10 +538,24 @@ impl TcpSender {
         if sent > 0 || is_cwnd_limited {
             self.cwnd_validate(is_cwnd_limited);
         }
-        if !self.sb.is_empty() && !self.rto_timer.is_armed() {
+        // Linux: new data (re)starts the RTO if nothing was out or a probe was pending, then
+        // schedules a probe; retransmitting the oldest segment restarts the RTO.
+        if sent_new > 0 {
+            if prior_packets_out == 0 || self.xmit_timer == XmitTimer::LossProbe {
+                self.rearm_rto(ctx);
+            }
+            self.schedule_loss_probe(false, ctx);
+        } else if sent > 0 && head_retransmitted && self.xmit_timer != XmitTimer::Reorder {
             let rto = self.rtt.rto();
-            self.rto_timer.arm(now + rto, TimerKind::Retransmit, ctx);
+            self.arm_xmit(XmitTimer::Rto, now + rto, ctx);
         }
+        if !self.sb.is_empty() && !self.rto_timer.is_armed() {
+            self.rearm_rto(ctx);
+        }
+    }
+
+    fn reorder_timer_armed(&self) -> bool {
+        self.xmit_timer == XmitTimer::Reorder && self.rto_timer.is_armed()
     }
 
     /// Linux `tcp_cwnd_validate`: remember for the current window whether cwnd was the limit,
@@ -633,19 +687,22 @@ impl TcpSender {
         len
     }
 
-    /// Retransmit the segment at `idx`; returns its payload length.
-    fn retransmit(&mut self, idx: usize, ctx: &mut Ctx) -> u32 {
+    /// Retransmit the segment at `idx`, a lost one (`repair`) or a tail loss probe, which
+    /// stays counted in flight as it was; returns its payload length.
+    fn retransmit(&mut self, idx: usize, repair: bool, ctx: &mut Ctx) -> u32 {
         let now = ctx.now;
         let packets_out = self.sb.packets_out();
-        let in_flight_after = self.sb.in_flight() + 1;
+        let in_flight_after = self.sb.in_flight() + u32::from(repair);
         let snap = self.rate.on_send(now, packets_out, in_flight_after);
         let seg = self.sb.get_mut(idx);
         seg.sent_at = now;
         seg.ever_retransmitted = true;
-        seg.retrans_in_flight = true;
+        seg.retrans_in_flight |= repair;
         seg.snap = snap;
         let (seq, len) = (seg.start, seg.len() as u32);
-        self.sb.retrans_out += 1;
+        if repair {
+            self.sb.retrans_out += 1;
+        }
         ctx.flow.total.retransmits += 1;
         let pkt = self.data_packet(seq, len);
         ctx.out.push(pkt);

@@ -1,0 +1,158 @@
+//! The sender's loss detection against RFC 8985's rules, driven ACK by ACK: the reordering
+//! window and its timer, the duplicate-ACK threshold, a lost retransmission and the tail loss
+//! probe's timeout.
+
+use super::*;
+use crate::metrics::FlowStats;
+use crate::net::SackBlocks;
+use crate::sim::MS;
+use crate::tcp::{cc, LossDetection};
+
+const MSS: u64 = 1448;
+/// Path RTT: the SYN-ACK sets sRTT and min_rtt to it.
+const RTT: Time = 100 * MS;
+
+/// A RACK-TLP sender with its ACKs, timers and output; nothing else in the world.
+struct Harness {
+    snd: TcpSender,
+    flow: FlowStats,
+    out: Vec<Packet>,
+    timers: Vec<(Time, TimerKind)>,
+    now: Time,
+}
+
+impl Harness {
+    /// Connected at `RTT` with `segments` of data to send (cwnd 10).
+    fn new(segments: u64) -> Self {
+        let opts = TcpConfig { small_queues: false, recovery: LossDetection::RackTlp, ..TcpConfig::default() };
+        let cc = cc::CcEnv::scratch(|env| cc::create(&cc::defaults("reno"), env)).unwrap();
+        let flow = FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
+        let mut h = Harness { snd: TcpSender::new(0, 0, 0, 1, opts, cc), flow, out: vec![], timers: vec![], now: 0 };
+        h.with(|snd, ctx| {
+            snd.open(ctx);
+            snd.write(segments * MSS, ctx);
+        });
+        h.out.clear();
+        h.now = RTT;
+        let synack = TcpSegment { flags: flags::SYN | flags::ACK, ..Default::default() };
+        h.with(|snd, ctx| snd.on_segment(&synack, ctx));
+        h
+    }
+
+    fn with(&mut self, f: impl FnOnce(&mut TcpSender, &mut Ctx)) {
+        let mut ctx = Ctx { now: self.now, out: &mut self.out, timers: &mut self.timers, flow: &mut self.flow };
+        f(&mut self.snd, &mut ctx);
+    }
+
+    /// The segments (1-based numbers) sent since the last call.
+    fn sent(&mut self) -> Vec<u64> {
+        self.out.drain(..).map(|p| p.tcp().unwrap().seq / MSS + 1).collect()
+    }
+
+    /// An ACK at `at` for segments below `cum` (1-based: everything before segment `cum`) with
+    /// SACK blocks over segments `first..=last`.
+    fn ack(&mut self, at: Time, cum: u64, sacked: &[(u64, u64)]) {
+        self.run_timers(at);
+        self.now = at;
+        let mut sack = SackBlocks::default();
+        for &(first, last) in sacked {
+            sack.push((first - 1) * MSS, last * MSS);
+        }
+        let seg = TcpSegment { ack: (cum - 1) * MSS, flags: flags::ACK, sack, ..Default::default() };
+        self.with(|snd, ctx| snd.on_segment(&seg, ctx));
+    }
+
+    /// Fire the socket's timers due up to `until`, in order.
+    fn run_timers(&mut self, until: Time) {
+        while self.fire_next(until).is_some() {}
+    }
+
+    /// Fire timers due up to `until` until one sends something; returns when it fired.
+    fn fire_next(&mut self, until: Time) -> Option<Time> {
+        loop {
+            self.timers.sort_by_key(|&(t, _)| std::cmp::Reverse(t));
+            let &(t, kind) = self.timers.last().filter(|&&(t, _)| t <= until)?;
+            self.timers.pop();
+            self.now = t;
+            let before = self.out.len();
+            self.with(|snd, ctx| snd.on_timer(kind, ctx));
+            if self.out.len() > before {
+                return Some(t);
+            }
+        }
+    }
+}
+
+/// RFC 8985 section 6.2 step 4: with one SACK and no reordering seen, the hole waits
+/// RACK.rtt + min_rtt/4 from its send, and the reordering timer (plus Linux's 2 ms slack)
+/// marks it lost then.
+#[test]
+fn one_sack_waits_a_quarter_rtt_then_the_reordering_timer_repairs() {
+    let mut h = Harness::new(10);
+    assert_eq!(h.sent(), (1..=10).collect::<Vec<_>>(), "the initial window at {RTT}");
+    // Segment 3 arrives, 2 does not: the ACK at 200 ms acks 1 and SACKs 3.
+    h.ack(2 * RTT, 2, &[(3, 3)]);
+    assert!(h.sent().is_empty(), "not lost yet: sent 100 ms ago, RACK.rtt + reo_wnd = 125 ms");
+    assert_eq!(h.snd.st.ca_state, CaState::Disorder);
+    // Sent at 100 ms, lost at 100 + 125 ms; the timer fires 2 ms later.
+    assert_eq!(h.fire_next(10 * RTT), Some(RTT + RTT + RTT / 4 + 2 * MS));
+    assert_eq!(h.snd.st.ca_state, CaState::Recovery);
+    assert_eq!(h.sent()[0], 2, "the hole is retransmitted first");
+}
+
+/// With DupThresh (3) segments SACKed and no reordering seen, the window is zero: the hole is
+/// lost at once (Linux keeps RFC 6675's rule inside RACK).
+#[test]
+fn three_sacks_mark_the_hole_lost_at_once() {
+    let mut h = Harness::new(10);
+    h.sent();
+    h.ack(2 * RTT, 2, &[(3, 5)]);
+    assert_eq!(h.snd.st.ca_state, CaState::Recovery);
+    assert_eq!(h.sent().first(), Some(&2));
+}
+
+/// A retransmission that is lost too is found by RACK once a segment sent after it is
+/// delivered and RACK.rtt has passed (RFC 8985 section 3.2's lost-retransmission case): no RTO.
+#[test]
+fn a_lost_retransmission_is_retransmitted_again_without_a_timeout() {
+    let mut h = Harness::new(40);
+    h.sent();
+    h.ack(2 * RTT, 2, &[(3, 5)]);
+    assert_eq!(h.sent(), vec![2], "fast retransmit at 200 ms; PRR sends nothing more yet");
+    // 10 ms later more SACKs arrive and PRR releases new data, sent after the retransmission.
+    h.ack(2 * RTT + 10 * MS, 2, &[(3, 8)]);
+    let new = h.sent();
+    assert!(!new.is_empty() && new.iter().all(|&n| n > 10), "new data after the retransmission: {new:?}");
+    // Those are delivered an RTT later, the retransmission is not: it was sent before them
+    // and RACK.rtt (100 ms) has passed since, so it is lost again.
+    let (lo, hi) = (new[0], *new.last().unwrap());
+    h.ack(3 * RTT + 10 * MS, 2, &[(lo, hi), (3, 10)]);
+    assert_eq!(h.sent().first(), Some(&2), "retransmitted again at 310 ms");
+    assert_eq!(h.flow.total.retransmits, 2);
+    assert_eq!(h.snd.st.ca_state, CaState::Recovery, "still the same recovery, no timeout");
+}
+
+/// RFC 8985 section 7.2 as Linux: with more than one segment out, PTO = 2 sRTT + 2 ms after
+/// the last transmission; the probe retransmits the highest segment when no new data is left.
+#[test]
+fn the_tail_loss_probe_fires_after_two_srtt() {
+    let mut h = Harness::new(10);
+    h.sent();
+    assert_eq!(h.fire_next(10 * RTT), Some(RTT + 2 * RTT + 2 * MS));
+    assert_eq!(h.sent(), vec![10], "the highest segment probes the tail");
+    assert_eq!(h.snd.st.ca_state, CaState::Open, "a probe is not a recovery");
+}
+
+/// With one segment out the PTO adds rto_min (200 ms) for the receiver's delayed ACK, and
+/// after an ACK it is never later than the RTO: here 2 x 100 + 200 ms > RTO = 300 ms.
+#[test]
+fn a_lone_segment_is_probed_no_later_than_the_rto() {
+    let mut h = Harness::new(10);
+    h.sent();
+    h.ack(2 * RTT, 10, &[]);
+    let pto = 2 * h.snd.rtt.srtt + crate::tcp::rto::DEFAULT_RTO_MIN;
+    let rto = h.snd.rtt.rto();
+    assert_eq!((pto, rto), (400 * MS, 300 * MS));
+    assert_eq!(h.fire_next(20 * RTT), Some(2 * RTT + rto));
+    assert_eq!(h.sent(), vec![10]);
+}
