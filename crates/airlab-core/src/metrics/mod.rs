@@ -52,6 +52,10 @@ counters! {
         /// Segments the sender's own qdisc refused (NET_XMIT_DROP): counted in `queue_drops`,
         /// but not lost to TCP, which sends them again later.
         pub local_drops: u64,
+        /// Cwnd reductions taken back (DSACK or F-RTO undo), and the timeouts among them that
+        /// F-RTO found spurious.
+        pub undos: u64,
+        pub spurious_rtos: u64,
         /// UDP: datagrams sent and received.
         pub udp_sent: u64,
         pub udp_received: u64,

@@ -142,6 +142,8 @@ pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
                 "lost": n.lost,
                 "queue_drops": n.queue_drops,
                 "local_drops": n.local_drops,
+                "undos": n.undos,
+                "spurious_rtos": n.spurious_rtos,
                 "wire_lost": n.wire_lost,
                 "ecn_marks": n.marks,
                 "fct_s": if finite { fct_stats(&fcts) } else { Value::Null },

@@ -199,6 +199,8 @@ pub struct TcpOptions {
     /// `rack-tlp` (Linux 4.18+): RACK loss detection and tail loss probes; `rfc6675`: three
     /// SACKed segments above a hole, no probes (Linux before 4.4).
     pub recovery: LossDetection,
+    /// F-RTO (RFC 5682): detect spurious retransmission timeouts and undo them.
+    pub frto: bool,
     /// TCP Small Queues: keep about 1 ms of the pacing rate (8 ms over Wi-Fi) in the host.
     pub small_queues: bool,
     /// Linux `tcp_limit_output_bytes`: cap on those bytes for unpaced sockets.
@@ -225,6 +227,7 @@ impl Default for TcpOptions {
                 tcp::LossDetection::RackTlp => LossDetection::RackTlp,
                 tcp::LossDetection::Rfc6675 => LossDetection::Rfc6675,
             },
+            frto: d.frto,
             small_queues: d.small_queues,
             limit_output_bytes: Bytes(d.limit_output_bytes),
         }
@@ -250,6 +253,7 @@ impl TcpOptions {
                 LossDetection::RackTlp => tcp::LossDetection::RackTlp,
                 LossDetection::Rfc6675 => tcp::LossDetection::Rfc6675,
             },
+            frto: self.frto,
             small_queues: self.small_queues,
             limit_output_bytes: self.limit_output_bytes.0,
         }

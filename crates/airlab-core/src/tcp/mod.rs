@@ -44,6 +44,8 @@ pub struct TcpConfig {
     pub rto_mode: RtoMode,
     /// How losses are detected: RACK-TLP (Linux 4.18+) or duplicate-ACK counting (RFC 6675).
     pub recovery: LossDetection,
+    /// F-RTO (RFC 5682, Linux `tcp_frto` = 2): detect spurious timeouts and undo them.
+    pub frto: bool,
     /// TCP Small Queues (Linux 3.6+): a socket keeps at most about 1 ms of its pacing rate
     /// (8 ms over Wi-Fi) in its own host's qdisc and device.
     pub small_queues: bool,
@@ -63,6 +65,7 @@ impl Default for TcpConfig {
             rto_min: DEFAULT_RTO_MIN,
             rto_mode: RtoMode::Linux,
             recovery: LossDetection::RackTlp,
+            frto: true,
             small_queues: true,
             limit_output_bytes: LIMIT_OUTPUT_BYTES,
         }

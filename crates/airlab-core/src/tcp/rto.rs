@@ -75,6 +75,11 @@ impl RttEstimator {
         (self.rto << self.backoff.min(16)).min(MAX_RTO)
     }
 
+    /// Timeouts in a row (exponent of the backoff).
+    pub fn backoff(&self) -> u32 {
+        self.backoff
+    }
+
     /// A retransmission timeout fired: double the timer (RFC 6298 5.5).
     pub fn back_off(&mut self) {
         self.backoff += 1;

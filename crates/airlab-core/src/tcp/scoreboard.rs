@@ -266,6 +266,14 @@ impl Scoreboard {
         (newly_lost + retrans_lost, timeout)
     }
 
+    /// A timeout proved spurious: no segment is lost after all (Linux clears `TCPCB_LOST`).
+    pub fn unmark_lost(&mut self) {
+        for seg in self.segs.iter_mut() {
+            seg.lost = false;
+        }
+        self.lost_out = 0;
+    }
+
     /// When the oldest outstanding segment was last sent (0 if none is).
     pub fn oldest_sent_at(&self) -> Time {
         self.segs.front().map_or(0, |s| s.sent_at)

@@ -16,6 +16,7 @@
 mod recovery;
 #[cfg(test)]
 mod tests;
+mod undo;
 
 use super::cc::{AckSample, CaState, CcState, CongestionControl};
 use super::rack::Rack;
@@ -28,6 +29,7 @@ use crate::net::packet::{flags, SYN_SIZE, TCP_HEADER};
 use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, TcpSegment};
 use crate::sim::{Time, SEC};
 use recovery::XmitTimer;
+use undo::{AckFacts, Undo};
 
 /// Linux `tcp_pacing_ss_ratio` and `tcp_pacing_ca_ratio` (percent).
 const PACING_SS_RATIO: f64 = 2.0;
@@ -93,6 +95,7 @@ pub struct TcpSender {
     /// whether the probe was a retransmission.
     tlp_high_seq: Option<u64>,
     tlp_retrans: bool,
+    undo: Undo,
     pace_timer: Timer,
     pace_next: Time,
     last_send: Time,
@@ -150,6 +153,7 @@ impl TcpSender {
             rack: Rack::new(),
             tlp_high_seq: None,
             tlp_retrans: false,
+            undo: Undo::default(),
             pace_timer: Timer::default(),
             pace_next: 0,
             last_send: 0,
@@ -267,8 +271,9 @@ impl TcpSender {
             self.snd_una = seg.ack;
         }
         let dsack = Self::dsack(seg);
-        if dsack.is_some() {
+        if let Some(block) = dsack {
             self.rack.on_dsack(self.snd_una, self.snd_nxt);
+            self.on_dsack_for_undo(block, prior_una);
         }
         let sacks = seg.sack.iter().skip(dsack.is_some() as usize);
         self.sb.sack(sacks.filter(|&(_, e)| e > self.snd_una), &mut delivered);
@@ -293,6 +298,11 @@ impl TcpSender {
         }
         self.take_rtt_sample(seq_rtt, ca_rtt, ctx);
         let una_advanced = self.snd_una > prior_una;
+        let facts = AckFacts {
+            una_advanced,
+            original_delivered: delivered.iter().any(|d| !d.ever_retransmitted && d.end <= self.recovery_point),
+            data_sacked: delivered.iter().any(|d| !d.cumulative),
+        };
         if una_advanced {
             self.rtt.reset_backoff();
         }
@@ -307,7 +317,11 @@ impl TcpSender {
         self.st.delivered_ce = self.rate.delivered_ce;
         self.st.packets_in_flight = self.sb.in_flight();
 
-        self.update_state(seg, prior_una);
+        if self.st.ca_state == CaState::Loss && self.process_loss(&facts, ctx) {
+            self.st.packets_in_flight = self.sb.in_flight();
+        }
+        self.update_state(seg, prior_una, ctx);
+        self.try_undo_dsack(ctx);
         self.process_tlp_ack(seg, dsack, una_advanced);
 
         self.st.is_cwnd_limited = self.is_cwnd_limited();
@@ -350,7 +364,7 @@ impl TcpSender {
     }
 
     /// Congestion-state transitions driven by an ACK (Linux `tcp_fastretrans_alert`, simplified).
-    fn update_state(&mut self, seg: &TcpSegment, prior_una: u64) {
+    fn update_state(&mut self, seg: &TcpSegment, prior_una: u64, ctx: &mut Ctx) {
         let una_advanced = self.snd_una > prior_una;
         // Leave an episode once everything outstanding at its start is ACKed. CWR is held
         // until data *above* that point is ACKed, so the CWR flag has reached the receiver
@@ -361,7 +375,11 @@ impl TcpSender {
             _ => false,
         };
         if episode_over && una_advanced {
-            if matches!(self.st.ca_state, CaState::Recovery | CaState::Cwr) && !self.cc.owns_cwnd() {
+            let undone = self.st.ca_state != CaState::Cwr && self.try_undo_at_episode_end(ctx);
+            if matches!(self.st.ca_state, CaState::Recovery | CaState::Loss) {
+                self.rack.on_recovery_end();
+            }
+            if !undone && matches!(self.st.ca_state, CaState::Recovery | CaState::Cwr) && !self.cc.owns_cwnd() {
                 // Linux `tcp_end_cwnd_reduction`: settle at ssthresh.
                 self.st.cwnd = self.st.ssthresh;
             }
@@ -390,6 +408,7 @@ impl TcpSender {
 
     /// Start a Recovery or CWR episode (Linux `tcp_init_cwnd_reduction`).
     fn begin_reduction(&mut self, state: CaState) {
+        self.save_for_undo(state);
         self.recovery_point = self.snd_nxt;
         self.tlp_high_seq = None;
         self.prior_cwnd = self.st.cwnd;
@@ -464,9 +483,14 @@ impl TcpSender {
         if self.sb.is_empty() {
             return;
         }
-        if matches!(self.st.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
+        let new_recovery = matches!(self.st.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr);
+        if new_recovery {
+            self.save_for_undo(CaState::Loss);
             self.st.ssthresh = self.cc.ssthresh(&self.st);
         }
+        // Linux judges a timeout with F-RTO unless it hit a recovery in progress the first
+        // time (`tcp_enter_loss`); the backoff was raised for this timeout already.
+        self.undo.frto = self.opts.frto && (new_recovery || self.rtt.backoff() > 1);
         let mut lost = std::mem::take(&mut self.lost_buf);
         let spare_recent = (self.opts.recovery == LossDetection::RackTlp).then_some((ctx.now, self.rack.rtt));
         self.sb.mark_all_lost(spare_recent, &mut lost);
@@ -504,7 +528,7 @@ impl TcpSender {
                 self.pace_timer.arm(self.pace_next, TimerKind::Pacing, ctx);
                 break;
             }
-            let retransmission = self.sb.next_retransmission();
+            let retransmission = if self.undo.frto_new_data { None } else { self.sb.next_retransmission() };
             if retransmission.is_none() && !(self.snd_nxt < self.app_end && self.fits_peer_window()) {
                 // Application-limited (or receive-window-limited) with room in cwnd.
                 self.rate.mark_app_limited(in_flight);
@@ -531,6 +555,15 @@ impl TcpSender {
                 // length (the write-queue skb, without headers) over the pacing rate.
                 let gap = payload as u64 * SEC / self.st.pacing_rate;
                 self.pace_next = self.pace_next.max(now) + gap;
+            }
+        }
+        if self.undo.frto_new_data {
+            // F-RTO step 2b: if no new data could go, fall back to retransmitting.
+            self.undo.frto_new_data = false;
+            if sent_new == 0 {
+                self.undo.frto = false;
+                self.try_send(ctx);
+                return;
             }
         }
         self.st.packets_in_flight = self.sb.in_flight();
@@ -703,6 +736,7 @@ impl TcpSender {
         if repair {
             self.sb.retrans_out += 1;
         }
+        self.count_retransmission_for_undo();
         ctx.flow.total.retransmits += 1;
         let pkt = self.data_packet(seq, len);
         ctx.out.push(pkt);

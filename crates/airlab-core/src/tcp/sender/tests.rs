@@ -24,7 +24,11 @@ struct Harness {
 impl Harness {
     /// Connected at `RTT` with `segments` of data to send (cwnd 10).
     fn new(segments: u64) -> Self {
-        let opts = TcpConfig { small_queues: false, recovery: LossDetection::RackTlp, ..TcpConfig::default() };
+        Self::with_config(segments, TcpConfig::default())
+    }
+
+    fn with_config(segments: u64, opts: TcpConfig) -> Self {
+        let opts = TcpConfig { small_queues: false, recovery: LossDetection::RackTlp, ..opts };
         let cc = cc::CcEnv::scratch(|env| cc::create(&cc::defaults("reno"), env)).unwrap();
         let flow = FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
         let mut h = Harness { snd: TcpSender::new(0, 0, 0, 1, opts, cc), flow, out: vec![], timers: vec![], now: 0 };
@@ -54,6 +58,11 @@ impl Harness {
     fn ack(&mut self, at: Time, cum: u64, sacked: &[(u64, u64)]) {
         self.run_timers(at);
         self.now = at;
+        self.ack_now(cum, sacked);
+    }
+
+    /// The same, at the current time and without running timers.
+    fn ack_now(&mut self, cum: u64, sacked: &[(u64, u64)]) {
         let mut sack = SackBlocks::default();
         for &(first, last) in sacked {
             sack.push((first - 1) * MSS, last * MSS);
@@ -155,4 +164,51 @@ fn a_lone_segment_is_probed_no_later_than_the_rto() {
     assert_eq!((pto, rto), (400 * MS, 300 * MS));
     assert_eq!(h.fire_next(20 * RTT), Some(2 * RTT + rto));
     assert_eq!(h.sent(), vec![10]);
+}
+
+/// RFC 5682 (SACK-enhanced F-RTO, as Linux): a timeout fires while the window was only
+/// delayed; the first ACK after it covers a segment that was never retransmitted, so the
+/// timeout was spurious: cwnd and ssthresh come back, nothing is marked lost, and the sender
+/// goes on with new data instead of resending the window (go-back-N).
+#[test]
+fn frto_undoes_a_spurious_timeout() {
+    let run = |frto: bool| {
+        let mut h = Harness::with_config(40, TcpConfig { frto, ..TcpConfig::default() });
+        h.sent();
+        // Nothing comes back: the probe (new segment 11) at 302 ms, the RTO at 602 ms.
+        assert_eq!(h.fire_next(10 * RTT), Some(302 * MS));
+        assert_eq!(h.sent(), vec![11]);
+        assert_eq!(h.fire_next(10 * RTT), Some(602 * MS));
+        assert_eq!(h.sent(), vec![1], "the timeout resends the first segment");
+        assert_eq!(h.snd.st.ca_state, CaState::Loss);
+        // The delayed ACK of the originals of segments 1 and 2 arrives.
+        h.now = 650 * MS;
+        h.ack_now(3, &[]);
+        (h.snd.st.ca_state, h.snd.st.cwnd, h.snd.sb.lost_out, h.sent(), h.flow.total.spurious_rtos)
+    };
+    let (state, cwnd, lost, sent, spurious) = run(true);
+    assert_eq!((state, lost, spurious), (CaState::Open, 0, 1));
+    assert!(cwnd >= 10, "cwnd restored: {cwnd}");
+    assert!(sent.iter().all(|&n| n > 11), "new data only, no go-back-N: {sent:?}");
+    let (state, _, lost, sent, spurious) = run(false);
+    assert_eq!((state, spurious), (CaState::Loss, 0));
+    assert!(lost > 0);
+    assert_eq!(sent, vec![3, 4, 5], "without F-RTO the window is resent: cwnd 1 + 2 ACKed");
+}
+
+/// Linux `tcp_try_undo_dsack`: a fast retransmission caused by reordering is DSACKed by the
+/// receiver (it got the segment twice): the reduction is undone.
+#[test]
+fn a_dsacked_fast_retransmission_is_undone() {
+    let mut h = Harness::new(40);
+    h.sent();
+    h.ack(2 * RTT, 2, &[(3, 5)]);
+    assert_eq!(h.sent(), vec![2]);
+    assert_eq!(h.snd.st.ssthresh, 5);
+    // Segment 2 was only late: the original arrives, then the retransmission (a DSACK).
+    h.ack(2 * RTT + MS, 6, &[]);
+    h.ack(3 * RTT, 6, &[(2, 2)]);
+    assert_eq!(h.flow.total.undos, 1);
+    assert_eq!((h.snd.st.ssthresh, h.snd.st.ca_state), (u32::MAX, CaState::Open));
+    assert!(h.snd.st.cwnd >= 10, "cwnd restored: {}", h.snd.st.cwnd);
 }
