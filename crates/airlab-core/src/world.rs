@@ -8,6 +8,7 @@ use crate::net::iface::Next;
 use crate::net::{ConnId, Iface, IfaceId, NodeId, Packet, Payload, Release};
 use crate::sim::{EventQueue, Rng, Time};
 use crate::tcp::cc::{CcEnv, Shared};
+use crate::tcp::rcvbuf::RcvBuf;
 use crate::tcp::sender::{PACING_SHIFT_WIFI, PACING_SHIFT_WIRED};
 use crate::tcp::{cc, Ctx, TcpConfig, TcpReceiver, TcpSender, TimerKind};
 use crate::wifi::net::{WifiEvent, WifiNet};
@@ -377,9 +378,10 @@ impl World {
             CcEnv { rng: Rng::stream(self.seed, &format!("cc:{name}:{k}")), shared: &mut self.cc_shared, conn: c };
         let cc = cc::create(&profile.cc, &mut env).expect("congestion control checked at build time");
         let sender = TcpSender::new(c, app.flow, app.src, app.dst, profile.opts.clone(), cc);
-        let receiver = TcpReceiver::new(c, app.flow, app.dst, app.src, profile.opts.delayed_ack, profile.opts.rwnd);
+        let o = &profile.opts;
+        let buf = RcvBuf::new(o.rmem, o.rwnd, o.mss);
+        let receiver = TcpReceiver::new(c, app.flow, app.dst, app.src, o.delayed_ack, buf);
         let mut sender = sender;
-        sender.set_peer_window(receiver.rwnd);
         if let Some(Route::Wifi { .. }) = self.nodes[app.src as usize].routes[app.dst as usize] {
             sender.set_pacing_shift(PACING_SHIFT_WIFI);
         } else {

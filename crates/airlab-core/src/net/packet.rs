@@ -63,6 +63,11 @@ pub struct TcpSegment {
     pub ack: u64,
     pub flags: u8,
     pub sack: SackBlocks,
+    /// Receive window advertised, in bytes (window scaling applied).
+    pub wnd: u64,
+    /// Timestamp option (RFC 7323): the sender's clock, and the echo of the peer's latest.
+    pub tsval: Time,
+    pub tsecr: Time,
 }
 
 impl TcpSegment {

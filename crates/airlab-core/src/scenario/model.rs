@@ -178,85 +178,125 @@ pub fn default_ping_size() -> Bytes {
     Bytes(64)
 }
 
-/// Per-flow TCP settings; defaults follow Linux.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// Per-flow TCP settings of the sending and receiving host stacks. `profile` names a Linux
+/// whose defaults fill every key not given.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpOptions {
-    pub mss: u32,
-    pub initial_cwnd: u32,
+    pub profile: Profile,
+    pub mss: Option<u32>,
+    pub initial_cwnd: Option<u32>,
     /// Receiver delayed ACKs (every second full segment, 40 ms timer, quick ACKs at start).
-    pub delayed_ack: bool,
-    /// Receive window advertised by the receiver.
-    pub rwnd: Bytes,
+    pub delayed_ack: Option<bool>,
+    /// A fixed receive window (as SO_RCVBUF, which turns autotuning off).
+    pub rwnd: Option<Bytes>,
+    /// Linux `tcp_rmem` and `tcp_wmem`: [min, default, max] buffer sizes.
+    pub rmem: Option<[Bytes; 3]>,
+    pub wmem: Option<[Bytes; 3]>,
     /// Pace the sender (Linux internal pacing); congestion controls may require it.
-    pub pacing: bool,
+    pub pacing: Option<bool>,
     /// Negotiate ECN (sender marks ECT(0), receiver echoes CE as ECE).
-    pub ecn: bool,
+    pub ecn: Option<bool>,
     /// Minimum retransmission timeout.
-    pub rto_min: Duration,
+    pub rto_min: Option<Duration>,
     /// `linux`: RTO = SRTT + max(4 RTTVAR, rto_min); `rfc6298`: max(SRTT + 4 RTTVAR, rto_min).
-    pub rto_mode: RtoMode,
+    pub rto_mode: Option<RtoMode>,
     /// `rack-tlp` (Linux 4.18+): RACK loss detection and tail loss probes; `rfc6675`: three
     /// SACKed segments above a hole, no probes (Linux before 4.4).
-    pub recovery: LossDetection,
+    pub recovery: Option<LossDetection>,
     /// F-RTO (RFC 5682): detect spurious retransmission timeouts and undo them.
-    pub frto: bool,
+    pub frto: Option<bool>,
     /// TCP Small Queues: keep about 1 ms of the pacing rate (8 ms over Wi-Fi) in the host.
-    pub small_queues: bool,
+    pub small_queues: Option<bool>,
     /// Linux `tcp_limit_output_bytes`: cap on those bytes for unpaced sockets.
-    pub limit_output_bytes: Bytes,
+    pub limit_output_bytes: Option<Bytes>,
 }
 
-/// The engine's defaults, which are Linux's.
-impl Default for TcpOptions {
-    fn default() -> Self {
-        let d = TcpConfig::default();
-        TcpOptions {
-            mss: d.mss,
-            initial_cwnd: d.initial_cwnd,
-            delayed_ack: d.delayed_ack,
-            rwnd: Bytes(d.rwnd),
-            pacing: d.pacing,
-            ecn: d.ecn,
-            rto_min: Duration(d.rto_min),
-            rto_mode: match d.rto_mode {
-                rto::RtoMode::Linux => RtoMode::Linux,
-                rto::RtoMode::Rfc6298 => RtoMode::Rfc6298,
+/// The Linux whose TCP defaults a flow takes (see docs/models/tcp.md).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "kebab-case")]
+pub enum Profile {
+    /// Linux 6.x, as the testbed's kernel: RACK-TLP, F-RTO, TSQ, 4 MiB output limit, rmem up
+    /// to 32 MiB.
+    #[default]
+    #[serde(rename = "linux-6")]
+    Linux6,
+    /// Linux 3.3 (paper 002's hosts): RFC 6675 recovery without RACK or TLP, F-RTO, no TCP
+    /// Small Queues (3.6), rmem up to 6 MiB.
+    #[serde(rename = "linux-3.3")]
+    Linux33,
+}
+
+impl Profile {
+    pub fn config(self) -> TcpConfig {
+        let linux6 = TcpConfig::default();
+        match self {
+            Profile::Linux6 => linux6,
+            Profile::Linux33 => TcpConfig {
+                recovery: tcp::LossDetection::Rfc6675,
+                small_queues: false,
+                rmem: tcp::RMEM_LINUX_3,
+                ..linux6
             },
-            recovery: match d.recovery {
-                tcp::LossDetection::RackTlp => LossDetection::RackTlp,
-                tcp::LossDetection::Rfc6675 => LossDetection::Rfc6675,
-            },
-            frto: d.frto,
-            small_queues: d.small_queues,
-            limit_output_bytes: Bytes(d.limit_output_bytes),
         }
     }
 }
 
 impl TcpOptions {
-    /// The settings as the TCP sockets take them.
-    pub fn config(&self) -> TcpConfig {
-        TcpConfig {
-            mss: self.mss,
-            initial_cwnd: self.initial_cwnd,
-            delayed_ack: self.delayed_ack,
-            rwnd: self.rwnd.0,
-            pacing: self.pacing,
-            ecn: self.ecn,
-            rto_min: self.rto_min.0,
-            rto_mode: match self.rto_mode {
-                RtoMode::Linux => rto::RtoMode::Linux,
-                RtoMode::Rfc6298 => rto::RtoMode::Rfc6298,
-            },
-            recovery: match self.recovery {
-                LossDetection::RackTlp => tcp::LossDetection::RackTlp,
-                LossDetection::Rfc6675 => tcp::LossDetection::Rfc6675,
-            },
-            frto: self.frto,
-            small_queues: self.small_queues,
-            limit_output_bytes: self.limit_output_bytes.0,
+    /// Every key written out with the value it takes (for the resolved scenario).
+    pub fn filled(&self) -> TcpOptions {
+        let c = self.config();
+        let bytes = |b: [u64; 3]| [Bytes(b[0]), Bytes(b[1]), Bytes(b[2])];
+        TcpOptions {
+            profile: self.profile,
+            mss: Some(c.mss),
+            initial_cwnd: Some(c.initial_cwnd),
+            delayed_ack: Some(c.delayed_ack),
+            rwnd: c.rwnd.map(Bytes),
+            rmem: Some(bytes(c.rmem)),
+            wmem: Some(bytes(c.wmem)),
+            pacing: Some(c.pacing),
+            ecn: Some(c.ecn),
+            rto_min: Some(Duration(c.rto_min)),
+            rto_mode: Some(match c.rto_mode {
+                rto::RtoMode::Linux => RtoMode::Linux,
+                rto::RtoMode::Rfc6298 => RtoMode::Rfc6298,
+            }),
+            recovery: Some(match c.recovery {
+                tcp::LossDetection::RackTlp => LossDetection::RackTlp,
+                tcp::LossDetection::Rfc6675 => LossDetection::Rfc6675,
+            }),
+            frto: Some(c.frto),
+            small_queues: Some(c.small_queues),
+            limit_output_bytes: Some(Bytes(c.limit_output_bytes)),
         }
+    }
+
+    /// The settings as the TCP sockets take them: the profile's, with the keys given.
+    pub fn config(&self) -> TcpConfig {
+        let mut c = self.profile.config();
+        let bytes = |b: [Bytes; 3]| [b[0].0, b[1].0, b[2].0];
+        c.mss = self.mss.unwrap_or(c.mss);
+        c.initial_cwnd = self.initial_cwnd.unwrap_or(c.initial_cwnd);
+        c.delayed_ack = self.delayed_ack.unwrap_or(c.delayed_ack);
+        c.rwnd = self.rwnd.map(|b| b.0).or(c.rwnd);
+        c.rmem = self.rmem.map(bytes).unwrap_or(c.rmem);
+        c.wmem = self.wmem.map(bytes).unwrap_or(c.wmem);
+        c.pacing = self.pacing.unwrap_or(c.pacing);
+        c.ecn = self.ecn.unwrap_or(c.ecn);
+        c.rto_min = self.rto_min.map_or(c.rto_min, |d| d.0);
+        c.rto_mode = self.rto_mode.map_or(c.rto_mode, |m| match m {
+            RtoMode::Linux => rto::RtoMode::Linux,
+            RtoMode::Rfc6298 => rto::RtoMode::Rfc6298,
+        });
+        c.recovery = self.recovery.map_or(c.recovery, |r| match r {
+            LossDetection::RackTlp => tcp::LossDetection::RackTlp,
+            LossDetection::Rfc6675 => tcp::LossDetection::Rfc6675,
+        });
+        c.frto = self.frto.unwrap_or(c.frto);
+        c.small_queues = self.small_queues.unwrap_or(c.small_queues);
+        c.limit_output_bytes = self.limit_output_bytes.map_or(c.limit_output_bytes, |b| b.0);
+        c
     }
 }
 

@@ -396,7 +396,7 @@ fn resolve_flows(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedFlow>, KeyEr
                 app: flow.app.clone(),
                 start: start.0,
                 stop: stop.0,
-                tcp: flow.tcp.clone(),
+                tcp: flow.tcp.filled(),
             });
         }
     }
@@ -546,7 +546,8 @@ fn fits_udp(key: &str, field: &str, size: u64) -> Result<(), KeyError> {
     Ok(())
 }
 
-fn check_tcp(key: &str, tcp: &TcpOptions) -> Result<(), KeyError> {
+fn check_tcp(key: &str, options: &TcpOptions) -> Result<(), KeyError> {
+    let tcp = options.config();
     if !MSS_RANGE.contains(&tcp.mss) {
         return Err(KeyError::new(
             format!("{key}.tcp.mss"),
@@ -562,29 +563,42 @@ fn check_tcp(key: &str, tcp: &TcpOptions) -> Result<(), KeyError> {
             format!("initial_cwnd must be at most {MAX_INITIAL_CWND} segments, got {}", tcp.initial_cwnd),
         ));
     }
-    if tcp.rwnd.0 > MAX_RWND {
+    if tcp.rwnd.is_some_and(|w| w > MAX_RWND) {
         return Err(KeyError::new(
             format!("{key}.tcp.rwnd"),
             format!(
                 "rwnd = {} is larger than TCP's largest window, {} (65535 << 14, RFC 7323)",
-                tcp.rwnd,
+                Bytes(tcp.rwnd.unwrap_or_default()),
                 Bytes(MAX_RWND)
             ),
         ));
     }
-    if tcp.rto_min.0 > MAX_RTO_MIN {
+    if tcp.rto_min > MAX_RTO_MIN {
         return Err(KeyError::new(
             format!("{key}.tcp.rto_min"),
-            format!("rto_min = {} is longer than Linux's longest timeout, TCP_RTO_MAX = 120s", tcp.rto_min),
+            format!("rto_min = {} is longer than Linux's longest timeout, TCP_RTO_MAX = 120s", Duration(tcp.rto_min)),
         ));
     }
-    if tcp.rwnd.0 < u64::from(tcp.mss) {
+    if let Some(rwnd) = tcp.rwnd.filter(|&w| w < u64::from(tcp.mss)) {
         return Err(KeyError::new(
             format!("{key}.tcp.rwnd"),
-            format!("rwnd = {} is smaller than one segment (mss = {})", tcp.rwnd, tcp.mss),
+            format!("rwnd = {} is smaller than one segment (mss = {})", Bytes(rwnd), tcp.mss),
         ));
     }
-    if tcp.rto_min.0 == 0 {
+    for (name, [min, default, max]) in [("rmem", tcp.rmem), ("wmem", tcp.wmem)] {
+        if !(min <= default && default <= max) || max < 2 * u64::from(tcp.mss) {
+            return Err(KeyError::new(
+                format!("{key}.tcp.{name}"),
+                format!(
+                    "{name} = [{}, {}, {}] must be [min, default, max] in increasing order, the max at least two segments",
+                    Bytes(min),
+                    Bytes(default),
+                    Bytes(max)
+                ),
+            ));
+        }
+    }
+    if tcp.rto_min == 0 {
         return Err(KeyError::new(format!("{key}.tcp.rto_min"), "rto_min must be greater than 0, such as \"200ms\""));
     }
     Ok(())

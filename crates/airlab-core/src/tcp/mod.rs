@@ -8,6 +8,7 @@
 pub mod cc;
 pub mod rack;
 pub mod rate;
+pub mod rcvbuf;
 pub mod receiver;
 pub mod rto;
 pub mod scoreboard;
@@ -20,6 +21,12 @@ use crate::metrics::FlowStats;
 use crate::net::Packet;
 use crate::sim::Time;
 use rto::{RtoMode, DEFAULT_RTO_MIN};
+
+/// Linux 6.x `tcp_rmem` (the testbed kernel's) and `tcp_wmem` defaults.
+pub const RMEM_LINUX_6: [u64; 3] = [4096, 131072, 32 << 20];
+/// Linux 3.x `tcp_rmem` (87380 default, 6 MiB max on hosts with enough memory).
+pub const RMEM_LINUX_3: [u64; 3] = [4096, 87380, 6 << 20];
+pub const WMEM_LINUX: [u64; 3] = [4096, 16384, 4 << 20];
 
 /// Linux's `tcp_limit_output_bytes` (4 MiB on the 6.18 kernel the testbed runs; older kernels
 /// had less).
@@ -34,8 +41,14 @@ pub struct TcpConfig {
     pub initial_cwnd: u32,
     /// Receiver delayed ACKs (every second full segment, 40 ms timer, quick ACKs at start).
     pub delayed_ack: bool,
-    /// Receive window the receiver advertises, in bytes.
-    pub rwnd: u64,
+    /// A fixed receive window (the receiver's SO_RCVBUF set, which turns autotuning off).
+    pub rwnd: Option<u64>,
+    /// Linux `tcp_rmem` (min, default, max): the receive buffer starts at the default and
+    /// autotunes up to the max; half of it is advertised as window.
+    pub rmem: [u64; 3],
+    /// Linux `tcp_wmem` (min, default, max): the send buffer, which bounds the data
+    /// outstanding, autotunes up to the max.
+    pub wmem: [u64; 3],
     /// Pace the sender (Linux internal pacing); congestion controls may require it.
     pub pacing: bool,
     /// Negotiate ECN (the sender marks ECT(0), the receiver echoes CE as ECE).
@@ -59,7 +72,9 @@ impl Default for TcpConfig {
             mss: 1448,
             initial_cwnd: 10,
             delayed_ack: true,
-            rwnd: 64 << 20,
+            rwnd: None,
+            rmem: RMEM_LINUX_6,
+            wmem: WMEM_LINUX,
             pacing: false,
             ecn: false,
             rto_min: DEFAULT_RTO_MIN,
@@ -169,7 +184,7 @@ mod tests {
         let opts = TcpConfig { ecn: true, delayed_ack: false, small_queues: false, ..TcpConfig::default() };
         let cc = cc::CcEnv::scratch(|env| cc::create(&cc::defaults("reno"), env)).unwrap();
         let mut snd = TcpSender::new(0, 0, 0, 1, opts.clone(), cc);
-        let mut rcv = TcpReceiver::new(0, 0, 1, 0, false, 1 << 20);
+        let mut rcv = TcpReceiver::new(0, 0, 1, 0, false, rcvbuf::RcvBuf::new(RMEM_LINUX_6, None, 1448));
         let mut flow = FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
         let (mut out, mut timers) = (Vec::new(), Vec::new());
         macro_rules! ctx {

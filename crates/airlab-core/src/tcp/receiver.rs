@@ -7,6 +7,7 @@
 //! fills a hole, for duplicates and for segments shorter than the MSS. Linux adapts the
 //! delayed-ACK timeout between 40 ms and 200 ms from the inter-arrival time; we keep 40 ms.
 
+use super::rcvbuf::RcvBuf;
 use super::{Ctx, Timer, TimerKind};
 use crate::net::packet::{flags, SYN_SIZE, TCP_HEADER};
 use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, SackBlocks, TcpSegment};
@@ -32,8 +33,8 @@ pub struct TcpReceiver {
     pub node: NodeId,
     pub peer: NodeId,
     delayed_ack: bool,
-    /// Receive window advertised (bytes); fixed, the application reads immediately.
-    pub rwnd: u64,
+    /// The receive buffer and its autotuning; the application reads at once.
+    pub buf: RcvBuf,
     pub rcv_nxt: u64,
     ooo: Vec<OooRange>,
     touches: u64,
@@ -48,14 +49,14 @@ pub struct TcpReceiver {
 }
 
 impl TcpReceiver {
-    pub fn new(conn: ConnId, flow: FlowId, node: NodeId, peer: NodeId, delayed_ack: bool, rwnd: u64) -> Self {
+    pub fn new(conn: ConnId, flow: FlowId, node: NodeId, peer: NodeId, delayed_ack: bool, buf: RcvBuf) -> Self {
         TcpReceiver {
             conn,
             flow,
             node,
             peer,
             delayed_ack,
-            rwnd,
+            buf,
             rcv_nxt: 0,
             ooo: Vec::new(),
             touches: 0,
@@ -70,7 +71,13 @@ impl TcpReceiver {
     /// A segment from the sender arrived with IP ECN field `ecn`.
     pub fn on_segment(&mut self, seg: &TcpSegment, ecn: Ecn, mss: u32, ctx: &mut Ctx) {
         if seg.has(flags::SYN) {
-            let synack = TcpSegment { flags: flags::SYN | flags::ACK, ..Default::default() };
+            let synack = TcpSegment {
+                flags: flags::SYN | flags::ACK,
+                wnd: self.buf.window(),
+                tsval: ctx.now,
+                tsecr: seg.tsval,
+                ..Default::default()
+            };
             ctx.out.push(self.packet(SYN_SIZE, synack));
             return;
         }
@@ -89,8 +96,12 @@ impl TcpReceiver {
             }
             ack_now = true;
         } else if seg.seq <= self.rcv_nxt {
+            if seg.len >= mss {
+                self.buf.on_timestamp_echo(ctx.now, seg.tsecr);
+            }
             let had_holes = !self.ooo.is_empty();
             self.deliver(end, ctx);
+            self.buf.on_read(ctx.now, self.rcv_nxt);
             ack_now |= had_holes;
             if seg.len >= mss {
                 self.unacked += 1;
@@ -176,7 +187,8 @@ impl TcpReceiver {
         }
         // Each SACK block takes 8 bytes of options, plus 2 for kind and length, padded to 4.
         let options = if sack.len > 0 { (8 * sack.len as u32 + 2).div_ceil(4) * 4 } else { 0 };
-        let seg = TcpSegment { seq: 0, len: 0, ack: self.rcv_nxt, flags: fl, sack };
+        let wnd = self.buf.window();
+        let seg = TcpSegment { ack: self.rcv_nxt, flags: fl, sack, wnd, tsval: ctx.now, ..Default::default() };
         ctx.out.push(self.packet(TCP_HEADER + options, seg));
     }
 

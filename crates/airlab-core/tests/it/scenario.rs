@@ -57,7 +57,8 @@ fn dumbbell_resolves_with_defaults() {
     let bulk = &r.flows[0];
     assert_eq!(bulk.cc.as_ref().map(|c| c.name()), Some("cubic"));
     assert_eq!((bulk.start, bulk.stop), (0, 10_000 * MS));
-    assert_eq!((bulk.tcp.mss, bulk.tcp.initial_cwnd), (1448, 10));
+    let tcp = bulk.tcp.config();
+    assert_eq!((tcp.mss, tcp.initial_cwnd), (1448, 10));
     assert!(matches!(r.flows[1].app, App::Ping { interval, .. } if interval.0 == 100 * MS));
     assert_eq!(r.flows[1].cc, None);
 
@@ -415,7 +416,7 @@ fn set_flow_cc_by_index() {
     assert_eq!(r.flows[0].cc.as_ref().map(|c| c.name()), Some("reno"));
     let r = load_with(&dumbbell(), &[("flow[0].cc", "\"reno\""), ("flow[0].tcp.ecn", "true")]).unwrap();
     assert_eq!(r.flows[0].cc.as_ref().map(|c| c.name()), Some("reno"));
-    assert!(r.flows[0].tcp.ecn);
+    assert!(r.flows[0].tcp.config().ecn);
 }
 
 #[test]
@@ -688,4 +689,29 @@ fn too_many_nodes_links_and_flows_are_refused_before_anything_is_expanded() {
     let flows = dumbbell().replace("app = { kind = \"bulk\" }", "app = { kind = \"bulk\" }\ncount = 6000");
     let text = flows.replace("app = { kind = \"ping\" }", "app = { kind = \"ping\" }\ncount = 5000");
     assert_error(load(&text), "flow[1].count", "brings the scenario to 11000 flows");
+}
+
+/// A TCP profile sets the whole group of defaults; a key given beside it wins; the resolved
+/// scenario writes every value out.
+#[test]
+fn a_tcp_profile_sets_linux_defaults_and_keys_override_it() {
+    use airlab_core::tcp::LossDetection;
+    let linux6 = load_with(&dumbbell(), &[]).unwrap().flows[0].tcp.config();
+    assert_eq!(linux6.recovery, LossDetection::RackTlp);
+    assert!(linux6.small_queues && linux6.frto);
+    assert_eq!((linux6.rmem[2], linux6.wmem[2]), (32 << 20, 4 << 20));
+    let old = load_with(&dumbbell(), &[("flow.0.tcp.profile", "linux-3.3")]).unwrap();
+    let tcp = old.flows[0].tcp.config();
+    assert_eq!(tcp.recovery, LossDetection::Rfc6675);
+    assert!(!tcp.small_queues && tcp.frto);
+    assert_eq!(tcp.rmem, [4096, 87380, 6 << 20]);
+    assert_eq!(old.flows[0].tcp.recovery, Some(airlab_core::scenario::model::LossDetection::Rfc6675));
+    let mixed = load_with(&dumbbell(), &[("flow.0.tcp.profile", "linux-3.3"), ("flow.0.tcp.recovery", "rack-tlp")]);
+    assert_eq!(mixed.unwrap().flows[0].tcp.config().recovery, LossDetection::RackTlp);
+    assert_error(load_with(&dumbbell(), &[("flow.0.tcp.profile", "linux-2.4")]), "flow[0].tcp.profile", "linux-6");
+    assert_error(
+        load_with(&dumbbell(), &[("flow.0.tcp.wmem", r#"["64kB", "16kB", "4MiB"]"#)]),
+        "flow[0].tcp.wmem",
+        "increasing order",
+    );
 }

@@ -75,8 +75,9 @@ pub struct TcpSender {
     pub snd_nxt: u64,
     /// Bytes the application has made available (u64::MAX: unlimited).
     app_end: u64,
-    /// Receive window advertised by the peer.
+    /// Receive window advertised by the peer, and its latest timestamp to echo.
     rwnd: u64,
+    ts_recent: Time,
     pub sb: Scoreboard,
     /// snd_nxt when the current Recovery, Loss or CWR episode began (Linux `high_seq`).
     recovery_point: u64,
@@ -140,6 +141,7 @@ impl TcpSender {
             snd_nxt: 0,
             app_end: 0,
             rwnd: u64::MAX,
+            ts_recent: 0,
             sb: Scoreboard::default(),
             recovery_point: 0,
             prr_delivered: 0,
@@ -192,12 +194,6 @@ impl TcpSender {
         self.try_send(ctx);
     }
 
-    /// The receive window the peer advertises. Our receivers read at once and advertise a
-    /// fixed window, so it is learnt once at connection setup rather than from every ACK.
-    pub fn set_peer_window(&mut self, rwnd: u64) {
-        self.rwnd = rwnd;
-    }
-
     /// The connection leaves its host through a device that sets `sk_pacing_shift` (mac80211
     /// does: [`PACING_SHIFT_WIFI`]).
     pub fn set_pacing_shift(&mut self, shift: u8) {
@@ -222,6 +218,10 @@ impl TcpSender {
     /// A segment (SYN-ACK or ACK) from the receiver.
     pub fn on_segment(&mut self, seg: &TcpSegment, ctx: &mut Ctx) {
         self.st.now = ctx.now;
+        if seg.has(flags::ACK) && seg.ack <= self.snd_nxt {
+            self.rwnd = seg.wnd;
+            self.ts_recent = self.ts_recent.max(seg.tsval);
+        }
         match self.phase {
             Phase::SynSent if seg.has(flags::SYN) && seg.has(flags::ACK) => {
                 if !self.syn_retransmitted {
@@ -529,8 +529,9 @@ impl TcpSender {
                 break;
             }
             let retransmission = if self.undo.frto_new_data { None } else { self.sb.next_retransmission() };
-            if retransmission.is_none() && !(self.snd_nxt < self.app_end && self.fits_peer_window()) {
-                // Application-limited (or receive-window-limited) with room in cwnd.
+            let may_send_new = self.snd_nxt < self.app_end && self.fits_peer_window() && !self.send_buffer_full();
+            if retransmission.is_none() && !may_send_new {
+                // Application-limited (or limited by a window or buffer) with room in cwnd.
                 self.rate.mark_app_limited(in_flight);
                 break;
             }
@@ -676,6 +677,13 @@ impl TcpSender {
         }
     }
 
+    /// The send buffer is full: Linux's autotuned `sk_sndbuf` (twice cwnd's worth of skbs,
+    /// never the limit below `tcp_wmem[2]`) holds the data outstanding at its truesize.
+    fn send_buffer_full(&self) -> bool {
+        let per_segment = truesize(self.opts.mss + TCP_HEADER);
+        u64::from(self.sb.packets_out() + 1) * per_segment > self.opts.wmem[2]
+    }
+
     /// Linux `tcp_snd_wnd_test`: the next new segment must fit wholly in the peer's window.
     fn fits_peer_window(&self) -> bool {
         let len = (self.app_end - self.snd_nxt).min(self.opts.mss as u64);
@@ -691,7 +699,7 @@ impl TcpSender {
         let ecn = if self.opts.ecn { Ecn::Ect0 } else { Ecn::NotEct };
         let size = len + TCP_HEADER;
         self.wmem_alloc += truesize(size);
-        let seg = TcpSegment { seq, len, flags, ..Default::default() };
+        let seg = TcpSegment { seq, len, flags, tsval: self.st.now, tsecr: self.ts_recent, ..Default::default() };
         Packet { charged: true, ..self.packet(size, ecn, seg) }
     }
 

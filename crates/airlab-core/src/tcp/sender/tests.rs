@@ -9,6 +9,8 @@ use crate::sim::MS;
 use crate::tcp::{cc, LossDetection};
 
 const MSS: u64 = 1448;
+/// The receive window every ACK advertises: never the limit here.
+const WINDOW: u64 = 1 << 30;
 /// Path RTT: the SYN-ACK sets sRTT and min_rtt to it.
 const RTT: Time = 100 * MS;
 
@@ -38,7 +40,7 @@ impl Harness {
         });
         h.out.clear();
         h.now = RTT;
-        let synack = TcpSegment { flags: flags::SYN | flags::ACK, ..Default::default() };
+        let synack = TcpSegment { flags: flags::SYN | flags::ACK, wnd: WINDOW, ..Default::default() };
         h.with(|snd, ctx| snd.on_segment(&synack, ctx));
         h
     }
@@ -67,7 +69,7 @@ impl Harness {
         for &(first, last) in sacked {
             sack.push((first - 1) * MSS, last * MSS);
         }
-        let seg = TcpSegment { ack: (cum - 1) * MSS, flags: flags::ACK, sack, ..Default::default() };
+        let seg = TcpSegment { ack: (cum - 1) * MSS, flags: flags::ACK, sack, wnd: WINDOW, ..Default::default() };
         self.with(|snd, ctx| snd.on_segment(&seg, ctx));
     }
 
