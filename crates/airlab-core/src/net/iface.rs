@@ -106,6 +106,10 @@ pub struct Iface {
     busy_done: Time,
     bytes_done: u64,
     wire: VecDeque<(Time, Packet)>,
+    /// Random receive-processing delay of the far end, uniform in [0, rx_jitter] per packet
+    /// (a host's interrupt and softirq latency); arrivals stay in order.
+    rx_jitter: Time,
+    last_arrival: Time,
     /// The pending wake-up asked for by a shaping qdisc, if any.
     wake_at: Option<Time>,
     rng: Rng,
@@ -163,12 +167,19 @@ impl Iface {
             busy_done: 0,
             bytes_done: 0,
             wire: VecDeque::new(),
+            rx_jitter: 0,
+            last_arrival: 0,
             wake_at: None,
             rng,
             verdicts: Verdicts::default(),
             stats: IfaceStats::default(),
             released: Vec::new(),
         }
+    }
+
+    /// The far end is a host whose stack takes up to `jitter` to process each arrival.
+    pub fn set_rx_jitter(&mut self, jitter: Time) {
+        self.rx_jitter = jitter;
     }
 
     /// Offer a packet to the qdisc; drops and marks are charged to their flows.
@@ -202,7 +213,9 @@ impl Iface {
             flows[pkt.flow as usize].total.wire_lost += 1;
             None
         } else {
-            let at = now + self.delay;
+            let jitter = if self.rx_jitter > 0 { self.rng.below(self.rx_jitter + 1) } else { 0 };
+            let at = (now + self.delay + jitter).max(self.last_arrival);
+            self.last_arrival = at;
             self.wire.push_back((at, pkt));
             Some(at)
         };

@@ -42,6 +42,9 @@ pub fn build(r: &Resolved, seed: u64) -> World {
             d.device_queue_bytes.map(|b| b.0),
             rng,
         ));
+        if s.hosts.contains(&d.to) {
+            world.ifaces.last_mut().expect("just pushed").set_rx_jitter(s.host_jitter.0);
+        }
     }
     for w in &r.wifi {
         world.wifi.push(wifi_net(w, &ids, seed));

@@ -35,11 +35,26 @@ pub struct Scenario {
     pub flows: Vec<Flow>,
     #[serde(default)]
     pub metrics: Metrics,
+    /// Each host takes a random time, uniform up to this, to process each packet it
+    /// receives over a wired link (interrupt and softirq latency). It breaks the exact phase
+    /// locking a fully deterministic drop-tail queue shows; "0s" turns it off.
+    #[serde(default = "default_host_jitter")]
+    pub host_jitter: Duration,
 }
 
 pub fn default_seed() -> u64 {
     1
 }
+
+pub fn default_host_jitter() -> Duration {
+    Duration(DEFAULT_HOST_JITTER)
+}
+
+/// Off by default: microseconds of noise do not move drop-tail phase effects (see
+/// docs/models/tcp.md, "Timing noise").
+pub const DEFAULT_HOST_JITTER: crate::sim::Time = 0;
+/// The longest host jitter a scenario may ask for.
+pub const MAX_HOST_JITTER: crate::sim::Time = 10 * crate::sim::MS;
 
 /// A point-to-point wired link. Settings at the top level apply to both directions;
 /// `forward` (between[0] -> between[1]) and `reverse` override them per direction.

@@ -75,8 +75,20 @@ fn apply_one(doc: &mut Value, key: &str, text: &str) -> Result<Applied, KeyError
 
 /// Top-level keys of the scenario schema; any other first step may name a link, a flow or a
 /// Wi-Fi network.
-const TOP_LEVEL: &[&str] =
-    &["name", "description", "duration", "seed", "hosts", "routers", "link", "wifi", "route", "flow", "metrics"];
+const TOP_LEVEL: &[&str] = &[
+    "name",
+    "description",
+    "duration",
+    "seed",
+    "host_jitter",
+    "hosts",
+    "routers",
+    "link",
+    "wifi",
+    "route",
+    "flow",
+    "metrics",
+];
 
 /// Lists whose entries a bare name may designate.
 const NAMED_LISTS: [&str; 3] = ["link", "flow", "wifi"];

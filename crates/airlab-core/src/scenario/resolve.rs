@@ -88,6 +88,7 @@ pub(crate) fn resolve(scenario: Scenario) -> Result<Resolved, KeyError> {
     check_routes(s, &nodes)?;
     let flows = resolve_flows(s, &nodes)?;
     check_metrics(s)?;
+    check_host_jitter(s)?;
     let next_hop = routing::next_hops(s);
     routing::check_paths(s, &next_hop)?;
     let resolved = Resolved { directions, next_hop, flows, wifi, scenario };
@@ -600,6 +601,16 @@ fn check_tcp(key: &str, options: &TcpOptions) -> Result<(), KeyError> {
     }
     if tcp.rto_min == 0 {
         return Err(KeyError::new(format!("{key}.tcp.rto_min"), "rto_min must be greater than 0, such as \"200ms\""));
+    }
+    Ok(())
+}
+
+fn check_host_jitter(s: &Scenario) -> Result<(), KeyError> {
+    if s.host_jitter.0 > super::model::MAX_HOST_JITTER {
+        return Err(KeyError::new(
+            "host_jitter",
+            format!("host_jitter = {} is longer than {}", s.host_jitter, Duration(super::model::MAX_HOST_JITTER)),
+        ));
     }
     Ok(())
 }

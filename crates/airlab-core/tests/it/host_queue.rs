@@ -80,3 +80,26 @@ fn a_wifi_uplink_has_no_local_losses() {
     // Without TSQ the refused segments are still not retransmissions.
     assert_eq!(old["retransmits"], 0);
 }
+
+/// `host_jitter` delays each arrival at a host by up to the given time, keeping the order:
+/// with 600 us (half a packet time at 10 Mbit/s) the ACK clock is perturbed and seeds give
+/// different runs; with none, every seed gives the same run.
+#[test]
+fn host_jitter_varies_runs_by_seed_and_is_bounded() {
+    let run = |jitter: &str, seed: u64| {
+        let link = Link::new("h1", "r", "100Mbit", "1ms");
+        let bottleneck = Link::new("r", "h2", "10Mbit", "9ms").qdisc(pfifo(50));
+        let scenario = Scenario::new("jitter", "10s").hosts(&["h1", "h2"]).routers(&["r"]).links([link, bottleneck]);
+        let text = scenario.flow(Flow::bulk("h1", "h2", "cubic")).to_string();
+        let resolved = load_with(&text, &[("host_jitter", jitter)]).unwrap();
+        let s = airlab_core::run(&resolved, Some(seed)).summary;
+        (f(&flow(&s, "flow0")["rtt_ms"]["mean"]), f(&flow(&s, "flow0")["rtt_ms"]["min"]))
+    };
+    assert_eq!(run("0s", 1), run("0s", 2), "no jitter: the seed does not matter");
+    let (a, b) = (run("600us", 1), run("600us", 2));
+    assert_ne!(a, b, "jitter draws differ by seed");
+    // Jitter only delays: no RTT sample (the SYN's included) beats the 20 ms propagation,
+    // and the smallest stays within the two directions' 0.6 ms of it plus serialization.
+    assert!(a.1 >= 20.0 && a.1 <= 20.0 + 1.2 + 1.2 + 0.2, "min RTT {}", a.1);
+    assert_error(load_with(&builtin("basics/dumbbell-cubic"), &[("host_jitter", "20ms")]), "host_jitter", "longer");
+}

@@ -1,0 +1,287 @@
+"""The TCP validation grid: the simulator against the kernel over CUBIC, Reno and BBRv1, one
+and two flows, base RTTs, buffer depths and link rates (docs/validation.md, "The TCP stack
+against the kernel").
+
+Topology: senders h1 (and h3) -- r1 == bottleneck == h2. The bottleneck qdisc (pfifo) sits on
+the router r1, not on a sender, whose own qdisc TCP Small Queues would keep short. Access
+links run at 1 Gbit/s with 0.5 ms delay; the bottleneck's delay makes up the base RTT. The
+pfifo limit is ``max(2, round(k * BDP / 1500 B))`` packets for a buffer of ``k`` BDP, with the
+BDP of the bottleneck rate and the base RTT (20 ms for the two-flow RTT mix).
+
+Cells (``CELLS``): one flow at RTT 2, 20, 80 ms; two flows of equal 20 ms RTT, the second
+started 2 s later (``stagger``); two flows at 20 and 60 ms RTT started together (``mix``).
+Each at buffers 0.25, 1, 4, 16 BDP and 10 and 100 Mbit/s, for cubic, reno and bbr1.
+
+Usage::
+
+    sudo python -m airlab.testbed.grid run --backend linux --out docs/validation/kernel-grid.csv
+    python -m airlab.testbed.grid run --backend airlab --out results/airlab-grid.csv
+    python -m airlab.testbed.grid table --linux A.csv --airlab B.csv --out table.md
+
+A run appends one row per cell, seed and flow as it goes and skips the (cell, seed) pairs
+already in the file, so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+import airlab
+
+CCS = ["cubic", "reno", "bbr1"]
+RATES_MBIT = [10, 100]
+BUFFERS_BDP = [0.25, 1.0, 4.0, 16.0]
+ACCESS_DELAY_MS = 0.5
+
+#: Targets (docs/validation.md): relative goodput and RTT p50 error, two-flow share error
+#: (relative, of the first flow's share), and the factor allowed on retransmissions, which
+#: count as matching when both are below RETX_FLOOR.
+GOODPUT_TOL = 0.05
+RTT_TOL = 0.10
+SHARE_TOL = 0.10
+RETX_FACTOR = 2.0
+RETX_FLOOR = 5
+
+
+@dataclass(frozen=True)
+class Cell:
+    cc: str
+    kind: str  # "single", "stagger" or "mix"
+    rtt_ms: float
+    buffer_bdp: float
+    rate_mbit: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.cc}/{self.kind}/rtt{self.rtt_ms:g}/buf{self.buffer_bdp:g}/{self.rate_mbit}M"
+
+    @property
+    def limit(self) -> int:
+        bdp = self.rate_mbit * 1e6 / 8 * self.rtt_ms / 1e3
+        return max(2, round(self.buffer_bdp * bdp / 1500))
+
+    @property
+    def duration_s(self) -> int:
+        return 20 if self.kind == "single" else 30
+
+    def scenario(self) -> str:
+        """The cell's scenario file."""
+        bottleneck_ms = self.rtt_ms / 2 - ACCESS_DELAY_MS
+        h3_delay = ACCESS_DELAY_MS + (20.0 if self.kind == "mix" else 0.0)
+        warmup = 5 if self.kind == "single" else 10
+        lines = [
+            f'name = "grid-{self.cc}-{self.kind}"',
+            f'duration = "{self.duration_s}s"',
+            'hosts = ["h1", "h3", "h2"]',
+            'routers = ["r1"]',
+            "",
+            "[metrics]",
+            f'warmup = "{warmup}s"',
+            "",
+            "[[link]]",
+            'between = ["h1", "r1"]',
+            'rate = "1Gbit"',
+            f'delay = "{ACCESS_DELAY_MS}ms"',
+            "",
+            "[[link]]",
+            'between = ["h3", "r1"]',
+            'rate = "1Gbit"',
+            f'delay = "{h3_delay}ms"',
+            "",
+            "[[link]]",
+            'name = "bottleneck"',
+            'between = ["r1", "h2"]',
+            f'rate = "{self.rate_mbit}Mbit"',
+            f'delay = "{bottleneck_ms}ms"',
+            f'qdisc = {{ kind = "pfifo", limit = {self.limit} }}',
+        ]
+        flows = [("f1", "h1", "0s")]
+        if self.kind != "single":
+            flows.append(("f2", "h3", "2s" if self.kind == "stagger" else "0s"))
+        for name, src, start in flows:
+            lines += [
+                "",
+                "[[flow]]",
+                f'name = "{name}"',
+                f'from = "{src}"',
+                'to = "h2"',
+                f'cc = "{self.cc}"',
+                'app = { kind = "bulk" }',
+                f'start = "{start}"',
+            ]
+        return "\n".join(lines) + "\n"
+
+
+CELLS: list[Cell] = [
+    Cell(cc, kind, rtt, buf, rate)
+    for rate in RATES_MBIT
+    for cc in CCS
+    for kind, rtts in (("single", [2.0, 20.0, 80.0]), ("stagger", [20.0]), ("mix", [20.0]))
+    for rtt in rtts
+    for buf in BUFFERS_BDP
+]
+
+#: The acceptance cell of issue 12: two CUBIC flows at 20 and 60 ms over 10 Mbit/s, pfifo 50.
+ACCEPTANCE = "cubic/mix/rtt20/buf{}/10M"
+
+
+def _rows(cell: Cell, backend: str, seed: int, summary: dict[str, Any]) -> list[dict[str, Any]]:
+    queue = next((q for q in summary["queues"] if q["name"] == "bottleneck:r1->h2"), {})
+    flows = summary["flows"]
+    total = sum(f["goodput_mbps"] for f in flows) or float("nan")
+    return [
+        {
+            "cell": cell.name,
+            "cc": cell.cc,
+            "kind": cell.kind,
+            "rtt_ms": cell.rtt_ms,
+            "buffer_bdp": cell.buffer_bdp,
+            "rate_mbit": cell.rate_mbit,
+            "limit_pkts": cell.limit,
+            "backend": backend,
+            "seed": seed,
+            "flow": f["name"],
+            "goodput_mbps": f["goodput_mbps"],
+            "share": f["goodput_mbps"] / total,
+            "srtt_p50_ms": (f.get("srtt_ms") or {}).get("p50"),
+            "retransmits": f["retransmits"],
+            "bottleneck_drops": queue.get("drops"),
+        }
+        for f in flows
+    ]
+
+
+def run_cells(cells: list[Cell], backend: str, out: Path, seeds: int, duration: str | None) -> None:
+    """Run every cell and seed not already in ``out``, appending rows as they come."""
+    done: set[tuple[str, int]] = set()
+    if out.exists():
+        prior = pd.read_csv(out)
+        done = set(zip(prior["cell"], prior["seed"], strict=True))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    todo = [(c, s) for c in cells for s in range(1, seeds + 1) if (c.name, s) not in done]
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, (cell, seed) in enumerate(todo, 1):
+            path = Path(tmp) / "cell.toml"
+            path.write_text(cell.scenario())
+            sets = {"duration": duration} if duration else None
+            if backend == "linux":
+                from airlab import testbed
+
+                result = testbed.run(path, set=sets, seed=seed)
+            else:
+                result = airlab.run(path, set=sets, seed=seed)
+            rows = pd.DataFrame(_rows(cell, backend, seed, result.summary))
+            rows.to_csv(out, mode="a", header=not out.exists(), index=False)
+            print(f"[{k}/{len(todo)}] {cell.name} seed {seed}: done", flush=True)
+
+
+def _within(a: float, b: float, tol: float) -> bool:
+    return abs(a / b - 1) <= tol if b else a == b
+
+
+def compare(linux: pd.DataFrame, sim: pd.DataFrame) -> pd.DataFrame:
+    """One row per cell: kernel and airlab means (over seeds) and whether each target holds."""
+    key = ["cell", "cc", "kind", "rtt_ms", "buffer_bdp", "rate_mbit", "flow"]
+    metrics = ["goodput_mbps", "share", "srtt_p50_ms", "retransmits"]
+    both = (
+        linux.groupby(key)[metrics]
+        .mean()
+        .join(sim.groupby(key)[metrics].mean(), lsuffix="_linux", rsuffix="_airlab", how="inner")
+    )
+    rows = []
+    for cell, g in both.reset_index().groupby("cell", sort=False):
+        total_l = g["goodput_mbps_linux"].sum()
+        total_a = g["goodput_mbps_airlab"].sum()
+        retx_l = g["retransmits_linux"].sum()
+        retx_a = g["retransmits_airlab"].sum()
+        first = g.iloc[0]
+        rtt_ok = all(
+            _within(a, lx, RTT_TOL)
+            for a, lx in zip(g["srtt_p50_ms_airlab"], g["srtt_p50_ms_linux"], strict=True)
+        )
+        share_ok = len(g) < 2 or _within(first["share_airlab"], first["share_linux"], SHARE_TOL)
+        retx_ok = max(retx_l, retx_a) < RETX_FLOOR or (
+            min(retx_l, retx_a) > 0 and max(retx_l, retx_a) / min(retx_l, retx_a) <= RETX_FACTOR
+        )
+        row = {
+            "cell": cell,
+            "goodput_linux": total_l,
+            "goodput_airlab": total_a,
+            "goodput_ok": _within(total_a, total_l, GOODPUT_TOL),
+            "rtt_linux": g["srtt_p50_ms_linux"].mean(),
+            "rtt_airlab": g["srtt_p50_ms_airlab"].mean(),
+            "rtt_ok": rtt_ok,
+            "share_linux": first["share_linux"] if len(g) > 1 else float("nan"),
+            "share_airlab": first["share_airlab"] if len(g) > 1 else float("nan"),
+            "share_ok": share_ok,
+            "retx_linux": retx_l,
+            "retx_airlab": retx_a,
+            "retx_ok": retx_ok,
+        }
+        row["all_ok"] = row["goodput_ok"] and rtt_ok and share_ok and retx_ok
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def table(cmp: pd.DataFrame) -> str:
+    """Markdown of :func:`compare`, a mark per target, and the share of cells within all."""
+    mark = {True: "✓", False: "✗"}
+    lines = [
+        "| cell | goodput Linux / airlab | RTT p50 ms Linux / airlab | flow 1 share | "
+        "retransmits | within |",
+        "|---|---|---|---|---|---|",
+    ]
+    for _, r in cmp.iterrows():
+        share = (
+            f"{r['share_linux']:.2f} / {r['share_airlab']:.2f} {mark[r['share_ok']]}"
+            if r["share_linux"] == r["share_linux"]
+            else "—"
+        )
+        lines.append(
+            f"| {r['cell']} | {r['goodput_linux']:.2f} / {r['goodput_airlab']:.2f} "
+            f"{mark[r['goodput_ok']]} | {r['rtt_linux']:.1f} / {r['rtt_airlab']:.1f} "
+            f"{mark[r['rtt_ok']]} | {share} | {r['retx_linux']:.0f} / {r['retx_airlab']:.0f} "
+            f"{mark[r['retx_ok']]} | {mark[r['all_ok']]} |"
+        )
+    n, ok = len(cmp), int(cmp["all_ok"].sum())
+    lines.append("")
+    lines.append(f"{ok} of {n} cells ({100 * ok / max(n, 1):.0f} %) within every target.")
+    return "\n".join(lines) + "\n"
+
+
+def select(pattern: str | None) -> list[Cell]:
+    return [c for c in CELLS if pattern is None or fnmatch.fnmatch(c.name, pattern)]
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="airlab.testbed.grid")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--backend", choices=["linux", "airlab"], required=True)
+    r.add_argument("--out", required=True)
+    r.add_argument("--seeds", type=int, default=1)
+    r.add_argument("--only", help="glob over cell names, e.g. 'cubic/single/*/10M'")
+    r.add_argument("--duration", help="override every cell's duration (smoke runs)")
+    t = sub.add_parser("table")
+    t.add_argument("--linux", required=True)
+    t.add_argument("--airlab", required=True)
+    t.add_argument("--out")
+    args = ap.parse_args(argv)
+    if args.cmd == "run":
+        run_cells(select(args.only), args.backend, Path(args.out), args.seeds, args.duration)
+        return
+    text = table(compare(pd.read_csv(args.linux), pd.read_csv(args.airlab)))
+    if args.out:
+        Path(args.out).write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

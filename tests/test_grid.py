@@ -1,0 +1,63 @@
+"""The validation grid's cells, its resumable runs and its target evaluation."""
+
+from pathlib import Path
+
+import pandas as pd
+
+from airlab.testbed import grid
+
+
+def test_the_grid_has_every_cell_once_with_the_documented_limits() -> None:
+    assert len(grid.CELLS) == 2 * 3 * (3 + 1 + 1) * 4
+    assert len({c.name for c in grid.CELLS}) == len(grid.CELLS)
+    cell = grid.Cell("cubic", "single", 20.0, 1.0, 10)
+    # 10 Mbit/s x 20 ms = 25 kB = 16.7 packets of 1500 B.
+    assert cell.limit == 17
+    assert grid.Cell("cubic", "single", 2.0, 0.25, 10).limit == 2, "never below two packets"
+    assert grid.Cell("cubic", "single", 80.0, 16.0, 100).limit == 10667
+    text = grid.Cell("reno", "mix", 20.0, 4.0, 100).scenario()
+    assert 'delay = "20.5ms"' in text and 'delay = "9.5ms"' in text and text.count("[[flow]]") == 2
+
+
+def test_a_rerun_skips_the_cells_already_written(tmp_path: Path) -> None:
+    out = tmp_path / "grid.csv"
+    cells = grid.select("cubic/single/rtt20/buf1/10M")
+    grid.run_cells(cells, "airlab", out, seeds=1, duration="6s")
+    first = pd.read_csv(out)
+    grid.run_cells(cells, "airlab", out, seeds=2, duration="6s")
+    again = pd.read_csv(out)
+    assert len(first) == 1 and len(again) == 2
+    assert list(again["seed"]) == [1, 2]
+
+
+def _frame(backend: str, goodputs: list[float], rtt: float, retx: int) -> pd.DataFrame:
+    total = sum(goodputs)
+    return pd.DataFrame(
+        {
+            "cell": "c",
+            "cc": "cubic",
+            "kind": "mix",
+            "rtt_ms": 20.0,
+            "buffer_bdp": 1.0,
+            "rate_mbit": 10,
+            "flow": [f"f{i + 1}" for i in range(len(goodputs))],
+            "backend": backend,
+            "seed": 1,
+            "goodput_mbps": goodputs,
+            "share": [g / total for g in goodputs],
+            "srtt_p50_ms": rtt,
+            "retransmits": retx,
+        }
+    )
+
+
+def test_targets_are_judged_as_documented() -> None:
+    linux = _frame("linux", [6.0, 3.6], 30.0, 10)
+    # Same total, share 0.625 vs 0.6 (4 % off), RTT 8 % off, retransmits x1.8: within.
+    ok = grid.compare(linux, _frame("airlab", [6.0, 3.6], 32.4, 18)).iloc[0]
+    assert ok["all_ok"]
+    # Share 0.7 vs 0.625: 12 % off; retransmits x2.5: both miss.
+    bad = grid.compare(linux, _frame("airlab", [6.72, 2.88], 30.0, 25)).iloc[0]
+    assert not bad["share_ok"] and not bad["retx_ok"] and bad["goodput_ok"] and bad["rtt_ok"]
+    low = grid.compare(linux, _frame("airlab", [5.0, 3.0], 30.0, 10))
+    assert "0 of 1 cells (0 %)" in grid.table(low)
