@@ -121,8 +121,10 @@ def test_plan_of_the_dumbbell() -> None:
     [
         (lambda f: f["cc"].update(kind="bbr2"), "bbr2, which has no Linux counterpart"),
         (lambda f: f["tcp"].update(mss=1000), "mss = 1000"),
+        (lambda f: f["tcp"].update(profile="linux-3.3"), "tcp.profile = 'linux-3.3'"),
+        (lambda f: f["tcp"].update(small_queues=False), "tcp.small_queues = False"),
     ],
-    ids=["cc", "mss"],
+    ids=["cc", "mss", "profile", "small_queues"],
 )
 def test_plan_refuses_what_the_testbed_cannot_run(change, words: str) -> None:
     resolved = airlab.validate(DUMBBELL)

@@ -128,6 +128,16 @@ def _quantity(kind: str, text: Any) -> int:
     return int(_core.quantity(kind, str(text)))
 
 
+#: The TCP stack settings the kernel runs with, which a flow may not ask to change.
+KERNEL_STACK: dict[str, Any] = {
+    "profile": "linux-6",
+    "recovery": "rack-tlp",
+    "frto": True,
+    "small_queues": True,
+    "rwnd": None,
+}
+
+
 def make_plan(resolved: dict[str, Any], run_id: str) -> Plan:
     """The testbed plan of a resolved scenario (``airlab.validate``'s result). Raises
     :class:`PlanError` naming what the testbed cannot do (Wi-Fi, an app it does not run, a
@@ -216,6 +226,12 @@ def make_plan(resolved: dict[str, Any], run_id: str) -> Plan:
                 f"{name}: flow {f['name']!r} asks for mss = {f['tcp']['mss']}; the testbed "
                 f"uses the kernel's, {KERNEL_MSS} bytes on its 1500-byte MTU with timestamps"
             )
+        for key, kernel_value in KERNEL_STACK.items():
+            if f["tcp"].get(key) != kernel_value:
+                raise PlanError(
+                    f"{name}: flow {f['name']!r} asks for tcp.{key} = {f['tcp'].get(key)!r}; "
+                    f"the testbed's kernel runs its own stack ({key} = {kernel_value!r})"
+                )
         size = _quantity("size", f["app"]["size"]) if app in ("transfer", "periodic") else None
         period = _quantity("duration", f["app"]["period"]) if app == "periodic" else None
         spread = f["app"].get("random_start") if app == "periodic" else None
