@@ -340,6 +340,12 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
             rows["time_s"][-1], rows["flow"][-1], rows["goodput_mbps"][-1] = t / 1e9, f.name, rate
         srtt = [r["tcpi_rtt"] / 1e3 for t, r in info.items() if t > plan.warmup_ns]
         last = info[max(info)] if info else {}
+        # Counters cover the measurement window, as the simulator's: less their value at the
+        # end of the warm-up.
+        before = [r for t, r in info.items() if t <= plan.warmup_ns]
+        at_warmup = before[-1] if before else {}
+        counted = {k: v - at_warmup.get(k, 0) for k, v in last.items() if isinstance(v, int)}
+
         done = _completions(f, sink, sender)
         for k, (start, end) in enumerate(done):
             for c, v in (("start_s", start / 1e9), ("flow", f.name), ("conn", k),
@@ -354,11 +360,11 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
             "goodput_stats_mbps": _stats(goodputs, {"median": 0.5, "p95": 0.95}),
             "rtt_ms": None,
             "srtt_ms": _stats(srtt, {"mean": 0, "min": 0.0, "p50": 0.5, "p95": 0.95}),
-            "retransmits": last.get("tcpi_total_retrans"),
+            "retransmits": counted.get("tcpi_total_retrans"),
             "lost": None,
             "queue_drops": None,
             "wire_lost": None,
-            "ecn_marks": last.get("tcpi_delivered_ce"),
+            "ecn_marks": counted.get("tcpi_delivered_ce"),
             "jitter_ms": None,
             "fct_s": _fct_stats(in_window) if in_window else None,
         })  # fmt: skip
