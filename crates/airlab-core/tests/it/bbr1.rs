@@ -63,3 +63,24 @@ fn cubic_beats_bbr1_in_a_very_deep_buffer() {
         assert!(c > b, "seed {seed}: bbr1 {b} vs cubic {c}");
     }
 }
+
+/// Issue 12's reference: on the kernel, two BBRv1 flows of equal RTT in a deep (10 BDP)
+/// buffer, the second started 2 s later, converge to near-equal shares within about 20 s
+/// without a drop. airlab's `bbr1` must keep doing so.
+#[test]
+fn two_flows_converge_in_a_deep_buffer() {
+    // 10 Mbit/s, 20 ms base RTT: BDP 16.7 packets, a 167-packet pfifo.
+    let bottleneck = Link::bottleneck("10Mbit", "8ms").qdisc(pfifo(167));
+    let flows =
+        [Flow::bulk("h1", "h2", "bbr1").name("first"), Flow::bulk("h3", "h4", "bbr1").name("second").start("2s")];
+    let scenario = Scenario::new("bbr1-deep", "40s").warmup("20s");
+    let text = scenario.dumbbell(&["h1", "h3"], &["h2", "h4"], "100Mbit", bottleneck).flows(flows).to_string();
+    for seed in 1..=3 {
+        let s = run_toml(&text, Some(seed)).summary;
+        let (a, b) = (f(&flow(&s, "first")["goodput_mbps"]), f(&flow(&s, "second")["goodput_mbps"]));
+        let share = a / (a + b);
+        assert!((share - 0.5).abs() < 0.05, "seed {seed}: first flow's share {share:.3} ({a:.2} vs {b:.2})");
+        assert!(a + b > 0.95 * 9.65, "seed {seed}: the link stays full ({:.2})", a + b);
+        assert_eq!(flow(&s, "second")["retransmits"], 0, "seed {seed}: no drops in a 10 BDP buffer");
+    }
+}
