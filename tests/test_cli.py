@@ -137,13 +137,16 @@ def test_ctrl_c_stops_a_long_run_promptly_without_output(tmp_path: Path) -> None
     import time
 
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    # About a minute of wall time if left alone.
-    args = [sys.executable, "-m", "airlab", "run", "basics/gigabit-50flows"]
+    # The CLI, announcing when its libraries are loaded (a Ctrl-C before that is Python's own,
+    # and on a busy machine loading takes seconds). About a minute of wall time if left alone.
+    start = "import sys; from airlab.cli import main; print('ready', file=sys.stderr); main()"
+    args = [sys.executable, "-c", start, "run", "basics/gigabit-50flows"]
     args += ["--set", "duration=1000s", "--out", "long"]
     proc = subprocess.Popen(
         args, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
-    time.sleep(3)
+    assert proc.stderr is not None and proc.stderr.readline().strip() == "ready"
+    time.sleep(2)
     sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)

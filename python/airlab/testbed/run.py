@@ -362,7 +362,7 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
             "srtt_ms": _stats(srtt, {"mean": 0, "min": 0.0, "p50": 0.5, "p95": 0.95}),
             "retransmits": counted.get("tcpi_total_retrans"),
             "lost": None,
-            "queue_drops": None,
+            "queue_drops": None, "local_drops": None, "undos": None, "spurious_rtos": None,
             "wire_lost": None,
             "ecn_marks": counted.get("tcpi_delivered_ce"),
             "jitter_ms": None,
@@ -407,8 +407,8 @@ def _ping_summary(plan: Plan, f: Any, record: dict[str, Any]) -> dict[str, Any]:
         "rtt_ms": dist, "srtt_ms": None, "retransmits": 0,
         "lost": None,
         "unanswered": sum(1 for _, rtt in window if rtt is None),
-        "queue_drops": None, "wire_lost": None, "ecn_marks": 0,
-        "jitter_ms": jitter, "fct_s": None,
+        "queue_drops": None, "local_drops": None, "undos": None, "spurious_rtos": None,
+        "wire_lost": None, "ecn_marks": 0, "jitter_ms": jitter, "fct_s": None,
     }  # fmt: skip
 
 
