@@ -40,10 +40,11 @@ const PACING_CA_RATIO: f64 = 1.2;
 pub const PACING_SHIFT_WIRED: u8 = 10;
 /// mac80211's `tx_sk_pacing_shift` (7, about 8 ms): aggregation needs more per station.
 pub const PACING_SHIFT_WIFI: u8 = 7;
-/// What an skb costs its socket beyond the IP packet (its truesize): the 1 KiB slab of the
-/// header buffer with `skb_shared_info` plus `struct sk_buff`, as Linux 6.x allocates a TCP
-/// segment whose payload sits in a page fragment. A full 1500-byte packet costs about 2.8 kB.
-const SKB_OVERHEAD: u64 = 1280;
+/// What an skb costs its socket beyond the IP packet (its truesize less the packet), as the
+/// testbed's kernel (Linux 6.18, GSO off) shows it: with `tcp_wmem[2]` = 4 MiB it holds at most
+/// 1245-1275 full segments in flight (grid cells reno/single/rtt80/buf16/10M and
+/// cubic/single/rtt80/buf1/100M, docs/validation.md), about 3.3 kB of truesize each.
+const SKB_OVERHEAD: u64 = 1800;
 
 fn truesize(ip_size: u32) -> u64 {
     u64::from(ip_size) + SKB_OVERHEAD
