@@ -203,14 +203,24 @@ impl World {
 
     /// Tell senders that their packets left their hosts, which may let them send more (and
     /// release more).
+    /// Like Linux's TSQ tasklet, each socket sends once for all of its packets that left.
     fn settle_releases(&mut self) {
-        while let Some(r) = self.released.pop() {
-            let now = self.now();
-            let conn = &mut self.conns[r.conn as usize];
-            let flow = &mut self.flows[conn.sender.flow as usize];
-            let mut ctx = Ctx { now, out: &mut self.out, timers: &mut self.timers, flow };
-            conn.sender.on_released(r.size, &mut ctx);
-            self.flush(r.conn);
+        let mut woken: Vec<ConnId> = Vec::new();
+        while !self.released.is_empty() {
+            for r in self.released.drain(..) {
+                self.conns[r.conn as usize].sender.release(r.size);
+                if !woken.contains(&r.conn) {
+                    woken.push(r.conn);
+                }
+            }
+            for c in woken.drain(..) {
+                let now = self.now();
+                let conn = &mut self.conns[c as usize];
+                let flow = &mut self.flows[conn.sender.flow as usize];
+                let mut ctx = Ctx { now, out: &mut self.out, timers: &mut self.timers, flow };
+                conn.sender.resume_after_release(&mut ctx);
+                self.flush(c);
+            }
         }
     }
 

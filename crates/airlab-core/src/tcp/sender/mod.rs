@@ -634,9 +634,13 @@ impl TcpSender {
     }
 
     /// A packet this socket sent left its host (sent or dropped there): its truesize is
-    /// returned, and a socket TCP Small Queues held back sends again (Linux `tcp_wfree`).
-    pub fn on_released(&mut self, ip_size: u32, ctx: &mut Ctx) {
+    /// returned (Linux `tcp_wfree`).
+    pub fn release(&mut self, ip_size: u32) {
         self.wmem_alloc = self.wmem_alloc.saturating_sub(truesize(ip_size));
+    }
+
+    /// After [`TcpSender::release`]: a socket TCP Small Queues held back sends again.
+    pub fn resume_after_release(&mut self, ctx: &mut Ctx) {
         if self.tsq_throttled {
             self.tsq_throttled = false;
             self.st.now = ctx.now;
