@@ -88,6 +88,15 @@ def test_wire_drops_with_its_loss_probability() -> None:
     assert seqs == sorted(seqs)
 
 
+def test_the_wire_gets_a_cpu_of_its_own_when_there_are_two() -> None:
+    wire, traffic = kernel.cpu_split()
+    cpus = os.sched_getaffinity(0)
+    if len(cpus) < 2:
+        assert wire is None and traffic == cpus
+    else:
+        assert wire in cpus and wire not in traffic and traffic | {wire} == cpus
+
+
 # -- the plan ------------------------------------------------------------------------------------
 
 
@@ -210,6 +219,25 @@ def test_a_dumbbell_on_the_kernel_matches_the_schema_and_the_capacity() -> None:
     bottleneck = next(q for q in real.summary["queues"] if q["name"] == "bottleneck:r1->r2")
     assert bottleneck["backlog_pkts"]["max"] <= 50
     assert not _ours(), "the run left namespaces behind"
+
+
+@needs_testbed
+def test_a_shallow_buffer_at_100_mbits_keeps_the_link_busy(tmp_path: Path) -> None:
+    # One CUBIC flow, 20 ms, 100 Mbit/s, a quarter-BDP pfifo (42 packets): after a loss CUBIC
+    # keeps 0.7 of a window of 1.25 BDP, so the link stays nearly full (airlab: 95 Mbit/s).
+    # A wire that spun for 100 ms at a time stopped the receiving process holding its socket
+    # lock, the kernel acknowledged 20 ms of data in one stretch ACK, and the sender's burst
+    # overflowed the queue: 30-49 Mbit/s.
+    from airlab import testbed
+    from airlab.testbed.grid import Cell
+
+    cell = Cell("cubic", "single", 20.0, 0.25, 100)
+    path = tmp_path / "cell.toml"
+    path.write_text(cell.scenario())
+    real = testbed.run(path, set={"duration": "8s", "metrics.warmup": "3s"})
+    assert real.summary["linux"]["wire_cpu"] is not None
+    goodput = real.summary["flows"][0]["goodput_mbps"]
+    assert goodput >= 0.85 * 100 * 1448 / 1500, goodput
 
 
 @needs_testbed

@@ -131,12 +131,15 @@ fn quantity(kind: &str, text: &str) -> PyResult<u64> {
 /// dropping with probability `loss`, until `stop_fd` is readable. `wires` are `(input_fd,
 /// output_fd, delay_ns, rate_bps, loss, seed)`. Returns, per wire,
 /// `{packets, bytes, dropped, write_errors, realtime, late_mean_us, late_p50_us, late_p99_us,
-/// late_max_us}` (lateness: how long after its due time a packet left).
+/// late_max_us}` (lateness: how long after its due time a packet left). With `cpu`, the wire's
+/// thread runs on that CPU only.
 #[pyfunction]
+#[pyo3(signature = (wires, stop_fd, cpu=None))]
 fn delay_line<'py>(
     py: Python<'py>,
     wires: Vec<(i32, i32, u64, u64, f64, u64)>,
     stop_fd: i32,
+    cpu: Option<usize>,
 ) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let wires = wires
         .into_iter()
@@ -149,7 +152,7 @@ fn delay_line<'py>(
             seed,
         })
         .collect();
-    let stats = py.detach(|| wire::run(wires, stop_fd)).map_err(|e| PyOSError::new_err(e.to_string()))?;
+    let stats = py.detach(|| wire::run(wires, stop_fd, cpu)).map_err(|e| PyOSError::new_err(e.to_string()))?;
     let us = |ns: Option<f64>| ns.map(|v| v / 1e3);
     stats
         .into_iter()

@@ -19,11 +19,15 @@ use std::os::fd::RawFd;
 
 /// Below this, waiting for a due time is a spin rather than a sleep.
 const SPIN_NS: u64 = 200_000;
-/// Spinning may take at most a quarter of each 100 ms; beyond that the wire only sleeps for
-/// the rest of the period (at high packet rates packets are due every few microseconds and
-/// the spinning would take the whole core, and a real-time thread that does is throttled by
-/// the kernel for tens of milliseconds).
-const SPIN_PERIOD_NS: u64 = 100_000_000;
+/// Spinning may take at most a quarter of each 10 ms, counted as it goes; beyond that the wire
+/// only sleeps until the window ends. At high packet rates packets are due every few
+/// microseconds and the spinning would take the whole core: a real-time thread that does is
+/// throttled by the kernel for tens of milliseconds, and every process it shares the core
+/// with stops for as long. A receiver stopped while it holds its socket lock lets segments
+/// pile up in the socket backlog, which Linux acknowledges with one stretch ACK, and the
+/// sender's answering burst overflows a shallow bottleneck: 100 ms windows (the budget was
+/// once checked only at their end) cost a 100 Mbit/s CUBIC flow two thirds of its goodput.
+const SPIN_PERIOD_NS: u64 = 10_000_000;
 const SPIN_BUDGET_NS: u64 = SPIN_PERIOD_NS / 4;
 /// SCHED_FIFO priority of the wire thread: above every normal process, below the kernel's
 /// own real-time threads (which use 50 and up).
@@ -78,8 +82,24 @@ fn set_nonblocking(fd: RawFd) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Forward until `stop_fd` is readable; returns each wire's statistics, in order.
-pub fn run(wires: Vec<Wire>, stop_fd: RawFd) -> std::io::Result<Vec<WireStats>> {
+/// Keep the calling thread on `cpu`.
+fn pin_to(cpu: usize) -> std::io::Result<()> {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET writes within it (glibc checks
+    // the index against the set's size) and sched_setaffinity reads it.
+    let ok = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+    };
+    if ok { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+}
+
+/// Forward until `stop_fd` is readable; returns each wire's statistics, in order. With `cpu`,
+/// the thread runs on that CPU only (the caller keeps the traffic processes off it).
+pub fn run(wires: Vec<Wire>, stop_fd: RawFd, cpu: Option<usize>) -> std::io::Result<Vec<WireStats>> {
+    if let Some(cpu) = cpu {
+        pin_to(cpu)?;
+    }
     // SAFETY: prctl with an integer argument; a failure only leaves the default slack.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong) };
     // A real-time priority keeps the traffic processes from delaying the wire on a busy
@@ -105,13 +125,13 @@ pub fn run(wires: Vec<Wire>, stop_fd: RawFd) -> std::io::Result<Vec<WireStats>> 
         .collect();
     let mut fds: Vec<libc::pollfd> = dirs.iter().map(|d| d.wire.input).chain([stop_fd]).map(poll_in).collect();
     let mut buf = vec![0u8; MAX_DATAGRAM];
-    let (mut period_start, mut spun, mut spinning_allowed) = (now_ns(), 0u64, true);
+    let (mut period_start, mut spun) = (now_ns(), 0u64);
     loop {
         let now = now_ns();
         if now - period_start >= SPIN_PERIOD_NS {
-            spinning_allowed = spun <= SPIN_BUDGET_NS;
             (period_start, spun) = (now, 0);
         }
+        let spinning_allowed = spun < SPIN_BUDGET_NS;
         let mut next_due = u64::MAX;
         for d in &mut dirs {
             while let Some(&(due, _)) = d.queue.front() {

@@ -72,6 +72,18 @@ def require_root() -> None:
         )
 
 
+def cpu_split() -> tuple[int | None, set[int]]:
+    """The CPU the wire runs on and the CPUs left to the traffic processes: the wire's thread
+    spins near due times at real-time priority, and a receiver that it stops while holding its
+    socket lock makes the kernel send stretch ACKs (docs/testbed.md, "Accuracy of the wire").
+    With one CPU nothing is pinned."""
+    cpus = os.sched_getaffinity(0)
+    if len(cpus) < 2:
+        return None, cpus
+    wire = max(cpus)
+    return wire, cpus - {wire}
+
+
 def sysctl(name: str) -> str | None:
     """A sysctl's value as this thread's namespace sees it, or None if absent."""
     try:

@@ -142,18 +142,24 @@ def run(
     stop_r, stop_w = os.pipe()
     wire_stats: dict[str, Any] = {}
     wire = None
+    # The agents inherit the controller's CPUs: keep them and the sampler off the wire's.
+    own_cpus = os.sched_getaffinity(0)
+    wire_cpu, traffic_cpus = kernel.cpu_split()
     try:
+        os.sched_setaffinity(0, traffic_cpus)
         # TCP sysctls are per namespace (a new one copies some from the machine's and takes
         # others from the kernel's defaults): record the senders'.
         with kernel.inside(plan.namespace(plan.flows[0].src if plan.flows else plan.nodes[0])):
-            facts = {**kernel.kernel_facts(), "offloads": offloads}
+            facts = {**kernel.kernel_facts(), "offloads": offloads, "wire_cpu": wire_cpu}
         wires = [
             (fds[(d.src, d.device)], fds[(d.dst, d.device)], d.delay_ns, d.rate_bps, d.loss,
              plan.seed * 1000 + i)
             for i, d in enumerate(plan.directions)
         ]  # fmt: skip
         wire = threading.Thread(
-            target=lambda: wire_stats.setdefault("wires", _core.delay_line(wires, stop_r)),
+            target=lambda: wire_stats.setdefault(
+                "wires", _core.delay_line(wires, stop_r, wire_cpu)
+            ),
             name="airlab-wire",
             daemon=True,
         )
@@ -164,6 +170,7 @@ def run(
         os.write(stop_w, b"x")
         wire.join()
     finally:
+        os.sched_setaffinity(0, own_cpus)
         for p in procs:
             if p.poll() is None:
                 p.kill()
