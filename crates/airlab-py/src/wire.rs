@@ -91,7 +91,11 @@ fn pin_to(cpu: usize) -> std::io::Result<()> {
         libc::CPU_SET(cpu, &mut set);
         libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
     };
-    if ok { Ok(()) } else { Err(std::io::Error::last_os_error()) }
+    if ok {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
 }
 
 /// Forward until `stop_fd` is readable; returns each wire's statistics, in order. With `cpu`,
