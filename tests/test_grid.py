@@ -61,3 +61,17 @@ def test_targets_are_judged_as_documented() -> None:
     assert not bad["share_ok"] and not bad["retx_ok"] and bad["goodput_ok"] and bad["rtt_ok"]
     low = grid.compare(linux, _frame("airlab", [5.0, 3.0], 30.0, 10))
     assert "0 of 1 cells (0 %)" in grid.table(low)
+
+
+def test_the_acceptance_cell_moves_the_long_flows_delay_and_summarises_its_share() -> None:
+    shifted = grid.Cell("cubic", "mix", 20.0, 3.0, 10, shift_ms=0.2)
+    assert shifted.name == "cubic/mix/rtt20/buf3/10M/shift+0.2"
+    # The long flow's access delay 0.5 + 20 ms, plus the shift; the short flow's unchanged.
+    assert 'delay = "20.7ms"' in shifted.scenario() and 'delay = "0.5ms"' in shifted.scenario()
+    long = (0.4, 0.42, 0.45, 0.48, 0.5)
+    shares = [x for s in long for x in (1 - s, s)]
+    rows = pd.DataFrame({"backend": "linux", "flow": ["f1", "f2"] * 5, "share": shares})
+    summary = grid.acceptance(rows).loc["linux"]
+    assert summary["runs"] == 5 and abs(summary["mean"] - 0.45) < 1e-12
+    # numpy's linear quantiles of 0.40 .. 0.50: p10 0.408, p90 0.492.
+    assert abs(summary["spread"] - 0.084) < 1e-9

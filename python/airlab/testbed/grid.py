@@ -31,7 +31,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,10 +61,14 @@ class Cell:
     rtt_ms: float
     buffer_bdp: float
     rate_mbit: int
+    #: Added to the second flow's access delay (both ways), to see how a share depends on the
+    #: exact path delay (drop-tail phase effects).
+    shift_ms: float = 0.0
 
     @property
     def name(self) -> str:
-        return f"{self.cc}/{self.kind}/rtt{self.rtt_ms:g}/buf{self.buffer_bdp:g}/{self.rate_mbit}M"
+        base = f"{self.cc}/{self.kind}/rtt{self.rtt_ms:g}/buf{self.buffer_bdp:g}/{self.rate_mbit}M"
+        return base + (f"/shift{self.shift_ms:+g}" if self.shift_ms else "")
 
     @property
     def limit(self) -> int:
@@ -78,7 +82,7 @@ class Cell:
     def scenario(self) -> str:
         """The cell's scenario file."""
         bottleneck_ms = self.rtt_ms / 2 - ACCESS_DELAY_MS
-        h3_delay = ACCESS_DELAY_MS + (20.0 if self.kind == "mix" else 0.0)
+        h3_delay = ACCESS_DELAY_MS + (20.0 if self.kind == "mix" else 0.0) + self.shift_ms
         warmup = 5 if self.kind == "single" else 10
         lines = [
             f'name = "grid-{self.cc}-{self.kind}"',
@@ -137,6 +141,20 @@ CELLS: list[Cell] = [
 #: The acceptance cell of issue 12: two CUBIC flows at 20 and 60 ms over 10 Mbit/s, pfifo 50
 #: (3 BDP of the 20 ms path).
 ACCEPTANCE = Cell("cubic", "mix", 20.0, 3.0, 10)
+#: The acceptance asks for a steady share over seeds and +-0.2 ms of path delay: the cell with
+#: the long flow's one-way access delay moved by these (its RTT by twice as much).
+ACCEPTANCE_SHIFTS_MS = [-0.2, -0.1, 0.0, 0.1, 0.2]
+
+
+def acceptance(rows: pd.DataFrame) -> pd.DataFrame:
+    """The long (60 ms) flow's share in the acceptance runs, per backend: mean, p10, p90 and
+    the spread p90 - p10 over every seed and delay shift."""
+    long = rows[rows["flow"] == "f2"]
+    q = long.groupby("backend")["share"]
+    out = pd.DataFrame({"runs": q.size(), "mean": q.mean(), "p10": q.quantile(0.1),
+                        "p90": q.quantile(0.9)})  # fmt: skip
+    out["spread"] = out["p90"] - out["p10"]
+    return out
 
 
 def _rows(cell: Cell, backend: str, seed: int, result: Any) -> list[dict[str, Any]]:
@@ -156,6 +174,7 @@ def _rows(cell: Cell, backend: str, seed: int, result: Any) -> list[dict[str, An
             "rtt_ms": cell.rtt_ms,
             "buffer_bdp": cell.buffer_bdp,
             "rate_mbit": cell.rate_mbit,
+            "shift_ms": cell.shift_ms,
             "limit_pkts": cell.limit,
             "backend": backend,
             "seed": seed,
@@ -283,15 +302,25 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--seeds", type=int, default=1)
     r.add_argument("--only", help="glob over cell names, e.g. 'cubic/single/*/10M'")
     r.add_argument("--duration", help="override every cell's duration (smoke runs)")
-    r.add_argument("--acceptance", action="store_true", help="run only the 20-vs-60 ms cell")
+    r.add_argument("--acceptance", action="store_true",
+                   help="run only the 20-vs-60 ms cell, at each delay shift")  # fmt: skip
     t = sub.add_parser("table")
     t.add_argument("--linux", required=True)
     t.add_argument("--airlab", required=True)
     t.add_argument("--out")
+    a = sub.add_parser("acceptance", help="the long flow's share over seeds and delay shifts")
+    a.add_argument("files", nargs="+", help="acceptance CSVs of either backend")
     args = ap.parse_args(argv)
     if args.cmd == "run":
-        cells = [ACCEPTANCE] if args.acceptance else select(args.only)
+        cells = (
+            [replace(ACCEPTANCE, shift_ms=d) for d in ACCEPTANCE_SHIFTS_MS]
+            if args.acceptance
+            else select(args.only)
+        )
         run_cells(cells, args.backend, Path(args.out), args.seeds, args.duration)
+        return
+    if args.cmd == "acceptance":
+        print(acceptance(pd.concat(pd.read_csv(f) for f in args.files)).to_string())
         return
     text = table(compare(pd.read_csv(args.linux), pd.read_csv(args.airlab)))
     if args.out:
