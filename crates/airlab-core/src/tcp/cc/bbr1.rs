@@ -375,13 +375,12 @@ impl Bbr1 {
         self.quantization_budget(s, self.bdp(bw, gain))
     }
 
-    /// Linux `bbr_packets_in_net_at_edt` with the earliest departure time taken as now.
+    /// Linux `bbr_packets_in_net_at_edt`: the flight when the next paced packet leaves (what
+    /// the bottleneck delivers until then is no longer in the network), with that packet's
+    /// burst counted while inflight is to grow.
     fn packets_in_net_at_edt(&self, s: &CcState, inflight_now: u32) -> u32 {
-        if self.pacing_gain > UNIT {
-            inflight_now + self.tso_segs_goal(s)
-        } else {
-            inflight_now
-        }
+        let at_edt = if self.pacing_gain > UNIT { inflight_now + self.tso_segs_goal(s) } else { inflight_now };
+        at_edt.saturating_sub(s.delivered_before_departure(self.bw()))
     }
 
     fn ack_aggregation_cwnd(&self) -> u32 {

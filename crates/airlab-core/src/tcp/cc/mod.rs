@@ -17,7 +17,7 @@ pub mod minmax;
 pub mod reno;
 
 use crate::params;
-use crate::sim::{Rng, Time};
+use crate::sim::{Rng, Time, SEC};
 use crate::tcp::rate::{RateSample, TxSnapshot};
 use std::any::Any;
 use std::collections::HashMap;
@@ -69,6 +69,9 @@ pub struct CcState {
     pub lost: u64,
     /// Pacing rate in bytes per second; meaningful when pacing is on.
     pub pacing_rate: u64,
+    /// When the socket's pacing lets its next packet leave (Linux `tcp_wstamp_ns`, the
+    /// earliest departure time); at or before `now` when pacing does not hold it back.
+    pub next_departure: Time,
 }
 
 impl CcState {
@@ -89,7 +92,16 @@ impl CcState {
             delivered_ce: 0,
             lost: 0,
             pacing_rate: 0,
+            next_departure: 0,
         }
+    }
+
+    /// Linux `bbr_packets_in_net_at_edt`'s interval: how long until the next paced packet may
+    /// leave. The packets in flight then are those now less what `bw` (segments per second)
+    /// delivers meanwhile.
+    pub fn delivered_before_departure(&self, bw: f64) -> u32 {
+        let wait = self.next_departure.saturating_sub(self.now);
+        (bw * wait as f64 / SEC as f64) as u32
     }
 
     pub fn in_slow_start(&self) -> bool {

@@ -99,7 +99,6 @@ pub struct TcpSender {
     tlp_retrans: bool,
     undo: Undo,
     pace_timer: Timer,
-    pace_next: Time,
     last_send: Time,
     delivered_buf: Vec<Delivered>,
     lost_buf: Vec<TxSnapshot>,
@@ -158,7 +157,6 @@ impl TcpSender {
             tlp_retrans: false,
             undo: Undo::default(),
             pace_timer: Timer::default(),
-            pace_next: 0,
             last_send: 0,
             delivered_buf: Vec::new(),
             lost_buf: Vec::new(),
@@ -501,7 +499,7 @@ impl TcpSender {
         self.st.cwnd = 1;
         self.st.cwnd_cnt = 0;
         self.recovery_point = self.snd_nxt;
-        self.pace_next = ctx.now;
+        self.st.next_departure = ctx.now;
         // Re-enter Loss even if already there, so the algorithm sees every timeout.
         self.st.ca_state = CaState::Open;
         self.set_state(CaState::Loss);
@@ -525,8 +523,8 @@ impl TcpSender {
             if in_flight >= self.st.cwnd {
                 break;
             }
-            if self.pacing() && self.st.pacing_rate > 0 && now < self.pace_next {
-                self.pace_timer.arm(self.pace_next, TimerKind::Pacing, ctx);
+            if self.pacing() && self.st.pacing_rate > 0 && now < self.st.next_departure {
+                self.pace_timer.arm(self.st.next_departure, TimerKind::Pacing, ctx);
                 break;
             }
             let retransmission = if self.undo.frto_new_data { None } else { self.sb.next_retransmission() };
@@ -556,7 +554,7 @@ impl TcpSender {
                 // Linux `tcp_update_skb_after_send` spaces packets by the segment's payload
                 // length (the write-queue skb, without headers) over the pacing rate.
                 let gap = payload as u64 * SEC / self.st.pacing_rate;
-                self.pace_next = self.pace_next.max(now) + gap;
+                self.st.next_departure = self.st.next_departure.max(now) + gap;
             }
         }
         if self.undo.frto_new_data {
@@ -662,7 +660,7 @@ impl TcpSender {
                 self.prr_out = self.prr_out.saturating_sub(1);
             }
             if self.pacing() && self.st.pacing_rate > 0 {
-                self.pace_next -= u64::from(seg.len) * SEC / self.st.pacing_rate;
+                self.st.next_departure -= u64::from(seg.len) * SEC / self.st.pacing_rate;
             }
             if self.sb.pop_new(seg.seq) {
                 self.snd_nxt = seg.seq;

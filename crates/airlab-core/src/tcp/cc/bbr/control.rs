@@ -62,14 +62,12 @@ impl Bbr {
         self.inflight(s, self.bw(), 1.0).min(s.cwnd)
     }
 
-    /// Linux `bbr_packets_in_net_at_edt`. airlab's socket sends as soon as the pacing timer
-    /// allows, so the earliest departure time is taken as now and nothing is subtracted.
+    /// Linux `bbr_packets_in_net_at_edt`: the flight when the next paced packet leaves (what
+    /// the bottleneck delivers until then is no longer in the network), with that packet's
+    /// burst counted while inflight is to grow.
     pub(super) fn packets_in_net_at_edt(&self, s: &CcState, inflight_now: u32) -> u32 {
-        if self.pacing_gain > 1.0 {
-            inflight_now + self.tso_segs_goal(s)
-        } else {
-            inflight_now
-        }
+        let at_edt = if self.pacing_gain > 1.0 { inflight_now + self.tso_segs_goal(s) } else { inflight_now };
+        at_edt.saturating_sub(s.delivered_before_departure(self.bw()))
     }
 
     /// Linux `bbr_inflight_with_headroom`: inflight_hi less 15 %, at least the minimum cwnd.
