@@ -389,7 +389,7 @@ impl World {
         let cc = cc::create(&profile.cc, &mut env).expect("congestion control checked at build time");
         let sender = TcpSender::new(c, app.flow, app.src, app.dst, profile.opts.clone(), cc);
         let o = &profile.opts;
-        let buf = RcvBuf::new(o.rmem, o.rwnd, o.mss);
+        let buf = RcvBuf::new(o.rmem, o.window_ratio, o.rwnd, o.mss);
         let receiver = TcpReceiver::new(c, app.flow, app.dst, app.src, o.delayed_ack, buf);
         let mut sender = sender;
         if let Some(Route::Wifi { .. }) = self.nodes[app.src as usize].routes[app.dst as usize] {

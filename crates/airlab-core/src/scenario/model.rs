@@ -251,6 +251,7 @@ impl Profile {
                 recovery: tcp::LossDetection::Rfc6675,
                 small_queues: false,
                 rmem: tcp::RMEM_LINUX_3,
+                window_ratio: tcp::WINDOW_RATIO_ADV_WIN_SCALE_1,
                 ..linux6
             },
         }

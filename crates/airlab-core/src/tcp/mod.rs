@@ -28,6 +28,13 @@ pub const RMEM_LINUX_6: [u64; 3] = [4096, 131072, 32 << 20];
 pub const RMEM_LINUX_3: [u64; 3] = [4096, 87380, 6 << 20];
 pub const WMEM_LINUX: [u64; 3] = [4096, 16384, 4 << 20];
 
+/// The share of the receive buffer Linux 6.6+ advertises as window (`scaling_ratio`, payload
+/// over truesize of the segments received): the testbed's 6.18 kernel advertises 79 x 1024 B
+/// from the 131072 B of `tcp_rmem[1]` (0.617), and 0.62 of its autotuned buffers.
+pub const WINDOW_RATIO_LINUX_6: f64 = 0.62;
+/// Before 6.6 the share was fixed by `tcp_adv_win_scale`: 1/2 with its default of 1.
+pub const WINDOW_RATIO_ADV_WIN_SCALE_1: f64 = 0.5;
+
 /// Linux's `tcp_limit_output_bytes` (4 MiB on the 6.18 kernel the testbed runs; older kernels
 /// had less).
 pub const LIMIT_OUTPUT_BYTES: u64 = 4 << 20;
@@ -44,8 +51,10 @@ pub struct TcpConfig {
     /// A fixed receive window (the receiver's SO_RCVBUF set, which turns autotuning off).
     pub rwnd: Option<u64>,
     /// Linux `tcp_rmem` (min, default, max): the receive buffer starts at the default and
-    /// autotunes up to the max; half of it is advertised as window.
+    /// autotunes up to the max; `window_ratio` of it is advertised as window.
     pub rmem: [u64; 3],
+    /// The share of the receive buffer advertised as window (set by the profile).
+    pub window_ratio: f64,
     /// Linux `tcp_wmem` (min, default, max): the send buffer, which bounds the data
     /// outstanding, autotunes up to the max.
     pub wmem: [u64; 3],
@@ -74,6 +83,7 @@ impl Default for TcpConfig {
             delayed_ack: true,
             rwnd: None,
             rmem: RMEM_LINUX_6,
+            window_ratio: WINDOW_RATIO_LINUX_6,
             wmem: WMEM_LINUX,
             pacing: false,
             ecn: false,
@@ -184,7 +194,8 @@ mod tests {
         let opts = TcpConfig { ecn: true, delayed_ack: false, small_queues: false, ..TcpConfig::default() };
         let cc = cc::CcEnv::scratch(|env| cc::create(&cc::defaults("reno"), env)).unwrap();
         let mut snd = TcpSender::new(0, 0, 0, 1, opts.clone(), cc);
-        let mut rcv = TcpReceiver::new(0, 0, 1, 0, false, rcvbuf::RcvBuf::new(RMEM_LINUX_6, None, 1448));
+        let mut rcv =
+            TcpReceiver::new(0, 0, 1, 0, false, rcvbuf::RcvBuf::new(RMEM_LINUX_6, WINDOW_RATIO_LINUX_6, None, 1448));
         let mut flow = FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
         let (mut out, mut timers) = (Vec::new(), Vec::new());
         macro_rules! ctx {

@@ -2,7 +2,8 @@
 //! duplicate reports (DSACK, RFC 2883), Linux-like delayed ACKs and ECN echo.
 //!
 //! ACK policy, as Linux: quick ACKs for the first segments of a connection (quickack mode,
-//! `TCP_MAX_QUICKACKS` = 16), then an ACK for every second full segment or after the 40 ms
+//! `TCP_MAX_QUICKACKS` = 16) and for every segment that opens the advertised window further
+//! (`rcvbuf.rs`), otherwise an ACK for every second full segment or after the 40 ms
 //! delayed-ACK timer (`TCP_DELACK_MIN`); immediate ACKs for out-of-order data, for data that
 //! fills a hole, for duplicates and for segments shorter than the MSS. Linux adapts the
 //! delayed-ACK timeout between 40 ms and 200 ms from the inter-arrival time; we keep 40 ms.
@@ -102,6 +103,11 @@ impl TcpReceiver {
             let had_holes = !self.ooo.is_empty();
             self.deliver(end, ctx);
             self.buf.on_read(ctx.now, self.rcv_nxt);
+            // Linux `tcp_grow_window` sets quick-ACK mode (`icsk_ack.quick |= 1`) whenever a
+            // segment opens the window further.
+            if self.buf.on_segment(u64::from(seg.len)) {
+                self.quickacks |= 1;
+            }
             ack_now |= had_holes;
             if seg.len >= mss {
                 self.unacked += 1;

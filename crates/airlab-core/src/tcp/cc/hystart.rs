@@ -8,8 +8,9 @@
 //! after the round started. This assumes `on_ack` sees `packets_in_flight` after the ACK has
 //! been applied and before new segments go out, which is when Linux samples `snd_nxt`.
 //!
-//! airlab has no TSO/GSO, so Linux's allowance for ACK compression from segmentation offload
-//! (`hystart_ack_delay`) is zero. A flow counts as paced when `s.pacing_rate > 0`.
+//! airlab has no TSO/GSO: Linux's allowance for ACK compression from segmentation offload
+//! (`hystart_ack_delay`) is taken for one-packet offload units. A flow counts as paced when its socket paces (`s.paced`): every
+//! socket has a pacing rate, for TCP Small Queues, but only a paced one spreads its flights.
 
 use super::CcState;
 use crate::sim::{Time, MS};
@@ -46,6 +47,18 @@ fn round_end_mark(s: &CcState) -> u64 {
 /// clamped to [4 ms, 16 ms], counts as queue build-up.
 pub fn delay_threshold(min_rtt: Time) -> Time {
     (min_rtt / 8).clamp(4 * MS, 16 * MS)
+}
+
+/// Linux `hystart_ack_delay`: the ACK train may span this much more, for ACKs that a
+/// segmentation-offload burst compresses: the time 4 offload units take at the pacing rate, at
+/// most 1 ms. airlab sends one packet at a time, as a host with offload off (`gso_max_size`
+/// one packet, as the testbed sets it).
+fn ack_delay(s: &CcState) -> Time {
+    const GSO_MAX_SIZE: u64 = 1500;
+    if s.pacing_rate == 0 {
+        return 0;
+    }
+    (4 * GSO_MAX_SIZE * crate::sim::SEC / s.pacing_rate).min(MS)
 }
 
 /// Linux classic HyStart.
@@ -90,18 +103,24 @@ impl ClassicHystart {
     /// Process one RTT sample. `min_rtt` is the connection's minimum RTT including this sample
     /// (CUBIC's `delay_min`). On detection, ends slow start with `ssthresh = cwnd`.
     pub fn on_rtt(&mut self, s: &mut CcState, rtt: Time, min_rtt: Time) {
-        if self.found || !s.in_slow_start() || s.cwnd < Self::LOW_WINDOW {
+        if self.found || !s.in_slow_start() {
             return;
         }
+        // Rounds are kept from the first ACK on; only the tests wait for the low window (as
+        // Linux since 5.7: a round that began below it still starts at its first ACK).
         if s.delivered > self.round_end {
             self.start_round(s);
+        }
+        if s.cwnd < Self::LOW_WINDOW {
+            return;
         }
 
         // ACK train: closely spaced ACKs spanning half a minimum RTT mean the flight already
         // fills the pipe. Paced flights spread ACKs out, so they get the whole min RTT.
         if s.now - self.last_ack <= Self::ACK_DELTA {
             self.last_ack = s.now;
-            let span = if s.pacing_rate > 0 { min_rtt } else { min_rtt / 2 };
+            let span = min_rtt + ack_delay(s);
+            let span = if s.paced { span } else { span / 2 };
             if s.now - self.round_start > span {
                 self.exit(s);
             }
@@ -226,7 +245,7 @@ impl HystartPlusPlus {
         if self.phase == Phase::Done {
             return s.slow_start(acked);
         }
-        let limit = if s.pacing_rate > 0 { u32::MAX } else { Self::L_UNPACED };
+        let limit = if s.paced { u32::MAX } else { Self::L_UNPACED };
         let acked = acked.min(limit);
         if !self.in_css() {
             return s.slow_start(acked);
@@ -410,6 +429,36 @@ mod tests {
         assert!(!h.found());
     }
 
+    /// The kernel's slow start at 10 Mbit/s, 20 ms (docs/validation.md): ten ACKs, one per
+    /// segment 1.2 ms apart, a gap, then a second round of per-segment ACKs. The second round
+    /// starts at its first ACK although the window reached the low window only in the first,
+    /// so its ACK train spans half the minimum RTT after nine more ACKs.
+    #[test]
+    fn classic_rounds_start_below_the_low_window() {
+        let mut h = ClassicHystart::new();
+        let mut s = flow(10);
+        let min_rtt = 20 * MS;
+        let one_ack = |h: &mut ClassicHystart, s: &mut CcState, gap: Time| {
+            ack(s, gap);
+            h.on_rtt(s, min_rtt, min_rtt);
+            // Slow start: the ACKed segment and one more go out.
+            s.cwnd += 1;
+            s.packets_in_flight += 1;
+        };
+        one_ack(&mut h, &mut s, MS);
+        for _ in 0..9 {
+            one_ack(&mut h, &mut s, 1200 * crate::sim::US);
+        }
+        one_ack(&mut h, &mut s, 12 * MS);
+        for _ in 0..8 {
+            one_ack(&mut h, &mut s, 1200 * crate::sim::US);
+        }
+        assert!(!h.found(), "9.6 ms of train");
+        one_ack(&mut h, &mut s, 1200 * crate::sim::US);
+        assert!(h.found(), "10.8 ms of train, more than min_rtt / 2");
+        assert_eq!(s.ssthresh, 29, "ten segments and nineteen ACKed");
+    }
+
     /// Feed `n` ACKs with equal RTT samples to HyStart++.
     fn plus_acks(h: &mut HystartPlusPlus, s: &mut CcState, n: u32, rtt: Time) {
         for _ in 0..n {
@@ -481,7 +530,7 @@ mod tests {
         let mut s = flow(20);
         h.slow_start(&mut s, 20);
         assert_eq!(s.cwnd, 28);
-        s.pacing_rate = 1_000_000;
+        s.paced = true;
         h.slow_start(&mut s, 20);
         assert_eq!(s.cwnd, 48);
     }

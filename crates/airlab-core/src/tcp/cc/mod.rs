@@ -67,7 +67,10 @@ pub struct CcState {
     pub delivered_ce: u64,
     /// Total segments marked lost so far.
     pub lost: u64,
-    /// Pacing rate in bytes per second; meaningful when pacing is on.
+    /// The socket paces its packets (Linux `sk_pacing_status` is not `SK_PACING_NONE`).
+    pub paced: bool,
+    /// Pacing rate in bytes per second. Linux computes it for every socket (TCP Small Queues
+    /// sizes its budget by it), paced or not.
     pub pacing_rate: u64,
     /// When the socket's pacing lets its next packet leave (Linux `tcp_wstamp_ns`, the
     /// earliest departure time); at or before `now` when pacing does not hold it back.
@@ -91,6 +94,7 @@ impl CcState {
             delivered: 0,
             delivered_ce: 0,
             lost: 0,
+            paced: false,
             pacing_rate: 0,
             next_departure: 0,
         }

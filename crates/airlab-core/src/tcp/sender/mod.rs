@@ -123,7 +123,8 @@ impl TcpSender {
         opts: TcpConfig,
         cc: Box<dyn CongestionControl>,
     ) -> Self {
-        let st = CcState::new(opts.mss, opts.initial_cwnd);
+        let mut st = CcState::new(opts.mss, opts.initial_cwnd);
+        st.paced = opts.pacing || cc.needs_pacing();
         let rtt = RttEstimator::new(opts.rto_min, opts.rto_mode);
         TcpSender {
             conn,
