@@ -89,7 +89,7 @@ class Plan:
 #: them. Each is a set of ``cc_params`` applied to both flows.
 READINGS: dict[str, tuple[tuple[str, str], ...]] = {
     "default": (),
-    "kappa_min=window": (("kappa_min", "window"),),
+    "kappa_min=global": (("kappa_min", "global"),),
     "kappa_min=own": (("kappa_min", "own"),),
     "alpha=flowcount_min_rtt": (("alpha", "flowcount_min_rtt"),),
     "bdp_rtt=rtt_est": (("bdp_rtt", "rtt_est"),),

@@ -92,9 +92,10 @@ pub static FAIRTT: Component = Component {
         },
         Param {
             name: "kappa_min",
-            kind: Kind::Choice(&["global", "own", "window"]),
-            default: Value::Choice("global"),
-            doc: "the minimum RTT the adjustment divides by: the group's, the flow's, or windowed",
+            kind: Kind::Choice(&["window", "global", "own"]),
+            default: Value::Choice("window"),
+            doc: "the minimum RTT the adjustment divides by: the smallest RTT sample of the group \
+                  in the registry window, the smallest RTprop of the group, or the flow's RTprop",
         },
         Param {
             name: "bdp_rtt",
@@ -135,8 +136,8 @@ impl Params {
             },
             kappa_min: match c.choice("kappa_min") {
                 "own" => KappaMin::Own,
-                "window" => KappaMin::Window,
-                _ => KappaMin::Global,
+                "global" => KappaMin::Global,
+                _ => KappaMin::Window,
             },
             bdp_rtt: if c.choice("bdp_rtt") == "rtt_est" { BdpRtt::RttEst } else { BdpRtt::Rtprop },
         }

@@ -93,9 +93,10 @@ fn reconstruction_switches_change_the_coefficient() {
     // The flow's own minimum: κ = 50/60 instead of 30/60.
     let (_, own) = elephant_and_mice(&[("kappa_min", Value::Choice("own"))], 10);
     assert!((own.kappa() - 50.0 / 60.0).abs() < 1e-12);
-    // The smallest recent RTT sample of any flow: the mice's 30 ms here.
-    let (_, window) = elephant_and_mice(&[("kappa_min", Value::Choice("window"))], 10);
-    assert!((window.kappa() - 0.5).abs() < 1e-12);
+    // The smallest RTprop of the group (the mice's 30 ms; here equal to the default, the
+    // smallest recent RTT sample of any flow, as the mice's samples carry no queue).
+    let (_, global) = elephant_and_mice(&[("kappa_min", Value::Choice("global"))], 10);
+    assert!((global.kappa() - 0.5).abs() < 1e-12);
     // α = N × mean RTprop = 2 × 40 ms = 80 ms: the elephant (60 ms) is below it.
     let (_, flowcount) = elephant_and_mice(&[("alpha", Value::Choice("flowcount_min_rtt"))], 10);
     assert_eq!(flowcount.kappa(), 1.0);
@@ -122,8 +123,9 @@ fn parameters_are_checked() {
     assert!(c.set("alpha", Value::Choice("median")).is_err());
     assert!(c.set("registry_window_s", Value::Real(-1.0)).is_err());
     assert!(c.set("ecn", Value::Flag(true)).is_err());
-    assert!(c.set("kappa_min", Value::Choice("window")).is_ok());
-    assert_eq!(Params::of(&c).kappa_min, KappaMin::Window);
+    assert_eq!(Params::of(&c).kappa_min, KappaMin::Window, "the default reading");
+    assert!(c.set("kappa_min", Value::Choice("global")).is_ok());
+    assert_eq!(Params::of(&c).kappa_min, KappaMin::Global);
     let mut shared = Shared::default();
     model(&mut shared, 0, &[("registry_window_s", Value::Real(1.0))]).unwrap();
     let clash = model(&mut shared, 1, &[("registry_window_s", Value::Real(2.0))]).err().unwrap();
@@ -140,4 +142,23 @@ fn fairtt_is_bbr2_with_the_model() {
     for name in ["fairtt_kappa", "fairtt_bdp_pkts", "fairtt_flows", "bbr_pacing_gain"] {
         assert!(vars.iter().any(|(n, _)| *n == name), "{name} missing from {vars:?}");
     }
+}
+
+#[test]
+fn the_default_minimum_is_the_smallest_recent_sample_queue_included() {
+    // Both flows see 10 ms of standing queue: the mice's samples are 40 ms on a 30 ms RTprop.
+    // Table I's "minimum value of RTT at time window t" is a sample (κ = 40/70), not BBR's
+    // RTprop ("global": κ = 30/70).
+    let run = |p: &[(&str, Value)]| {
+        let mut shared = Shared::default();
+        let mut mice = model(&mut shared, 0, p).unwrap();
+        let mut elephant = model(&mut shared, 1, p).unwrap();
+        for i in 0..100u32 {
+            ack(&mut mice, Time::from(i) * MS, 40 * MS, 30 * MS);
+            ack(&mut elephant, Time::from(i) * MS, 70 * MS, 60 * MS);
+        }
+        elephant.kappa()
+    };
+    assert!((run(&[]) - 40.0 / 70.0).abs() < 1e-12);
+    assert!((run(&[("kappa_min", Value::Choice("global"))]) - 30.0 / 70.0).abs() < 1e-12);
 }
