@@ -17,7 +17,7 @@ standard input, so that slow starts of the agents do not eat into the run. Each 
 with the controller (PR_SET_PDEATHSIG), so a killed run leaves no traffic behind; each writes
 its record as JSON to ``--out``.
 
-Run as ``python -m airlab.testbed.agent ROLE ...`` by :mod:`airlab.testbed.run`.
+Run as ``python .../agent.py ROLE --parent PID ...`` by :mod:`airlab.testbed.run`.
 """
 
 from __future__ import annotations
@@ -40,10 +40,10 @@ PR_SET_PDEATHSIG = 1
 CHUNK = 1 << 16
 
 
-def _die_with_parent() -> None:
+def _die_with_parent(parent: int) -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() == 1:  # the controller died before the call
+    if os.getppid() != parent:  # the controller died before the call (we were reparented)
         sys.exit(1)
 
 
@@ -308,6 +308,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="airlab.testbed.agent")
     roles = ("sink", "send", "psend", "psink", "ping", "udpsend", "udpsink")
     ap.add_argument("role", choices=roles)
+    ap.add_argument("--parent", type=int, required=True, help="the controller's pid")
     ap.add_argument("--netns", required=True)
     ap.add_argument("--until", type=int, default=0, help="the last sample time (sink)")
     ap.add_argument("--out", required=True)
@@ -320,7 +321,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--stop", type=int, default=0)
     ap.add_argument("--size", type=int)
     args = ap.parse_args(argv)
-    _die_with_parent()
+    _die_with_parent(args.parent)
     from pyroute2 import netns
 
     netns.setns(args.netns)

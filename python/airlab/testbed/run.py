@@ -23,7 +23,7 @@ import numpy as np
 from airlab import _core
 from airlab.reproduce.runner import jain
 from airlab.results import TABLES, Result, _frame
-from airlab.testbed import kernel
+from airlab.testbed import agent, kernel
 from airlab.testbed.kernel import TestbedError
 from airlab.testbed.plan import Plan, make_plan, required_ccs, required_qdiscs
 
@@ -94,7 +94,11 @@ class _Sampler:
 
 
 def _agent(plan: Plan, role: str, node: str, out: Path, **opts: Any) -> subprocess.Popen:
-    args = [sys.executable, "-m", "airlab.testbed.agent", role, "--netns", plan.namespace(node),
+    # The agent runs as a script, not as a module of the package: it needs only the standard
+    # library and pyroute2, and importing the package (numpy, pandas) first would delay its
+    # parent-death signal by seconds, during which a killed controller leaves it running.
+    args = [sys.executable, agent.__file__, role, "--parent", str(os.getpid()),
+            "--netns", plan.namespace(node),
             "--out", str(out)]  # fmt: skip
     for key, value in opts.items():
         if value is not None:
