@@ -9,11 +9,12 @@
 //! been applied and before new segments go out, which is when Linux samples `snd_nxt`.
 //!
 //! airlab has no TSO/GSO: Linux's allowance for ACK compression from segmentation offload
-//! (`hystart_ack_delay`) is taken for one-packet offload units. A flow counts as paced when its socket paces (`s.paced`): every
-//! socket has a pacing rate, for TCP Small Queues, but only a paced one spreads its flights.
+//! (`hystart_ack_delay`) is taken for one-packet offload units. A flow counts as paced when its
+//! socket paces (`s.paced`): every socket has a pacing rate, for TCP Small Queues, but only a
+//! paced one spreads its flights.
 
 use super::CcState;
-use crate::sim::{Time, MS};
+use crate::sim::{Time, MS, SEC};
 
 /// Which detector ends slow start.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -58,7 +59,7 @@ fn ack_delay(s: &CcState) -> Time {
     if s.pacing_rate == 0 {
         return 0;
     }
-    (4 * GSO_MAX_SIZE * crate::sim::SEC / s.pacing_rate).min(MS)
+    (4 * GSO_MAX_SIZE * SEC / s.pacing_rate).min(MS)
 }
 
 /// Linux classic HyStart.
@@ -317,6 +318,7 @@ impl SlowStartExit {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::US;
 
     const MIN_RTT: Time = 100 * MS;
 
@@ -447,14 +449,14 @@ mod tests {
         };
         one_ack(&mut h, &mut s, MS);
         for _ in 0..9 {
-            one_ack(&mut h, &mut s, 1200 * crate::sim::US);
+            one_ack(&mut h, &mut s, 1200 * US);
         }
         one_ack(&mut h, &mut s, 12 * MS);
         for _ in 0..8 {
-            one_ack(&mut h, &mut s, 1200 * crate::sim::US);
+            one_ack(&mut h, &mut s, 1200 * US);
         }
         assert!(!h.found(), "9.6 ms of train");
-        one_ack(&mut h, &mut s, 1200 * crate::sim::US);
+        one_ack(&mut h, &mut s, 1200 * US);
         assert!(h.found(), "10.8 ms of train, more than min_rtt / 2");
         assert_eq!(s.ssthresh, 29, "ten segments and nineteen ACKed");
     }

@@ -124,6 +124,7 @@ impl TcpSender {
         cc: Box<dyn CongestionControl>,
     ) -> Self {
         let mut st = CcState::new(opts.mss, opts.initial_cwnd);
+        // Fixed for the connection: the scenario asks for pacing or the algorithm needs it.
         st.paced = opts.pacing || cc.needs_pacing();
         let rtt = RttEstimator::new(opts.rto_min, opts.rto_mode);
         TcpSender {
@@ -176,10 +177,6 @@ impl TcpSender {
 
     pub fn in_flight(&self) -> u32 {
         self.sb.in_flight()
-    }
-
-    fn pacing(&self) -> bool {
-        self.opts.pacing || self.cc.needs_pacing()
     }
 
     /// Open the connection: send the SYN.
@@ -524,7 +521,7 @@ impl TcpSender {
             if in_flight >= self.st.cwnd {
                 break;
             }
-            if self.pacing() && self.st.pacing_rate > 0 && now < self.st.next_departure {
+            if self.st.paced && self.st.pacing_rate > 0 && now < self.st.next_departure {
                 self.pace_timer.arm(self.st.next_departure, TimerKind::Pacing, ctx);
                 break;
             }
@@ -551,7 +548,7 @@ impl TcpSender {
             }
             sent += 1;
             self.last_send = now;
-            if self.pacing() && self.st.pacing_rate > 0 {
+            if self.st.paced && self.st.pacing_rate > 0 {
                 // Linux `tcp_update_skb_after_send` spaces packets by the segment's payload
                 // length (the write-queue skb, without headers) over the pacing rate.
                 let gap = payload as u64 * SEC / self.st.pacing_rate;
@@ -623,7 +620,7 @@ impl TcpSender {
         }
         let two_segments = 2 * truesize(self.opts.mss + TCP_HEADER);
         let mut limit = two_segments.max(self.st.pacing_rate >> self.pacing_shift);
-        if !self.pacing() {
+        if !self.st.paced {
             limit = limit.min(self.opts.limit_output_bytes);
         }
         if retransmission {
@@ -660,7 +657,7 @@ impl TcpSender {
             if matches!(self.st.ca_state, CaState::Recovery | CaState::Cwr) {
                 self.prr_out = self.prr_out.saturating_sub(1);
             }
-            if self.pacing() && self.st.pacing_rate > 0 {
+            if self.st.paced && self.st.pacing_rate > 0 {
                 self.st.next_departure -= u64::from(seg.len) * SEC / self.st.pacing_rate;
             }
             if self.sb.pop_new(seg.seq) {
