@@ -99,3 +99,30 @@ def test_one_station_reaches_the_analytic_mac_efficiency(rate: int) -> None:
     )
     got = total_throughput_bps(cell(1, f"{rate}Mbit", rts=False, seconds=4))
     assert abs(got / want - 1) <= 0.02, f"{rate} Mbit/s: {got / 1e6:.3f} vs {want / 1e6:.3f}"
+
+
+def test_mac80211_layer_bounds_latency_under_load_through_the_python_api() -> None:
+    """The built-in ax AP runs Linux's mac80211 layer: a ping beside a CUBIC download stays
+    within the wire's 4 ms + AQL's 12 ms + one PPDU and channel access (< 24 ms); the same AP as
+    a FIFO (``per_station`` device, pfifo 1000) queues it behind CUBIC's hundreds of ms, and the
+    drops move from the TXQs (``device_drops``) to the qdisc."""
+    path = "wifi/ax-latency-under-load"
+    short = {"duration": "10s", "metrics.warmup": "3s"}
+    mac = airlab.run(path, seed=1, set=short).summary
+    fifo_set = {
+        **short,
+        "wifi.bss.device": {"kind": "per_station", "size": 128},
+        "wifi.bss.qdisc": {"kind": "pfifo", "limit": 1000},
+    }
+    fifo = airlab.run(path, seed=1, set=fifo_set).summary
+
+    def ping_p50(s: dict) -> float:
+        return next(f for f in s["flows"] if f["name"] == "ping")["rtt_ms"]["p50"]
+
+    def ap(s: dict) -> dict:
+        return next(q for q in s["queues"] if q["name"] == "bss:ap")
+
+    assert ping_p50(mac) < 24.0
+    assert ping_p50(fifo) > 10 * ping_p50(mac)
+    assert ap(mac)["kind"] == "noqueue" and ap(mac)["drops"] == 0
+    assert ap(fifo)["device_drops"] == 0

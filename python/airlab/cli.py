@@ -102,7 +102,7 @@ def print_summary(console: Console, s: dict[str, Any], max_rows: int = 20) -> No
     if len(flows) > max_rows:
         console.print(f"  … and {len(flows) - max_rows} more flows (see summary.json)")
     queues = [q for q in s.get("queues", []) if q.get("enqueued") or q.get("drops")]
-    queues.sort(key=lambda q: -(q.get("drops") or 0))
+    queues.sort(key=lambda q: -((q.get("drops") or 0) + (q.get("device_drops") or 0)))
     console.print(
         _num_table(
             "Queues (with traffic)",
@@ -111,6 +111,7 @@ def print_summary(console: Console, s: dict[str, Any], max_rows: int = 20) -> No
                 ("kind", "kind"),
                 ("drops", "drops"),
                 ("marks", "marks"),
+                ("device drops", "device_drops"),
                 ("sojourn mean ms", "sojourn_ms.mean"),
                 ("sojourn p95 ms", "sojourn_ms.p95"),
             ],

@@ -91,6 +91,8 @@ QUEUE_COLS = [
     ("enqueued", "enqueued"),
     ("drops", "drops"),
     ("marks", "marks"),
+    ("device drops", "device_drops"),
+    ("device marks", "device_marks"),
     ("sojourn mean (ms)", "sojourn_ms.mean"),
     ("sojourn p95", "sojourn_ms.p95"),
     ("sojourn p99", "sojourn_ms.p99"),

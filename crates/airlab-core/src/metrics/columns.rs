@@ -48,7 +48,9 @@ table! {
         DEVICE_BYTES = "device_bytes", "bytes", "bytes below the qdisc of a wired interface";
         SOJOURN = "sojourn_ms", "ms", "mean qdisc sojourn of the packets dequeued in the interval (NaN if none)";
         DROPS = "drops", "packets", "cumulative qdisc drops";
-        MARKS = "marks", "packets", "cumulative ECN marks";
+        MARKS = "marks", "packets", "cumulative ECN marks by the qdisc";
+        DEVICE_DROPS = "device_drops", "packets", "cumulative drops below the qdisc (mac80211 TXQs: overflow and CoDel)";
+        DEVICE_MARKS = "device_marks", "packets", "cumulative ECN marks below the qdisc (mac80211 CoDel)";
     }
 }
 

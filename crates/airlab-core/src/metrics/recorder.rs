@@ -197,6 +197,8 @@ impl Recorder {
         s.set(queue::SOJOURN, sojourn);
         s.set(queue::DROPS, n.dropped as f64);
         s.set(queue::MARKS, n.marked as f64);
+        s.set(queue::DEVICE_DROPS, n.device_dropped as f64);
+        s.set(queue::DEVICE_MARKS, n.device_marked as f64);
     }
 
     /// Close the tables once the run is over (every column as long as the table).

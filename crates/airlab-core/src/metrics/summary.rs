@@ -163,6 +163,7 @@ pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
         json!({
             "name": name, "node": node, "link": link, "kind": kind,
             "enqueued": n.enqueued, "dequeued": n.dequeued, "drops": n.dropped, "marks": n.marked,
+            "device_drops": n.device_dropped, "device_marks": n.device_marked,
             "sojourn_ms": dist_ms(&st.sojourn),
             "backlog_pkts": {
                 "mean": (!backlog.is_empty()).then(|| backlog.iter().sum::<f64>() / backlog.len() as f64),

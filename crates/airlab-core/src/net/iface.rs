@@ -22,6 +22,10 @@ counters! {
         pub dequeued: u64,
         pub dropped: u64,
         pub marked: u64,
+        /// Drops and marks below the qdisc (a Wi-Fi interface's mac80211 TXQs), not counted
+        /// in `dropped` and `marked`.
+        pub device_dropped: u64,
+        pub device_marked: u64,
         /// Packets lost on the wire (random loss).
         pub wire_lost: u64,
         /// Sum of the qdisc sojourn times of the dequeued packets, in nanoseconds.
@@ -54,15 +58,27 @@ impl IfaceStats {
     /// Charge the drops and marks a qdisc reported to this interface and to their flows; a
     /// dropped packet still charged to its socket is released.
     pub fn settle(&mut self, verdicts: &mut Verdicts, flows: &mut [FlowStats], released: &mut Vec<Release>) {
-        for pkt in verdicts.dropped.drain(..) {
-            self.total.dropped += 1;
-            flows[pkt.flow as usize].total.queue_drops += 1;
-            released.extend(Release::of(&pkt, true));
-        }
-        for pkt in verdicts.marked.drain(..) {
-            self.total.marked += 1;
-            flows[pkt.flow as usize].total.marks += 1;
-        }
+        self.total.dropped += verdicts.dropped.len() as u64;
+        self.total.marked += verdicts.marked.len() as u64;
+        charge_flows(verdicts, flows, released);
+    }
+
+    /// As [`Self::settle`], for the drops and marks of the device layer below the qdisc.
+    pub fn settle_device(&mut self, verdicts: &mut Verdicts, flows: &mut [FlowStats], released: &mut Vec<Release>) {
+        self.total.device_dropped += verdicts.dropped.len() as u64;
+        self.total.device_marked += verdicts.marked.len() as u64;
+        charge_flows(verdicts, flows, released);
+    }
+}
+
+/// A flow loses each packet dropped (released from its socket) and learns of each mark.
+fn charge_flows(verdicts: &mut Verdicts, flows: &mut [FlowStats], released: &mut Vec<Release>) {
+    for pkt in verdicts.dropped.drain(..) {
+        flows[pkt.flow as usize].total.queue_drops += 1;
+        released.extend(Release::of(&pkt, true));
+    }
+    for pkt in verdicts.marked.drain(..) {
+        flows[pkt.flow as usize].total.marks += 1;
     }
 }
 
@@ -259,6 +275,7 @@ impl Iface {
             }
             self.account(flows);
         }
+        self.qdisc.spill(&mut self.verdicts);
         self.account(flows);
         Next { tx_done: started, arrival: None, wake }
     }

@@ -10,6 +10,7 @@ pub mod cake;
 pub mod codel;
 mod fifo;
 mod fq_codel;
+mod noqueue;
 mod pfifo_head_drop;
 pub mod xlayer;
 
@@ -29,6 +30,7 @@ pub static REGISTRY: &[&Component] = &[
     &pfifo_head_drop::PFIFO_HEAD_DROP,
     &codel::CODEL,
     &fq_codel::FQ_CODEL,
+    &noqueue::NOQUEUE,
     &cake::CAKE,
     &xlayer::XLAYER,
 ];
@@ -85,6 +87,11 @@ pub trait Qdisc {
     fn next_ready(&self) -> Option<Time> {
         None
     }
+
+    /// Called after the device took every packet it had room for: a qdisc that queues nothing
+    /// (`noqueue`) drops what is left into `out`, as Linux drops a packet that a `noqueue`
+    /// device cannot send at once. Queueing qdiscs keep their packets.
+    fn spill(&mut self, _out: &mut Verdicts) {}
 }
 
 /// The registered qdisc called `name`.

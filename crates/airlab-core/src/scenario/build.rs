@@ -119,7 +119,8 @@ fn wifi_net(w: &ResolvedWifi, ids: &HashMap<&str, NodeId>, seed: u64) -> WifiNet
                 .collect();
             let name = format!("{}:{}", w.name, m.name);
             let qdisc = qdisc::create(&m.qdisc, Rng::stream(seed, &format!("qdisc:{name}")));
-            let queues = DeviceQueues::new(&m.device, peers.len());
+            let perturbation = Rng::stream(seed, &format!("txq:{name}")).next_u64();
+            let queues = DeviceQueues::new(&m.device, peers.len(), perturbation);
             let rng = Rng::stream(seed, &format!("backoff:{name}"));
             WifiDev::new(ids[m.name.as_str()], name, qdisc, queues, m.aggregation, peers, rng)
         })

@@ -9,11 +9,12 @@ use super::components;
 use super::limits::MIN_PERIOD;
 use super::model::*;
 use super::resolve::{Nodes, DEFAULT_QDISC, MAX_DEVICE_QUEUE};
-use super::units::{Duration, Rate};
+use super::units::{Bytes, Duration, Rate};
 use super::wifi::*;
 use super::KeyError;
 use crate::qdisc;
 use crate::sim::{Time, US};
+use crate::wifi::mac80211::Mac80211Params;
 use crate::wifi::net::{Aggregation, Edca};
 use crate::wifi::queues::DeviceLayer;
 use std::collections::BTreeMap;
@@ -377,12 +378,52 @@ fn resolve_edca(edca: &WifiEdca) -> Result<Edca, (&'static str, String)> {
     Ok(Edca { cw_min, cw_max, aifsn, retry_limit, txop })
 }
 
+/// The device layer of a network that does not name one: Linux's mac80211 layer for 802.11ax
+/// (the APs of papers 000 and 001 run it), per-station queues otherwise.
+fn default_device(standard: Standard) -> DeviceLayer {
+    match standard {
+        Standard::Ax => DeviceLayer::Mac80211(Mac80211Params::LINUX),
+        _ => DeviceLayer::PerStation { size: DEFAULT_DEVICE_SIZE, airtime_fairness: false },
+    }
+}
+
 fn check_device(device: &DeviceSpec) -> Result<(), (&'static str, String)> {
-    let (DeviceSpec::Fifo { size } | DeviceSpec::PerStation { size, .. }) = *device;
+    let (DeviceSpec::Fifo { size } | DeviceSpec::PerStation { size, .. }) = *device else {
+        return check_mac80211(device.layer());
+    };
     if !(1..=MAX_DEVICE_QUEUE).contains(&size) {
         return Err((
             "size",
             format!("size must be 1 to {MAX_DEVICE_QUEUE} packets (put long queues in `qdisc`), got {size}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The mac80211 layer's keys, with the bounds of their Linux counterparts where Linux has
+/// them (fq_codel's flow count and quantum range).
+fn check_mac80211(layer: DeviceLayer) -> Result<(), (&'static str, String)> {
+    let DeviceLayer::Mac80211(p) = layer else { return Ok(()) };
+    if !(1..=65_536).contains(&p.flows) {
+        return Err(("flows", format!("flows must be 1 to 65536, got {}", p.flows)));
+    }
+    if !(1..=1 << 20).contains(&p.quantum) {
+        return Err(("quantum", format!("quantum must be 1B to 1MiB, got {}", Bytes(p.quantum.into()))));
+    }
+    if p.limit == 0 || p.memory_limit == 0 {
+        let key = if p.limit == 0 { "limit" } else { "memory_limit" };
+        return Err((key, format!("{key} must be > 0")));
+    }
+    if p.target == 0 || p.target >= p.interval {
+        return Err((
+            "target",
+            format!("target must be > 0 and less than interval ({}), got {}", Duration(p.interval), Duration(p.target)),
+        ));
+    }
+    if p.aql_low == 0 || p.aql_low > p.aql_high {
+        return Err((
+            "aql_low",
+            format!("aql_low must be > 0 and at most aql_high ({}), got {}", Duration(p.aql_high), Duration(p.aql_low)),
         ));
     }
     Ok(())
@@ -794,12 +835,14 @@ fn resolve_network(
                 max_duration: layered(own, w, |a| a.max_duration).map_or(defaults.max_duration, |d| d.0),
             };
             let qdisc = qdiscs.get(member).or(net_qdisc.as_ref()).cloned();
-            let device = own.and_then(|t| t.device).or(w.device).map(DeviceSpec::layer);
+            let device =
+                own.and_then(|t| t.device).or(w.device).map_or_else(|| default_device(standard), DeviceSpec::layer);
+            // mac80211 marks its interfaces IFF_NO_QUEUE, so Linux gives them `noqueue`.
+            let default_qdisc = if matches!(device, DeviceLayer::Mac80211(_)) { "noqueue" } else { DEFAULT_QDISC };
             ResolvedWifiNode {
                 name: member.to_string(),
-                qdisc: qdisc.unwrap_or_else(|| qdisc::defaults(DEFAULT_QDISC)),
-                device: device
-                    .unwrap_or(DeviceLayer::PerStation { size: DEFAULT_DEVICE_SIZE, airtime_fairness: false }),
+                qdisc: qdisc.unwrap_or_else(|| qdisc::defaults(default_qdisc)),
+                device,
                 aggregation,
             }
         })

@@ -1,7 +1,9 @@
 //! Wi-Fi networks in a scenario (`[[wifi]]`), resolved into the explicit form the MAC runs:
 //! every member node with its interface settings, and every directed link with its PHY.
 
+use super::units::{Bytes, Duration};
 use crate::sim::Time;
+use crate::wifi::mac80211::Mac80211Params;
 use crate::wifi::net::{Aggregation, Edca};
 use crate::wifi::phy::TxVector;
 use crate::wifi::queues::DeviceLayer;
@@ -34,7 +36,8 @@ pub struct PhySpec {
 }
 
 /// The `device` table of a scenario: the device layer below a Wi-Fi interface's qdisc, where
-/// `size` defaults to [`DEFAULT_DEVICE_SIZE`] and `airtime_fairness` to false.
+/// `size` defaults to [`DEFAULT_DEVICE_SIZE`] and `airtime_fairness` to false (true for
+/// mac80211, as Linux).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum DeviceSpec {
@@ -51,6 +54,21 @@ pub enum DeviceSpec {
         #[serde(default)]
         airtime_fairness: bool,
     },
+    /// Linux's mac80211 layer (per-station FQ-CoDel TXQs, airtime fairness, AQL); every key
+    /// defaults to Linux's value ([`Mac80211Params::LINUX`]).
+    Mac80211 {
+        target: Option<Duration>,
+        interval: Option<Duration>,
+        ecn: Option<bool>,
+        flows: Option<u32>,
+        quantum: Option<Bytes>,
+        limit: Option<u32>,
+        memory_limit: Option<Bytes>,
+        aql_low: Option<Duration>,
+        aql_high: Option<Duration>,
+        aql_threshold: Option<Duration>,
+        airtime_fairness: Option<bool>,
+    },
 }
 
 impl DeviceSpec {
@@ -58,6 +76,34 @@ impl DeviceSpec {
         match self {
             DeviceSpec::Fifo { size } => DeviceLayer::Fifo { size },
             DeviceSpec::PerStation { size, airtime_fairness } => DeviceLayer::PerStation { size, airtime_fairness },
+            DeviceSpec::Mac80211 {
+                target,
+                interval,
+                ecn,
+                flows,
+                quantum,
+                limit,
+                memory_limit,
+                aql_low,
+                aql_high,
+                aql_threshold,
+                airtime_fairness,
+            } => {
+                let d = Mac80211Params::LINUX;
+                DeviceLayer::Mac80211(Mac80211Params {
+                    target: target.map_or(d.target, |t| t.0),
+                    interval: interval.map_or(d.interval, |t| t.0),
+                    ecn: ecn.unwrap_or(d.ecn),
+                    flows: flows.unwrap_or(d.flows),
+                    quantum: quantum.map_or(d.quantum, |b| b.0 as u32),
+                    limit: limit.unwrap_or(d.limit),
+                    memory_limit: memory_limit.map_or(d.memory_limit, |b| b.0),
+                    aql_low: aql_low.map_or(d.aql_low, |t| t.0),
+                    aql_high: aql_high.map_or(d.aql_high, |t| t.0),
+                    aql_threshold: aql_threshold.map_or(d.aql_threshold, |t| t.0),
+                    airtime_fairness: airtime_fairness.unwrap_or(d.airtime_fairness),
+                })
+            }
         }
     }
 }

@@ -60,7 +60,6 @@ pub struct Peer {
     /// Since when `stats.rate_time` lacks the current rate.
     pub(super) rate_since: Time,
     pub(super) per: f64,
-    pub(super) next_seq: u64,
     /// Reordering of the frames this peer sends to us.
     pub(super) rx: Reorder,
     pub stats: LinkStats,
@@ -78,7 +77,6 @@ impl Peer {
             schedule: None,
             rate_since: 0,
             per,
-            next_seq: 0,
             rx: Reorder::default(),
             stats: LinkStats::default(),
         }

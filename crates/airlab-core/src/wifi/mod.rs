@@ -4,12 +4,15 @@
 //! - [`phy`]: rates and PPDU durations per format.
 //! - [`link`]: a directed link: its PHY (and rate schedule), sequence numbers, counters.
 //! - [`medium`]: one node's carrier sense and backoff countdown.
-//! - [`queues`]: the device layer below the qdisc (driver FIFO or per-station queues with
-//!   optional airtime fairness).
+//! - [`queues`]: the device layer below the qdisc (driver FIFO, per-station queues with
+//!   optional airtime fairness, or the mac80211 layer).
+//! - [`mac80211`]: Linux's mac80211 queueing: per-station FQ-CoDel TXQs, the airtime-fair
+//!   scheduler and Airtime Queue Limits.
 //! - [`reorder`]: the receiver's Block Ack reordering buffer.
 //! - [`net`]: a network of nodes sharing a channel, and its frame exchanges.
 
 pub mod link;
+pub mod mac80211;
 pub mod medium;
 pub mod net;
 pub mod phy;

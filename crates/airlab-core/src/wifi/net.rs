@@ -9,6 +9,7 @@
 //! abstracted away is listed in `docs/models/wifi.md`.
 
 use super::link::{LinkStats, Peer};
+use super::mac80211;
 use super::medium::Medium;
 use super::phy::{self, TxVector};
 use super::queues::{DeviceQueues, Mpdu};
@@ -180,6 +181,8 @@ pub struct WifiDev {
     pub qdisc: Box<dyn Qdisc>,
     pub stats: IfaceStats,
     pub queues: DeviceQueues,
+    /// Drops and marks of the device layer (mac80211's TXQs), counted apart from the qdisc's.
+    device_verdicts: Verdicts,
     aggregation: Aggregation,
     pub peers: Vec<Peer>,
     /// Destination node -> peer index (the next hop inside this network).
@@ -212,6 +215,7 @@ impl WifiDev {
             qdisc,
             stats: IfaceStats::default(),
             queues,
+            device_verdicts: Verdicts::default(),
             aggregation,
             peers,
             route: Vec::new(),
@@ -417,16 +421,19 @@ impl WifiNet {
             };
             d.stats.on_dequeue(&pkt, now);
             let peer = d.route.get(pkt.dst as usize).copied().flatten().expect("routes are checked at build time");
-            let p = &mut d.peers[peer as usize];
-            let seq = p.next_seq;
-            p.next_seq += 1;
-            d.queues.push(peer, Mpdu { pkt, seq, attempts: 0 });
+            d.queues.push(peer, pkt, now, &mut d.device_verdicts);
         }
+        d.qdisc.spill(&mut d.verdicts);
+        let peers = &d.peers;
+        d.queues.fill(now, &mut d.device_verdicts, |peer, bytes| {
+            mac80211::expected_airtime(&peers[peer as usize].txv, bytes)
+        });
         d.stats.settle(&mut d.verdicts, flows, &mut self.released);
+        d.stats.settle_device(&mut d.device_verdicts, flows, &mut self.released);
         // A frame arriving at an idle node that is not backing off goes after AIFS; if the
         // medium is busy, it draws a backoff first (802.11-2020 10.23.2.2).
         let m = &mut self.medium[dev as usize];
-        if !m.pending && d.exchange.is_none() && !d.queues.is_empty() {
+        if !m.pending && d.exchange.is_none() && d.queues.has_frames() {
             m.pending = true;
             m.slots = if m.is_idle(now) { 0 } else { d.rng.below(u64::from(d.cw) + 1) as u32 };
             self.schedule_access(dev, now);
@@ -454,7 +461,7 @@ impl WifiNet {
         m.access_at = None;
         m.slots = 0;
         m.pending = false;
-        if self.devs[dev as usize].queues.is_empty() {
+        if !self.devs[dev as usize].queues.has_frames() {
             return; // The post-transmission backoff ran out with nothing to send.
         }
         self.devs[dev as usize].txop_start = now;
@@ -724,7 +731,6 @@ impl WifiNet {
         // tx status; the link's airtime counts the channel time the exchange held.
         let sent = if success { now } else { ex.tx_end } - ex.started;
         let peer = ex.peer;
-        d.queues.charge(peer, sent);
         let p = &mut d.peers[peer as usize];
         let n = ex.mpdus.len() as u64;
         p.stats.airtime += now - ex.started;
@@ -739,11 +745,13 @@ impl WifiNet {
         }
         let mut retry = Vec::new();
         let mut dropped = Vec::new();
+        let mut aql_released = 0;
         for (m, ok) in ex.mpdus.into_iter().zip(ex.received) {
             // mac80211 frees an skb at its tx status: acknowledged, or out of retries.
             let given_up = !(success && ok) && m.attempts >= self.edca.retry_limit;
             if (success && ok) || given_up {
                 self.released.extend(Release::of(&m.pkt, given_up));
+                aql_released += m.aql;
             }
             if success && ok {
                 p.stats.mpdus_acked += 1;
@@ -760,6 +768,7 @@ impl WifiNet {
         // The window doubles after a failure, unless the failure ended the frames' last
         // attempt: then, as after a success, the next frame starts from CWmin.
         d.cw = if success || retry.is_empty() { self.edca.cw_min } else { (2 * d.cw + 1).min(self.edca.cw_max) };
+        d.queues.complete(peer, sent, aql_released);
         d.queues.requeue(peer, retry.into_iter());
         // The receiver stops waiting for what was given up (a Block Ack Request).
         if !dropped.is_empty() {
@@ -793,7 +802,7 @@ impl WifiNet {
     /// response if it ends within the TXOP limit counted from the channel access (802.11-2020
     /// 10.23.2.8); otherwise its frames go back to the queue and the TXOP ends.
     fn continue_txop(&mut self, dev: u32, now: Time) -> bool {
-        if self.devs[dev as usize].queues.is_empty() {
+        if !self.devs[dev as usize].queues.has_frames() {
             return false;
         }
         let plan = self.plan_exchange(dev);
@@ -824,7 +833,7 @@ mod tests {
                 &crate::qdisc::defaults("pfifo").with("limit", crate::params::Value::Int(10)),
                 Rng::stream(1, "q"),
             );
-            let queues = DeviceQueues::new(&DeviceLayer::PerStation { size: 10, airtime_fairness: false }, 1);
+            let queues = DeviceQueues::new(&DeviceLayer::PerStation { size: 10, airtime_fairness: false }, 1, 0);
             let mut d = WifiDev::new(
                 node,
                 format!("n{node}"),

@@ -1,15 +1,18 @@
 //! The device layer of a Wi-Fi interface: the frames the driver holds below the qdisc,
 //! waiting for the MAC to win the channel.
 //!
-//! Two shapes, as in Linux: one driver FIFO shared by every destination (legacy drivers), or
-//! mac80211-style queues per destination, served round robin or, with airtime fairness, by
-//! deficit round robin on the airtime each station's transmissions used (Høiland-Jørgensen et
-//! al., "Ending the Anomaly", ATC 2017; Linux `ieee80211_txq_may_transmit`). Either way the
-//! device holds at most `size` packets in total: the qdisc above only gives up a packet while
-//! there is room, so the standing queue stays in the qdisc where an AQM can act on it.
+//! Three shapes. One driver FIFO shared by every destination (legacy drivers), or queues per
+//! destination, served round robin or, with airtime fairness, by deficit round robin on the
+//! airtime each station's transmissions used (Høiland-Jørgensen et al., "Ending the Anomaly",
+//! ATC 2017). Both hold at most `size` packets in total: the qdisc above only gives up a
+//! packet while there is room, so the standing queue stays in the qdisc where an AQM can act
+//! on it. The third is Linux's mac80211 layer ([`super::mac80211`]), which takes every packet
+//! and queues it in per-station FQ-CoDel TXQs of its own.
 
+use super::mac80211::{Mac80211, Mac80211Params, AIRTIME_QUANTUM};
 use crate::net::Packet;
-use crate::sim::{Time, US};
+use crate::qdisc::Verdicts;
+use crate::sim::Time;
 use serde::Serialize;
 use std::collections::VecDeque;
 
@@ -19,14 +22,12 @@ use std::collections::VecDeque;
 pub enum DeviceLayer {
     /// One driver FIFO of `size` packets for all destinations (legacy drivers).
     Fifo { size: u32 },
-    /// mac80211-style queues, one per destination, `size` packets in all, served round robin
-    /// or, with `airtime_fairness`, by deficit round robin on airtime.
+    /// Queues, one per destination, `size` packets in all, served round robin or, with
+    /// `airtime_fairness`, by deficit round robin on airtime.
     PerStation { size: u32, airtime_fairness: bool },
+    /// Linux's mac80211 layer: per-station FQ-CoDel TXQs, airtime fairness and AQL.
+    Mac80211(Mac80211Params),
 }
-
-/// Airtime a station may use per round of the fairness scheduler (Linux
-/// `IEEE80211_DEFAULT_AIRTIME_WEIGHT`, 256 µs).
-const AIRTIME_QUANTUM: i64 = 256 * US as i64;
 
 /// One MAC frame carrying one IP packet, with its link-level sequence number and the
 /// transmission attempts it has had.
@@ -36,12 +37,16 @@ pub struct Mpdu {
     /// Sequence number on its link (per transmitter and receiver), from 0.
     pub seq: u64,
     pub attempts: u32,
+    /// The airtime AQL counts for the frame while the firmware holds it (mac80211 only).
+    pub aql: Time,
 }
 
 pub struct DeviceQueues {
     size: usize,
     len: usize,
     kind: Kind,
+    /// The next sequence number per destination (assigned when a frame is queued here).
+    next_seq: Vec<u64>,
 }
 
 enum Kind {
@@ -54,57 +59,91 @@ enum Kind {
         /// Airtime deficit per destination (ns), when airtime fairness is on.
         deficit: Option<Vec<i64>>,
     },
+    Mac80211(Box<Mac80211>),
 }
 
 impl DeviceQueues {
-    pub fn new(layer: &DeviceLayer, peers: usize) -> Self {
-        match *layer {
-            DeviceLayer::Fifo { size } => {
-                DeviceQueues { size: size as usize, len: 0, kind: Kind::Fifo(VecDeque::new()) }
-            }
-            DeviceLayer::PerStation { size, airtime_fairness } => DeviceQueues {
-                size: size as usize,
-                len: 0,
-                kind: Kind::PerStation {
+    /// The device layer of an interface with `peers` destinations; `perturbation` keys the
+    /// flow hash of mac80211's TXQs.
+    pub fn new(layer: &DeviceLayer, peers: usize, perturbation: u64) -> Self {
+        let (size, kind) = match *layer {
+            DeviceLayer::Fifo { size } => (size as usize, Kind::Fifo(VecDeque::new())),
+            DeviceLayer::PerStation { size, airtime_fairness } => (
+                size as usize,
+                Kind::PerStation {
                     queues: vec![VecDeque::new(); peers],
                     active: VecDeque::new(),
                     deficit: airtime_fairness.then(|| vec![0; peers]),
                 },
-            },
+            ),
+            DeviceLayer::Mac80211(params) => {
+                (usize::MAX, Kind::Mac80211(Box::new(Mac80211::new(params, peers, perturbation))))
+            }
+        };
+        DeviceQueues { size, len: 0, kind, next_seq: vec![0; peers] }
+    }
+
+    /// Packets held below the qdisc (for mac80211, in its TXQs and the firmware).
+    pub fn len(&self) -> usize {
+        match &self.kind {
+            Kind::Mac80211(m) => m.len(),
+            _ => self.len,
         }
     }
 
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
-    /// Whether the qdisc must hold on to its packets.
+    /// Whether the MAC has frames to send.
+    pub fn has_frames(&self) -> bool {
+        match &self.kind {
+            Kind::Mac80211(m) => m.has_frames(),
+            _ => self.len > 0,
+        }
+    }
+
+    /// Whether the qdisc must hold on to its packets (never, for mac80211).
     pub fn is_full(&self) -> bool {
         self.len >= self.size
     }
 
-    /// Queue a new frame for destination `peer`.
-    pub fn push(&mut self, peer: u16, mpdu: Mpdu) {
-        self.len += 1;
+    /// Queue a packet for destination `peer`. Only the mac80211 layer may drop (or mark) on
+    /// the way, into `out`.
+    pub fn push(&mut self, peer: u16, pkt: Packet, now: Time, out: &mut Verdicts) {
+        let mut frame = || {
+            let seq = self.next_seq[peer as usize];
+            self.next_seq[peer as usize] += 1;
+            Mpdu { pkt, seq, attempts: 0, aql: 0 }
+        };
         match &mut self.kind {
-            Kind::Fifo(ring) => ring.push_back((peer, mpdu)),
+            Kind::Fifo(ring) => ring.push_back((peer, frame())),
             Kind::PerStation { queues, active, .. } => {
                 let q = &mut queues[peer as usize];
                 if q.is_empty() {
                     active.push_back(peer);
                 }
-                q.push_back(mpdu);
+                q.push_back(frame());
             }
+            Kind::Mac80211(m) => return m.push(peer, pkt, now, out),
+        }
+        self.len += 1;
+    }
+
+    /// Let the driver move frames from mac80211's TXQs to the firmware (no-op for the other
+    /// layers); `airtime(peer, bytes)` is AQL's estimate for a packet.
+    pub fn fill(&mut self, now: Time, out: &mut Verdicts, airtime: impl Fn(u16, u32) -> Time) {
+        if let Kind::Mac80211(m) = &mut self.kind {
+            m.fill(now, out, airtime);
         }
     }
 
     /// Put frames that failed back at the head of their queue, in their original order, for
     /// retransmission (a retry may exceed `size`: the frames were already admitted).
     pub fn requeue(&mut self, peer: u16, mpdus: impl DoubleEndedIterator<Item = Mpdu>) {
+        if let Kind::Mac80211(m) = &mut self.kind {
+            return m.requeue(peer, mpdus);
+        }
         for mpdu in mpdus.rev() {
             self.len += 1;
             match &mut self.kind {
@@ -117,6 +156,7 @@ impl DeviceQueues {
                     }
                     q.push_front(mpdu);
                 }
+                Kind::Mac80211(_) => unreachable!("handled above"),
             }
         }
     }
@@ -139,6 +179,7 @@ impl DeviceQueues {
                     active.rotate_left(1);
                 }
             }
+            Kind::Mac80211(m) => m.next_peer(),
         }
     }
 
@@ -148,6 +189,7 @@ impl DeviceQueues {
     pub fn take(&mut self, peer: u16, max: usize, mut fits: impl FnMut(&[Mpdu], &Mpdu) -> bool) -> Vec<Mpdu> {
         let mut out: Vec<Mpdu> = Vec::new();
         match &mut self.kind {
+            Kind::Mac80211(m) => return m.take(peer, max, fits),
             Kind::Fifo(ring) => {
                 let mut i = 0;
                 while i < ring.len() && out.len() < max {
@@ -183,10 +225,13 @@ impl DeviceQueues {
         out
     }
 
-    /// Charge `peer` for the airtime of a transmission (airtime fairness only).
-    pub fn charge(&mut self, peer: u16, airtime: Time) {
-        if let Kind::PerStation { deficit: Some(deficit), .. } = &mut self.kind {
-            deficit[peer as usize] -= airtime as i64;
+    /// The tx status of an exchange with `peer`: charge it the `airtime` it used (airtime
+    /// fairness), and release the AQL estimates of its frames done with (`released`).
+    pub fn complete(&mut self, peer: u16, airtime: Time, released: Time) {
+        match &mut self.kind {
+            Kind::PerStation { deficit: Some(deficit), .. } => deficit[peer as usize] -= airtime as i64,
+            Kind::Mac80211(m) => m.complete(peer, airtime, released),
+            _ => {}
         }
     }
 }
@@ -195,9 +240,10 @@ impl DeviceQueues {
 mod tests {
     use super::*;
     use crate::net::{Ecn, Payload};
+    use crate::sim::US;
 
-    fn mpdu(seq: u64) -> Mpdu {
-        let pkt = crate::net::Packet {
+    fn pkt(seq: u64) -> Packet {
+        crate::net::Packet {
             flow: 0,
             conn: 0,
             src: 0,
@@ -208,8 +254,11 @@ mod tests {
             enqueued_at: 0,
             charged: false,
             payload: Payload::Udp { seq, sent_at: 0 },
-        };
-        Mpdu { pkt, seq, attempts: 0 }
+        }
+    }
+
+    fn push(q: &mut DeviceQueues, peer: u16, seq: u64) {
+        q.push(peer, pkt(seq), 0, &mut Verdicts::default());
     }
 
     fn seqs(v: &[Mpdu]) -> Vec<u64> {
@@ -218,9 +267,9 @@ mod tests {
 
     #[test]
     fn fifo_aggregates_one_destination_from_anywhere_in_the_ring() {
-        let mut q = DeviceQueues::new(&DeviceLayer::Fifo { size: 4 }, 2);
+        let mut q = DeviceQueues::new(&DeviceLayer::Fifo { size: 4 }, 2, 0);
         for (peer, seq) in [(0, 0), (1, 100), (0, 1), (0, 2)] {
-            q.push(peer, mpdu(seq));
+            push(&mut q, peer, seq);
         }
         assert!(q.is_full());
         assert_eq!(q.next_peer(), Some(0));
@@ -235,9 +284,9 @@ mod tests {
 
     #[test]
     fn take_stops_at_the_first_frame_that_does_not_fit() {
-        let mut q = DeviceQueues::new(&DeviceLayer::PerStation { size: 10, airtime_fairness: false }, 1);
+        let mut q = DeviceQueues::new(&DeviceLayer::PerStation { size: 10, airtime_fairness: false }, 1, 0);
         for seq in 0..5 {
-            q.push(0, mpdu(seq));
+            push(&mut q, 0, seq);
         }
         let got = q.take(0, 10, |taken, _| taken.len() < 3);
         assert_eq!(seqs(&got), [0, 1, 2]);
@@ -246,10 +295,10 @@ mod tests {
 
     #[test]
     fn round_robin_alternates_between_stations() {
-        let mut q = DeviceQueues::new(&DeviceLayer::PerStation { size: 10, airtime_fairness: false }, 2);
+        let mut q = DeviceQueues::new(&DeviceLayer::PerStation { size: 10, airtime_fairness: false }, 2, 0);
         for seq in 0..3 {
-            q.push(0, mpdu(seq));
-            q.push(1, mpdu(100 + seq));
+            push(&mut q, 0, seq);
+            push(&mut q, 1, 100 + seq);
         }
         let mut order = Vec::new();
         while let Some(peer) = q.next_peer() {
@@ -263,10 +312,10 @@ mod tests {
     fn airtime_fairness_gives_a_slow_station_fewer_turns_of_equal_airtime() {
         // Station 1's frames take 4x the airtime of station 0's: over a long backlog each
         // gets the same airtime, so station 0 sends 4 frames for each of station 1's.
-        let mut q = DeviceQueues::new(&DeviceLayer::PerStation { size: 1000, airtime_fairness: true }, 2);
+        let mut q = DeviceQueues::new(&DeviceLayer::PerStation { size: 1000, airtime_fairness: true }, 2, 0);
         for seq in 0..400 {
-            q.push(0, mpdu(seq));
-            q.push(1, mpdu(seq));
+            push(&mut q, 0, seq);
+            push(&mut q, 1, seq);
         }
         let airtime = [100 * US, 400 * US];
         let mut used = [0u64; 2];
@@ -274,7 +323,7 @@ mod tests {
         for _ in 0..250 {
             let peer = q.next_peer().unwrap();
             q.take(peer, 1, |_, _| true);
-            q.charge(peer, airtime[peer as usize]);
+            q.complete(peer, airtime[peer as usize], 0);
             used[peer as usize] += airtime[peer as usize];
             frames[peer as usize] += 1;
         }

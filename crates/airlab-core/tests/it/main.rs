@@ -16,6 +16,7 @@ mod fuzz;
 mod golden;
 mod host_queue;
 mod layering;
+mod mac80211;
 mod metrics;
 mod scenario;
 mod tcp_reference;

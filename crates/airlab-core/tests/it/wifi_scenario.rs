@@ -366,7 +366,11 @@ fn unknown_keys_are_refused() {
     let text = replace_once(&bss(), "width = 40\n", "width = 40\ndevice = { kind = \"per_station\", size = -1 }\n");
     assert_error(load(&text), "wifi[0].device.size", "expected a whole number from 0 to 4294967295");
     let text = replace_once(&bss(), "width = 40\n", "width = 40\ndevice = { kind = \"drr\" }\n");
-    assert_error(load(&text), "wifi[0].device.kind", "unknown device kind `drr`, expected `fifo` or `per_station`");
+    assert_error(
+        load(&text),
+        "wifi[0].device.kind",
+        "unknown device kind `drr`, expected one of `fifo`, `per_station`, `mac80211`",
+    );
     let text = replace_once(&bss(), "width = 40\n", "width = 40\nqdisc = { kind = \"codel\", target = 5 }\n");
     assert_error(load(&text), "wifi[0].qdisc.target", "duration 5 has no unit");
 }

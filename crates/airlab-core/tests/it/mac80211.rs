@@ -1,0 +1,140 @@
+//! The mac80211 layer of a Wi-Fi interface (per-station FQ-CoDel TXQs, airtime fairness, AQL)
+//! against what it is known to do: bounded latency under load where a FIFO AP bloats
+//! (Høiland-Jørgensen et al., "Ending the Anomaly", ATC 2017: an order of magnitude), drops
+//! inside the layer rather than in the qdisc above, and equal airtime for stations at unequal
+//! rates.
+
+use crate::common::*;
+use airlab_core::RunOutput;
+
+/// A server behind an 802.11ax AP, a download to each station (`mcs` per station, 20 MHz, one
+/// stream), a 10 ms ping to the first, and the AP's `device` (and `qdisc`, if given).
+fn cell(mcs: &[u8], device: &str, qdisc: Option<&str>, download: &str) -> RunOutput {
+    let stations: Vec<String> = (0..mcs.len()).map(|i| format!("sta{i}")).collect();
+    let mut text = format!(
+        r#"name = "mac80211-cell"
+duration = "12s"
+hosts = ["server", {hosts}]
+routers = ["ap"]
+
+[metrics]
+warmup = "4s"
+
+[[link]]
+between = ["server", "ap"]
+rate = "1Gbit"
+delay = "2ms"
+
+[[wifi]]
+name = "bss"
+standard = "ax"
+ap = "ap"
+stations = [{hosts}]
+width = 20
+
+[[wifi.node]]
+name = "ap"
+device = {device}
+{qdisc}
+"#,
+        hosts = stations.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", "),
+        qdisc = qdisc.map(|q| format!("qdisc = {q}")).unwrap_or_default(),
+    );
+    for (s, m) in stations.iter().zip(mcs) {
+        text += &format!("\n[[wifi.node]]\nname = \"{s}\"\nmcs = {m}\n");
+    }
+    for s in &stations {
+        text += &format!("\n[[flow]]\nname = \"down-{s}\"\nfrom = \"server\"\nto = \"{s}\"\n{download}\n");
+    }
+    text += "\n[[flow]]\nname = \"ping\"\nfrom = \"server\"\nto = \"sta0\"\napp = { kind = \"ping\", interval = \"10ms\" }\n";
+    run_toml(&text, Some(1))
+}
+
+const MAC80211: &str = r#"{ kind = "mac80211" }"#;
+const FIFO_AP: &str = r#"{ kind = "per_station", size = 128 }"#;
+const CUBIC: &str = "cc = \"cubic\"\napp = { kind = \"bulk\" }";
+
+fn ap_queue(out: &RunOutput) -> &serde_json::Value {
+    let queues = out.summary["queues"].as_array().unwrap();
+    queues.iter().find(|q| q["name"] == "bss:ap").expect("the AP's queue")
+}
+
+#[test]
+fn mac80211_keeps_latency_under_load_an_order_of_magnitude_below_a_fifo_ap() {
+    // One CUBIC download at HE MCS 1 (17.2 Mbit/s PHY) and a ping beside it. The FIFO AP
+    // (pfifo 1000 over a 128-frame driver queue) lets CUBIC build hundreds of ms; mac80211
+    // keeps the ping in a sparse flow of its own behind at most AQL's 12 ms of firmware queue.
+    let fifo = cell(&[1], FIFO_AP, Some(r#"{ kind = "pfifo", limit = 1000 }"#), CUBIC);
+    let mac = cell(&[1], MAC80211, None, CUBIC);
+    let p50 = |out: &RunOutput| f(&flow(&out.summary, "ping")["rtt_ms"]["p50"]);
+    assert!(p50(&fifo) > 200.0, "FIFO AP ping p50 {} ms", p50(&fifo));
+    // The ping's bound under mac80211: 4 ms of wire, at most AQL's 12 ms of CUBIC frames in
+    // the firmware ahead of it, the PPDU on the air (at most 5.5 ms) and channel access.
+    assert!(p50(&mac) < 24.0, "mac80211 ping p50 {} ms", p50(&mac));
+    assert!(p50(&fifo) > 10.0 * p50(&mac));
+    // CUBIC's own queue is CoDel's: its sRTT stays near target + AQL, not hundreds of ms.
+    let srtt = f(&flow(&mac.summary, "down-sta0")["srtt_ms"]["p50"]);
+    assert!(srtt < 60.0, "CUBIC sRTT p50 {srtt} ms under mac80211");
+    // The link stays as busy.
+    let goodput = |out: &RunOutput| f(&flow(&out.summary, "down-sta0")["goodput_mbps"]);
+    assert!(goodput(&mac) > 0.9 * goodput(&fifo), "{} vs {}", goodput(&mac), goodput(&fifo));
+}
+
+#[test]
+fn mac80211_drops_in_its_txqs_and_the_noqueue_above_never_holds_a_packet() {
+    let out = cell(&[1], MAC80211, None, CUBIC);
+    let q = ap_queue(&out);
+    assert_eq!(q["kind"], "noqueue");
+    assert_eq!(f(&q["drops"]), 0.0);
+    assert!(f(&q["device_drops"]) > 0.0, "CoDel in the TXQ drops: {q}");
+    assert_eq!(f(&q["backlog_pkts"]["max"]), 0.0);
+}
+
+#[test]
+fn airtime_fairness_with_aql_gives_stations_at_unequal_rates_equal_airtime() {
+    // Saturating UDP to a station at MCS 7 (86 Mbit/s) and one at MCS 1 (17.2 Mbit/s). Round
+    // robin over frames gives the slow station most of the air (the performance anomaly);
+    // mac80211's airtime scheduler with AQL splits it evenly.
+    let udp = "app = { kind = \"udp\", rate = \"100Mbit\" }";
+    let airtime = |out: &RunOutput| {
+        let links = out.summary["wifi"][0]["links"].as_array().unwrap();
+        let at = |name: &str| f(&links.iter().find(|l| l["name"] == name).unwrap()["airtime_share"]);
+        let (fast, slow) = (at("bss:ap->sta0"), at("bss:ap->sta1"));
+        fast / (fast + slow)
+    };
+    let rr = cell(&[7, 1], r#"{ kind = "per_station", size = 256 }"#, None, udp);
+    let mac = cell(&[7, 1], MAC80211, None, udp);
+    assert!(airtime(&rr) < 0.35, "round robin: fast station's airtime share {}", airtime(&rr));
+    assert!((airtime(&mac) - 0.5).abs() < 0.05, "mac80211: fast station's airtime share {}", airtime(&mac));
+}
+
+#[test]
+fn mac80211_keys_are_checked() {
+    let text = builtin("wifi/ax-cell-10");
+    let with = |device: &str| {
+        replace_once(&text, r#"device = { kind = "per_station", size = 2000, airtime_fairness = true }"#, device)
+    };
+    let bad = with(r#"device = { kind = "mac80211", target = "200ms" }"#);
+    assert_error(load_with(&bad, &[]), "wifi[0].device.target", "less than interval (100ms)");
+    let bad = with(r#"device = { kind = "mac80211", aql_low = "20ms" }"#);
+    assert_error(load_with(&bad, &[]), "wifi[0].device.aql_low", "at most aql_high (12ms)");
+    let bad = with(r#"device = { kind = "mac80211", size = 10 }"#);
+    assert!(load_with(&bad, &[]).unwrap_err().to_string().contains("size"));
+}
+
+#[test]
+fn an_ax_network_defaults_to_mac80211_under_noqueue_and_the_others_do_not() {
+    use airlab_core::wifi::queues::DeviceLayer;
+    let text = builtin("wifi/ax-cell-10");
+    let ax = replace_once(&text, r#"device = { kind = "per_station", size = 2000, airtime_fairness = true }"#, "");
+    let resolved = load_with(&ax, &[]).unwrap();
+    let ap = &resolved.wifi[0].nodes[0];
+    assert!(matches!(ap.device, DeviceLayer::Mac80211(p) if p == airlab_core::wifi::mac80211::Mac80211Params::LINUX));
+    assert_eq!(ap.qdisc.component().name, "noqueue");
+    let ac = replace_once(&ax, r#"standard = "ax""#, r#"standard = "ac""#)
+        .replace("mcs = 11", "mcs = 8")
+        .replace("mcs = 9", "mcs = 8");
+    let resolved = load_with(&ac, &[]).unwrap();
+    assert!(matches!(resolved.wifi[0].nodes[0].device, DeviceLayer::PerStation { .. }));
+    assert_eq!(resolved.wifi[0].nodes[0].qdisc.component().name, "pfifo");
+}
