@@ -189,8 +189,16 @@ def _rows(cell: Cell, backend: str, seed: int, result: Any) -> list[dict[str, An
     ]
 
 
-def run_cells(cells: list[Cell], backend: str, out: Path, seeds: int, duration: str | None) -> None:
-    """Run every cell and seed not already in ``out``, appending rows as they come."""
+def run_cells(
+    cells: list[Cell],
+    backend: str,
+    out: Path,
+    seeds: int,
+    duration: str | None,
+    extra: dict[str, str] | None = None,
+) -> None:
+    """Run every cell and seed not already in ``out``, appending rows as they come; ``extra``
+    are scenario overrides (``--set``) applied to every cell."""
     done: set[tuple[str, int]] = set()
     if out.exists():
         prior = pd.read_csv(out)
@@ -201,7 +209,7 @@ def run_cells(cells: list[Cell], backend: str, out: Path, seeds: int, duration: 
         for k, (cell, seed) in enumerate(todo, 1):
             path = Path(tmp) / "cell.toml"
             path.write_text(cell.scenario())
-            sets = {"duration": duration} if duration else None
+            sets = {**({"duration": duration} if duration else {}), **(extra or {})} or None
             if backend == "linux":
                 from airlab import testbed
 
@@ -302,6 +310,8 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--seeds", type=int, default=1)
     r.add_argument("--only", help="glob over cell names, e.g. 'cubic/single/*/10M'")
     r.add_argument("--duration", help="override every cell's duration (smoke runs)")
+    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="scenario override for every cell, e.g. host_jitter=20us")  # fmt: skip
     r.add_argument("--acceptance", action="store_true",
                    help="run only the 20-vs-60 ms cell, at each delay shift")  # fmt: skip
     t = sub.add_parser("table")
@@ -317,7 +327,8 @@ def main(argv: list[str] | None = None) -> None:
             if args.acceptance
             else select(args.only)
         )
-        run_cells(cells, args.backend, Path(args.out), args.seeds, args.duration)
+        extra = dict(kv.split("=", 1) for kv in args.set)
+        run_cells(cells, args.backend, Path(args.out), args.seeds, args.duration, extra)
         return
     if args.cmd == "acceptance":
         print(acceptance(pd.concat(pd.read_csv(f) for f in args.files)).to_string())
