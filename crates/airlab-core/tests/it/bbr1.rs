@@ -84,3 +84,19 @@ fn two_flows_converge_in_a_deep_buffer() {
         assert_eq!(flow(&s, "second")["retransmits"], 0, "seed {seed}: no drops in a 10 BDP buffer");
     }
 }
+
+#[test]
+fn a_flow_held_back_by_its_send_buffer_is_not_application_limited() {
+    // 100 Mbit/s at 80 ms (BDP 690 packets) with a 1 MiB send buffer (about 300 segments in
+    // flight): the buffer, not the application, limits the flow. Linux marks samples
+    // application-limited only when the application has nothing unsent, so BBR's full-bandwidth
+    // check runs and Startup ends within a few rounds. (Marked app-limited, every sample at a
+    // round start was skipped and the flow stayed in Startup.)
+    let bottleneck = Link::bottleneck("100Mbit", "39ms").qdisc(pfifo(1000));
+    let scenario = Scenario::new("sndbuf", "4s").dumbbell(&["h1"], &["h2"], "1Gbit", bottleneck);
+    let flow = bulk("bbr", "bbr1").tcp(r#"{ wmem = ["4096B", "16384B", "1MiB"] }"#);
+    let out = run_toml(&scenario.flow(flow).to_string(), Some(1));
+    let state = out.flows.column("cc.bbr_state").expect("BBR exports its state");
+    let (t, last) = out.flows.time_s.iter().zip(state).last().unwrap();
+    assert_eq!(*last, 2.0, "BBR mode at {t} s: {last} (0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT)");
+}

@@ -528,8 +528,13 @@ impl TcpSender {
             let retransmission = if self.undo.frto_new_data { None } else { self.sb.next_retransmission() };
             let may_send_new = self.snd_nxt < self.app_end && self.fits_peer_window() && !self.send_buffer_full();
             if retransmission.is_none() && !may_send_new {
-                // Application-limited (or limited by a window or buffer) with room in cwnd.
-                self.rate.mark_app_limited(in_flight);
+                // Application-limited with room in cwnd. Linux checks this as the application
+                // writes (`tcp_rate_check_app_limited` in `tcp_sendmsg`) and only when it has
+                // nothing unsent: a sender held back by the peer's window or by its send
+                // buffer has data to send, so its samples still measure the path.
+                if self.snd_nxt >= self.app_end {
+                    self.rate.mark_app_limited(in_flight);
+                }
                 break;
             }
             if self.small_queue_full(retransmission.is_some()) {
