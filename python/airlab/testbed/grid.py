@@ -236,6 +236,9 @@ def compare(linux: pd.DataFrame, sim: pd.DataFrame) -> pd.DataFrame:
         right_index=True,
         suffixes=("_linux", "_airlab"),
     )
+    # The kernel's run-to-run range of the first flow's share, over its seeds.
+    first = linux[linux["flow"] == "f1"].groupby("cell")["share"]
+    share_lo, share_hi = first.min(), first.max()
     rows = []
     for cell, g in both.reset_index().groupby("cell", sort=False):
         total_l = g["goodput_mbps_linux"].sum()
@@ -262,6 +265,8 @@ def compare(linux: pd.DataFrame, sim: pd.DataFrame) -> pd.DataFrame:
             "share_linux": first["share_linux"] if len(g) > 1 else float("nan"),
             "share_airlab": first["share_airlab"] if len(g) > 1 else float("nan"),
             "share_ok": share_ok,
+            "share_linux_min": share_lo.get(cell, float("nan")) if len(g) > 1 else float("nan"),
+            "share_linux_max": share_hi.get(cell, float("nan")) if len(g) > 1 else float("nan"),
             "retx_linux": retx_l,
             "retx_airlab": retx_a,
             "retx_ok": retx_ok,
@@ -275,16 +280,18 @@ def table(cmp: pd.DataFrame) -> str:
     """Markdown of :func:`compare`, a mark per target, and the share of cells within all."""
     mark = {True: "✓", False: "✗"}
     lines = [
-        "| cell | goodput Linux / airlab | RTT p50 ms Linux / airlab | flow 1 share | "
-        "retransmits | within |",
+        "| cell | goodput Linux / airlab | RTT p50 ms Linux / airlab | "
+        "flow 1 share Linux (seed range) / airlab | retransmits | within |",
         "|---|---|---|---|---|---|",
     ]
     for _, r in cmp.iterrows():
-        share = (
-            f"{r['share_linux']:.2f} / {r['share_airlab']:.2f} {mark[r['share_ok']]}"
-            if r["share_linux"] == r["share_linux"]
-            else "—"
-        )
+        share = "—"
+        if r["share_linux"] == r["share_linux"]:
+            lo, hi = r.get("share_linux_min"), r.get("share_linux_max")
+            spread = f" ({lo:.2f}-{hi:.2f})" if lo == lo and hi == hi and hi > lo else ""
+            share = (
+                f"{r['share_linux']:.2f}{spread} / {r['share_airlab']:.2f} {mark[r['share_ok']]}"
+            )
         lines.append(
             f"| {r['cell']} | {r['goodput_linux']:.2f} / {r['goodput_airlab']:.2f} "
             f"{mark[r['goodput_ok']]} | {r['rtt_linux']:.1f} / {r['rtt_airlab']:.1f} "

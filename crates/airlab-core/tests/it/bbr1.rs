@@ -86,17 +86,34 @@ fn two_flows_converge_in_a_deep_buffer() {
 }
 
 #[test]
-fn a_flow_held_back_by_its_send_buffer_is_not_application_limited() {
-    // 100 Mbit/s at 80 ms (BDP 690 packets) with a 1 MiB send buffer (about 300 segments in
-    // flight): the buffer, not the application, limits the flow. Linux marks samples
-    // application-limited only when the application has nothing unsent, so BBR's full-bandwidth
-    // check runs and Startup ends within a few rounds. (Marked app-limited, every sample at a
-    // round start was skipped and the flow stayed in Startup.)
-    let bottleneck = Link::bottleneck("100Mbit", "39ms").qdisc(pfifo(1000));
-    let scenario = Scenario::new("sndbuf", "4s").dumbbell(&["h1"], &["h2"], "1Gbit", bottleneck);
-    let flow = bulk("bbr", "bbr1").tcp(r#"{ wmem = ["4096B", "16384B", "1MiB"] }"#);
+fn a_flow_held_back_by_its_send_buffer_stays_in_startup_as_on_the_kernel() {
+    // 100 Mbit/s at 80 ms (BDP 690 packets) with Linux's 4 MiB send buffer (about 1245
+    // segments in flight): the buffer, not cwnd, limits the flow. The application wakes when
+    // ACKs free space and finds everything it wrote sent, so Linux marks the rate samples
+    // application-limited, BBR's full-bandwidth check never runs, and the flow stays in Startup.
+    // Measured on the testbed kernel (tcp_info, pfifo 2760): delivery_rate_app_limited = 1
+    // throughout, cwnd 2010 (2.89 BDP), pacing 277 Mbit/s, about 1245 segments unacked, RTT
+    // 148 ms.
+    let bottleneck = Link::bottleneck("100Mbit", "39ms").qdisc(pfifo(2760));
+    let scenario = Scenario::new("sndbuf", "6s").dumbbell(&["h1"], &["h2"], "1Gbit", bottleneck);
+    let out = run_toml(&scenario.flow(bulk("bbr", "bbr1")).to_string(), Some(1));
+    let last = |col: &str| *out.flows.column(col).unwrap_or_else(|| panic!("{col}")).last().unwrap();
+    assert_eq!(last("cc.bbr_state"), 0.0, "Startup");
+    let (cwnd, inflight) = (last("cwnd_pkts"), last("inflight_bytes") / 1448.0);
+    assert!((cwnd / 2010.0 - 1.0).abs() < 0.05, "cwnd {cwnd} (kernel 2010)");
+    assert!((inflight / 1245.0 - 1.0).abs() < 0.05, "in flight {inflight} (kernel about 1245)");
+    let srtt = last("srtt_ms");
+    assert!((srtt / 148.0 - 1.0).abs() < 0.05, "sRTT {srtt} ms (kernel 148)");
+}
+
+#[test]
+fn a_flow_held_back_by_the_peer_window_is_not_application_limited() {
+    // The same path with a 1 MiB receive window: data waits in the send buffer behind the
+    // window, so Linux does not mark the samples application-limited and Startup ends.
+    let bottleneck = Link::bottleneck("100Mbit", "39ms").qdisc(pfifo(2760));
+    let scenario = Scenario::new("rwnd", "4s").dumbbell(&["h1"], &["h2"], "1Gbit", bottleneck);
+    let flow = bulk("bbr", "bbr1").tcp(r#"{ rwnd = "1MiB" }"#);
     let out = run_toml(&scenario.flow(flow).to_string(), Some(1));
-    let state = out.flows.column("cc.bbr_state").expect("BBR exports its state");
-    let (t, last) = out.flows.time_s.iter().zip(state).last().unwrap();
-    assert_eq!(*last, 2.0, "BBR mode at {t} s: {last} (0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT)");
+    let state = *out.flows.column("cc.bbr_state").unwrap().last().unwrap();
+    assert_eq!(state, 2.0, "BBR mode {state} (0 Startup, 1 Drain, 2 ProbeBW, 3 ProbeRTT)");
 }

@@ -529,10 +529,11 @@ impl TcpSender {
             let may_send_new = self.snd_nxt < self.app_end && self.fits_peer_window() && !self.send_buffer_full();
             if retransmission.is_none() && !may_send_new {
                 // Application-limited with room in cwnd. Linux checks this as the application
-                // writes (`tcp_rate_check_app_limited` in `tcp_sendmsg`) and only when it has
-                // nothing unsent: a sender held back by the peer's window or by its send
-                // buffer has data to send, so its samples still measure the path.
-                if self.snd_nxt >= self.app_end {
+                // writes (`tcp_rate_check_app_limited` in `tcp_sendmsg`), when nothing it wrote
+                // is unsent: so when the application has no more data, and when its send buffer
+                // is full of data in flight (it writes again once ACKs free space, and finds
+                // everything sent); not when the peer's window holds back data already written.
+                if self.snd_nxt >= self.app_end || self.send_buffer_full() {
                     self.rate.mark_app_limited(in_flight);
                 }
                 break;
