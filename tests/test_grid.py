@@ -75,3 +75,19 @@ def test_the_acceptance_cell_moves_the_long_flows_delay_and_summarises_its_share
     assert summary["runs"] == 5 and abs(summary["mean"] - 0.45) < 1e-12
     # numpy's linear quantiles of 0.40 .. 0.50: p10 0.408, p90 0.492.
     assert abs(summary["spread"] - 0.084) < 1e-9
+
+
+def test_several_kernel_seeds_are_averaged_and_their_range_shown() -> None:
+    # Kernel seeds with shares 0.5 and 0.7 (mean 0.6); airlab 0.62 is within 10 % of the mean.
+    seeds = []
+    for seed, goodputs in ((1, [5.0, 5.0]), (2, [7.0, 3.0])):
+        frame = _frame("linux", goodputs, 30.0, 10)
+        frame["seed"] = seed
+        seeds.append(frame)
+    linux = pd.concat(seeds)
+    row = grid.compare(linux, _frame("airlab", [6.2, 3.8], 30.0, 10)).iloc[0]
+    assert abs(row["share_linux"] - 0.6) < 1e-9 and row["share_ok"]
+    assert (row["share_linux_min"], row["share_linux_max"]) == (0.5, 0.7)
+    assert "0.60 (0.50-0.70) / 0.62 ✓" in grid.table(
+        grid.compare(linux, _frame("airlab", [6.2, 3.8], 30.0, 10))
+    )
