@@ -449,6 +449,8 @@ def _queues(plan: Plan, samples: list[dict[str, Any]]):
             "dequeued": last["packets"] - base["packets"] if last else None,
             "drops": last["drops"] - base["drops"] if last else None,
             "marks": None,
+            # Below the leaf qdisc there is only the TUN device, which the wire drains.
+            "device_drops": 0, "device_marks": 0,
             "backlog_pkts": {"max": float(max(backlog)), "mean": float(np.mean(backlog))}
             if backlog else None,
             "sojourn_ms": None,
