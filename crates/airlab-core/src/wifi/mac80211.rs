@@ -127,7 +127,6 @@ pub struct Mac80211 {
     /// Estimated airtime in the firmware, per station and in all (AQL).
     pending: Vec<Time>,
     pending_total: Time,
-    next_seq: Vec<u64>,
     txq_len: usize,
     fw_len: usize,
 }
@@ -144,7 +143,6 @@ impl Mac80211 {
             fw_active: VecDeque::new(),
             pending: vec![0; peers],
             pending_total: 0,
-            next_seq: vec![0; peers],
             txq_len: 0,
             fw_len: 0,
         }
@@ -190,16 +188,17 @@ impl Mac80211 {
 
     /// The driver pulls from the TXQs into the firmware while AQL lets it: the scheduler picks
     /// the next station in credit among those AQL allows and takes its packets (through
-    /// CoDel) until AQL stops it. `airtime(peer, bytes)` is the estimate charged per packet.
-    pub fn fill(&mut self, now: Time, out: &mut Verdicts, airtime: impl Fn(u16, u32) -> Time) {
+    /// CoDel) until AQL stops it, each frame taking its station's next sequence number from
+    /// `next_seq`. `airtime(peer, bytes)` is the estimate charged per packet.
+    pub fn fill(&mut self, now: Time, next_seq: &mut [u64], out: &mut Verdicts, airtime: impl Fn(u16, u32) -> Time) {
         while let Some(peer) = self.next_txq() {
             let before = self.txqs[peer as usize].len();
             while self.aql_allows(peer) {
                 let txq = &mut self.txqs[peer as usize];
                 let Some(pkt) = txq.dequeue(now, out) else { break };
                 let est = airtime(peer, pkt.size);
-                let seq = self.next_seq[peer as usize];
-                self.next_seq[peer as usize] += 1;
+                let seq = next_seq[peer as usize];
+                next_seq[peer as usize] += 1;
                 self.pending[peer as usize] += est;
                 self.pending_total += est;
                 let fw = &mut self.firmware[peer as usize];
@@ -320,12 +319,13 @@ mod tests {
         // which brings the interface to its 24 ms threshold, so the third gets 5 ms.
         let mut m = Mac80211::new(Mac80211Params::LINUX, 3, 0);
         let mut out = Verdicts::default();
+        let mut seq = [0u64; 3];
         for peer in 0..3 {
             for conn in 0..100 {
                 m.push(peer, pkt(conn), 0, &mut out);
             }
         }
-        m.fill(0, &mut out, |_, _| MS);
+        m.fill(0, &mut seq, &mut out, |_, _| MS);
         let pending: Vec<Time> = (0..3).map(|p| m.pending_airtime(p) / MS).collect();
         assert_eq!(pending, [12, 12, 5]);
         assert_eq!(m.len(), 300);
@@ -334,7 +334,7 @@ mod tests {
         assert_eq!(done.len(), 5);
         m.complete(2, 5 * MS, done.iter().map(|f| f.aql).sum());
         assert_eq!(m.pending_airtime(2), 0);
-        m.fill(MS, &mut out, |_, _| MS);
+        m.fill(MS, &mut seq, &mut out, |_, _| MS);
         assert_eq!(m.pending_airtime(2), 5 * MS);
         assert!(out.dropped.is_empty());
     }
@@ -346,13 +346,14 @@ mod tests {
         // dequeue after 120 ms.
         let mut m = Mac80211::new(Mac80211Params::LINUX, 1, 0);
         let mut out = Verdicts::default();
+        let mut seq = [0u64; 3];
         for _ in 0..400 {
             m.push(0, pkt(7), 0, &mut out);
         }
         let mut first_drop = None;
         for t in 0..200 {
             let now = t * MS;
-            m.fill(now, &mut out, |_, _| MS);
+            m.fill(now, &mut seq, &mut out, |_, _| MS);
             if first_drop.is_none() && !out.dropped.is_empty() {
                 first_drop = Some(now);
             }
@@ -367,11 +368,12 @@ mod tests {
     fn the_firmware_serves_stations_in_turn_and_only_retries_jump_the_queue() {
         let mut m = Mac80211::new(Mac80211Params::LINUX, 2, 0);
         let mut out = Verdicts::default();
+        let mut seq = [0u64; 3];
         for conn in 0..4 {
             m.push(0, pkt(conn), 0, &mut out);
             m.push(1, pkt(conn), 0, &mut out);
         }
-        m.fill(0, &mut out, |_, _| 100 * US);
+        m.fill(0, &mut seq, &mut out, |_, _| 100 * US);
         let mut order = Vec::new();
         for _ in 0..4 {
             let peer = m.next_peer().unwrap();
@@ -395,12 +397,13 @@ mod tests {
         let params = Mac80211Params { aql_low: MS, aql_high: MS, ..Mac80211Params::LINUX };
         let mut m = Mac80211::new(params, 2, 0);
         let mut out = Verdicts::default();
+        let mut seq = [0u64; 3];
         for conn in 0..10 {
             m.push(0, pkt(conn), 0, &mut out);
             m.push(1, pkt(conn), 0, &mut out);
         }
         m.complete(0, MS, 0);
-        m.fill(0, &mut out, |_, _| MS);
+        m.fill(0, &mut seq, &mut out, |_, _| MS);
         assert_eq!((m.pending_airtime(0), m.pending_airtime(1)), (MS, MS));
         // Station 1 was filled first: it went to the firmware's round robin first.
         assert_eq!(m.next_peer(), Some(1));

@@ -45,7 +45,8 @@ pub struct DeviceQueues {
     size: usize,
     len: usize,
     kind: Kind,
-    /// The next sequence number per destination (assigned when a frame is queued here).
+    /// The next sequence number per destination, given as a frame is queued here (for
+    /// mac80211, as it enters the firmware).
     next_seq: Vec<u64>,
 }
 
@@ -134,7 +135,7 @@ impl DeviceQueues {
     /// layers); `airtime(peer, bytes)` is AQL's estimate for a packet.
     pub fn fill(&mut self, now: Time, out: &mut Verdicts, airtime: impl Fn(u16, u32) -> Time) {
         if let Kind::Mac80211(m) = &mut self.kind {
-            m.fill(now, out, airtime);
+            m.fill(now, &mut self.next_seq, out, airtime);
         }
     }
 
