@@ -224,10 +224,11 @@ def test_a_dumbbell_on_the_kernel_matches_the_schema_and_the_capacity() -> None:
 @needs_testbed
 def test_a_shallow_buffer_at_100_mbits_keeps_the_link_busy(tmp_path: Path) -> None:
     # One CUBIC flow, 20 ms, 100 Mbit/s, a quarter-BDP pfifo (42 packets): after a loss CUBIC
-    # keeps 0.7 of a window of 1.25 BDP, so the link stays nearly full (airlab: 95 Mbit/s; the
-    # kernel 72-90 over runs). A wire that spun for 100 ms at a time stopped the receiving
-    # process holding its socket lock, the kernel acknowledged 20 ms of data in one stretch
-    # ACK, and the sender's burst overflowed the queue: 30-49 Mbit/s.
+    # keeps 0.7 of a window of 1.25 BDP, so the link stays nearly full (airlab: 94.9 Mbit/s;
+    # the kernel 94.0-94.9 over runs). Whatever keeps the receiving process from reading
+    # shows as stretch ACKs and sender bursts that overflow this queue: a wire that spun for
+    # 100 ms at a time (30-49 Mbit/s), a sampler that took the receiver's CPU for a few ms
+    # every interval (78-93).
     from airlab import testbed
     from airlab.testbed.grid import Cell
 
@@ -237,7 +238,7 @@ def test_a_shallow_buffer_at_100_mbits_keeps_the_link_busy(tmp_path: Path) -> No
     real = testbed.run(path, set={"duration": "8s", "metrics.warmup": "3s"})
     assert real.summary["linux"]["wire_cpu"] == kernel.cpu_split()[0]
     goodput = real.summary["flows"][0]["goodput_mbps"]
-    assert goodput >= 60, goodput
+    assert goodput >= 91, goodput
 
 
 @needs_testbed
