@@ -18,7 +18,7 @@ fn host_queue(s: &Value) -> &Value {
 }
 
 /// With TSQ the limit is max(2 truesizes, pacing_rate / 2^10): at 10 Mbit/s the pacing rate
-/// (1.2 x the delivery rate, 1.5 MB/s) allows 1.5 kB per ms, less than two 3.3 kB truesizes,
+/// (1.2 x the delivery rate, 1.5 MB/s) allows 1.5 kB per ms, less than two 2.3 kB truesizes,
 /// so the socket stops once more than two of its packets are in the host: at most three are
 /// queued there. Without TSQ the same flow fills the 1000-packet pfifo (bufferbloat).
 #[test]

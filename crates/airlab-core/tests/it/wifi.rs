@@ -107,9 +107,10 @@ fn aggregation_multiplies_one_hop_tcp_throughput_at_high_rates() {
              RTT {rtt_on:.0} ms, {mpdus:.1} MPDUs per PPDU"
         );
         assert!(on > 2.5 * off, "{on} vs {off}");
-        // TCP Small Queues keeps about 8 ms of the station's pacing rate (1.2 x its goodput)
-        // in its queues either way, so neither RTT shows the 1000-packet pfifo.
-        assert!(rtt_on < 20.0 && rtt_off < 20.0, "RTT {rtt_on} ms with A-MPDU, {rtt_off} ms without");
+        // TCP Small Queues keeps about 8 ms of the station's pacing rate (1.2 x its goodput) of
+        // truesize in its queues, 6 ms of payload, either way, so neither RTT shows the
+        // 1000-packet pfifo (over 100 ms at these rates).
+        assert!(rtt_on < 25.0 && rtt_off < 25.0, "RTT {rtt_on} ms with A-MPDU, {rtt_off} ms without");
         assert!(mpdus > 20.0, "aggregates near the 32-MPDU limit: {mpdus}");
     }
 }

@@ -41,10 +41,16 @@ pub const PACING_SHIFT_WIRED: u8 = 10;
 /// mac80211's `tx_sk_pacing_shift` (7, about 8 ms): aggregation needs more per station.
 pub const PACING_SHIFT_WIFI: u8 = 7;
 /// What an skb costs its socket beyond the IP packet (its truesize less the packet), as the
-/// testbed's kernel (Linux 6.18, GSO off) shows it: with `tcp_wmem[2]` = 4 MiB it holds at most
-/// 1245-1275 full segments in flight (grid cells reno/single/rtt80/buf16/10M and
-/// cubic/single/rtt80/buf1/100M, docs/validation.md), about 3.3 kB of truesize each.
-const SKB_OVERHEAD: u64 = 1800;
+/// testbed's kernel (Linux 6.18, GSO off) reports it: `ss -m` gives 2280 B of `wmem_queued`
+/// per full segment in flight (BBRv1, 80 ms, 100 Mbit/s, docs/validation.md), 1448 B of
+/// payload in page fragments plus 832 B of skb.
+const SKB_OVERHEAD: u64 = 780;
+
+/// The application writes while its socket is writable, which Linux reports while the free
+/// send buffer is at least half of what is queued (`sk_stream_is_writeable`): the queue settles
+/// at two thirds of `sk_sndbuf` (the testbed kernel's: 0.675 of 4 MiB with 64 KB writes).
+const WRITABLE_NUM: u64 = 2;
+const WRITABLE_DEN: u64 = 3;
 
 fn truesize(ip_size: u32) -> u64 {
     u64::from(ip_size) + SKB_OVERHEAD
@@ -685,10 +691,16 @@ impl TcpSender {
     }
 
     /// The send buffer is full: Linux's autotuned `sk_sndbuf` (twice cwnd's worth of skbs,
-    /// never the limit below `tcp_wmem[2]`) holds the data outstanding at its truesize.
+    /// never the limit below `tcp_wmem[2]`) holds the data outstanding at its truesize, and the
+    /// application stops writing at two thirds of it. A SACKed segment costs only its payload:
+    /// Linux moves the pages of a newly SACKed skb into the SACKed skb before it and frees the
+    /// empty one (`tcp_shift_skb_data`, counted as `TCPSackMerged`), so during a recovery the
+    /// application writes, and the sender sends, new data beside the holes.
     fn send_buffer_full(&self) -> bool {
-        let per_segment = truesize(self.opts.mss + TCP_HEADER);
-        u64::from(self.sb.packets_out() + 1) * per_segment > self.opts.wmem[2]
+        let unsacked = u64::from(self.sb.packets_out() - self.sb.sacked_out + 1);
+        let queued =
+            unsacked * truesize(self.opts.mss + TCP_HEADER) + u64::from(self.sb.sacked_out) * u64::from(self.opts.mss);
+        queued * WRITABLE_DEN > self.opts.wmem[2] * WRITABLE_NUM
     }
 
     /// Linux `tcp_snd_wnd_test`: the next new segment must fit wholly in the peer's window.
