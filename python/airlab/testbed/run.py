@@ -29,6 +29,11 @@ from airlab.testbed.plan import Plan, make_plan, required_ccs, required_qdiscs
 
 #: inet_diag's extension bit for struct tcp_info (1 << (INET_DIAG_INFO - 1)).
 _TCP_INFO = 1 << 1
+#: The extension bit that asks the congestion control for its state (INET_DIAG_VEGASINFO's,
+#: which `ss` uses too): BBR answers with INET_DIAG_BBRINFO.
+_CC_INFO = 1 << 2
+#: BBR's state in the simulator's `cc.` columns, from INET_DIAG_BBRINFO.
+_BBR_COLUMNS = ["cc.bbr_bw_mbps", "cc.bbr_min_rtt_ms", "cc.bbr_pacing_gain", "cc.bbr_cwnd_gain"]
 #: Seconds a sink has to start listening.
 _READY_TIMEOUT = 10.0
 
@@ -77,12 +82,16 @@ class _Sampler:
 
     def sample(self, t_ns: int) -> None:
         for node, ds in self.diag.items():
-            for msg in ds.get_sock_stats(family=socket.AF_INET, extensions=_TCP_INFO):
+            for msg in ds.get_sock_stats(family=socket.AF_INET, extensions=_TCP_INFO | _CC_INFO):
                 flow = self.by_port.get(msg["idiag_dport"])
                 info = msg.get_attr("INET_DIAG_INFO")
                 if flow is None or flow.src != node or info is None:
                     continue
-                self.flows.append({"t": t_ns, "flow": flow.name, **dict(info)})
+                row = {"t": t_ns, "flow": flow.name, **dict(info)}
+                bbr = msg.get_attr("INET_DIAG_BBRINFO")
+                if bbr is not None:
+                    row["bbr"] = dict(bbr)
+                self.flows.append(row)
         for d in self.plan.directions:
             stats = kernel.qdisc_stats(self.netlink[d.src], d.device)
             self.queues.append({"t": t_ns, "queue": d.name, **stats})
@@ -329,13 +338,26 @@ def _tcp_columns(info: dict[str, Any]) -> dict[str, float]:
         "pacing_rate_mbps": info["tcpi_pacing_rate"] * 8 / 1e6,
         "delivery_rate_mbps": info["tcpi_delivery_rate"] * 8 / 1e6,
         "retransmits": info["tcpi_total_retrans"],
+        **_bbr_columns(info.get("bbr")),
     }
+
+
+def _bbr_columns(bbr: dict[str, int] | None) -> dict[str, float]:
+    """Linux BBR's state (`tcp_bbr_info`: bandwidth in payload bytes/s, min_rtt in µs, gains
+    in 1/256) in the simulator's BBR columns."""
+    if not bbr:
+        return {}
+    bw = (bbr["bbr_bw_hi"] << 32 | bbr["bbr_bw_lo"]) * 8 / 1e6
+    return dict(zip(_BBR_COLUMNS, (bw, bbr["bbr_min_rtt"] / 1e3, bbr["bbr_pacing_gain"] / 256,
+                                   bbr["bbr_cwnd_gain"] / 256), strict=True))  # fmt: skip
 
 
 def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
     """The flow table and the flows' summaries. Goodput is what the receiver read in each
     interval, as in the simulator; the rest comes from the sender's tcp_info."""
     columns = TABLES["flows"][0]
+    if any("bbr" in row for row in samples):
+        columns = [*columns, *_BBR_COLUMNS]
     rows: dict[str, list] = {c: [] for c in columns}
     fcts: dict[str, list] = {c: [] for c in TABLES["fcts"][0]}
     summaries = []
