@@ -4,10 +4,12 @@ use crate::builders::*;
 use crate::common::*;
 
 /// a -- r -- b, each link with `delay` one way; the bottleneck is r -> b. `flow` runs from a to b.
+/// Without host jitter, so that delays are the closed forms' exactly.
 fn chain(rate_ab: &str, rate_rb: &str, delay: &str, duration: &str, flow: Flow) -> String {
     let bottleneck = Link::new("r", "b", rate_rb, delay).name("bottleneck").qdisc(pfifo(100));
     let links = [Link::new("a", "r", rate_ab, delay), bottleneck];
-    Scenario::new("chain", duration).hosts(&["a", "b"]).routers(&["r"]).links(links).flow(flow).to_string()
+    let scenario = Scenario::new("chain", duration).host_jitter("0s").hosts(&["a", "b"]).routers(&["r"]);
+    scenario.links(links).flow(flow).to_string()
 }
 
 #[test]

@@ -106,6 +106,12 @@ impl Scenario {
             .links(receivers.iter().map(|r| access("r2", r)))
     }
 
+    /// Per-packet host receive jitter; closed-form checks turn it off with "0s".
+    pub fn host_jitter(mut self, jitter: &str) -> Self {
+        self.head.set("host_jitter", quoted(jitter));
+        self
+    }
+
     pub fn warmup(mut self, warmup: &str) -> Self {
         self.metrics.set("warmup", quoted(warmup));
         self
