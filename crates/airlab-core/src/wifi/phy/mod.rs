@@ -18,13 +18,14 @@
 //! - HE: every HE-LTF lasts 8 µs (2x LTF + 1.6 µs GI) whatever the data GI; the standard pairs
 //!   the 3.2 µs GI with the 4x LTF (16 µs each). The packet extension (0-16 µs after the data)
 //!   is ignored, and so is LDPC's own symbol count: N_SYM uses the BCC formula with one encoder.
-//! - STBC, Greenfield HT, HE ER SU and HE-SIG-B are not modelled; see [`TxVector::ru_tones`] for
-//!   what an OFDMA PPDU's preamble is taken to be.
+//! - STBC, Greenfield HT and HE ER SU are not modelled; HE MU PPDUs (with their HE-SIG-B) are
+//!   in [`mu`].
 //!
 //! The 6 µs signal extension of OFDM PPDUs in the 2.4 GHz band is not part of
 //! [`TxVector::ppdu_duration`]: it belongs to the band, so [`MacTiming::airtime`] adds it.
 
 mod frames;
+pub mod mu;
 mod tables;
 mod timing;
 
@@ -96,9 +97,9 @@ pub struct TxVector {
     pub width_mhz: u16,
     pub gi_ns: u16,
     /// HE only: the resource unit (26, 52, 106, 242, 484, 996 or [`RU_2X996`] tones) of an
-    /// OFDMA PPDU; `None` is an HE SU PPDU over the whole channel. An RU is given the HE TB
-    /// (uplink OFDMA) preamble, whose 8 µs HE-STF makes it 4 µs longer than HE SU; a DL HE MU
-    /// PPDU with a one-symbol HE-SIG-B has the same length, longer SIG-Bs are not modelled.
+    /// OFDMA PPDU; `None` is an HE SU PPDU over the whole channel. On its own an RU vector is
+    /// an HE TB (uplink OFDMA) PPDU, whose 8 µs HE-STF makes it 4 µs longer than HE SU; a
+    /// downlink HE MU PPDU, with its HE-SIG-B, is timed by [`mu::he_mu_ppdu_duration`].
     pub ru_tones: Option<u16>,
 }
 

@@ -208,9 +208,9 @@ fn he_su_durations_match_ns3() {
 
 #[test]
 fn he_ru_ppdu_has_the_tb_preamble() {
-    // ns-3's HE MU anchor, two 242-tone RUs of a 40 MHz PPDU at MCS 0, is 1493.6 µs with a
-    // two-symbol HE-SIG-B (8 µs). The HE TB layout used for RUs has no SIG-B but an HE-STF 4 µs
-    // longer than HE SU: 20 + 4 + 8 + 8 + 8 = 48 µs, then ⌈12 310 / 117⌉ = 106 symbols.
+    // An HE TB PPDU has no SIG-B but an HE-STF 4 µs longer than HE SU: 20 + 4 + 8 + 8 + 8 =
+    // 48 µs, then ⌈12 310 / 117⌉ = 106 symbols; ns-3's HE MU anchor for the same data is
+    // 8 µs of SIG-B longer (`he_mu_ppdu_matches_ns3`).
     let tx = TxVector::he(0, 1, 40, 800).with_ru(242);
     assert_eq!(tx.validate(), Ok(()));
     assert_eq!(tx.preamble_duration(), 48 * US);
@@ -390,4 +390,97 @@ fn tail_bits_count_once_per_encoder() {
     assert_eq!(TxVector::ht(15, 40, true).bcc_encoders(), 1); // 300 Mbit/s
     assert_eq!(TxVector::ht(21, 40, false).bcc_encoders(), 2); // 324 Mbit/s
     assert_eq!(TxVector::he(11, 8, 160, 800).bcc_encoders(), 1); // LDPC
+}
+
+#[test]
+fn equal_ru_allocations_match_ns3() {
+    use mu::RuAllocation;
+    // `HeRu::GetEqualSizedRusForStations`: the largest number of equal RUs not above n.
+    // (width, [(stations, RU tones, RUs)]).
+    type Rows = &'static [(usize, u16, usize)];
+    let cases: [(u16, Rows); 3] = [
+        (20, &[(1, 242, 1), (2, 106, 2), (3, 106, 2), (4, 52, 4), (8, 52, 4), (9, 26, 9), (30, 26, 9)]),
+        (40, &[(1, 484, 1), (3, 242, 2), (4, 106, 4), (7, 106, 4), (8, 52, 8), (17, 52, 8), (18, 26, 18)]),
+        (80, &[(1, 996, 1), (2, 484, 2), (4, 242, 4), (8, 106, 8), (16, 52, 16), (36, 52, 16), (37, 26, 37)]),
+    ];
+    for (width, rows) in cases {
+        for &(stations, tones, count) in rows {
+            assert_eq!(RuAllocation::equal(width, stations), RuAllocation { width_mhz: width, tones, count });
+        }
+    }
+    assert_eq!(RuAllocation::equal(160, 4), RuAllocation { width_mhz: 160, tones: 484, count: 4 });
+    assert_eq!(RuAllocation::equal(160, 1).tones, RU_2X996);
+}
+
+#[test]
+fn sig_b_matches_ns3() {
+    // ns-3 `MuSigDurationTest`: (width, users per content channel, SIG-B MCS) -> duration.
+    let cases = [
+        (20, (2, 0), 5, 4 * US),
+        (40, (2, 4), 4, 4 * US),
+        (40, (2, 5), 3, 8 * US),
+        (80, (3, 6), 1, 16 * US),
+        (80, (18, 18), 5, 12 * US),
+    ];
+    for (width, users, mcs, want) in cases {
+        assert_eq!(mu::sig_b_duration(width, users, mcs), want, "{width} MHz {users:?} MCS {mcs}");
+    }
+    // Equal allocations: content channels and durations worked by hand from the field sizes
+    // (80 MHz 37x26: 19 + 18 users, 27 + 9 x 52 + 31 = 526 bits, 21 symbols at MCS 0).
+    use mu::RuAllocation;
+    let alloc = |width, n| RuAllocation::equal(width, n);
+    assert_eq!(alloc(40, 18).content_channel_users(), (9, 9));
+    assert_eq!(alloc(80, 37).content_channel_users(), (19, 18));
+    assert_eq!(alloc(80, 4).content_channel_users(), (2, 2));
+    assert_eq!(alloc(80, 2).content_channel_users(), (1, 1));
+    for (a, mcs, want) in [
+        (alloc(20, 4), 0, 20),
+        (alloc(20, 4), 5, 4),
+        (alloc(20, 9), 0, 40),
+        (alloc(80, 37), 0, 84),
+        (alloc(80, 37), 5, 12),
+        (alloc(80, 16), 2, 16),
+        (alloc(80, 4), 0, 16),
+    ] {
+        assert_eq!(a.sig_b_duration(mcs), want * US, "{a:?} MCS {mcs}");
+    }
+}
+
+#[test]
+fn he_mu_ppdu_matches_ns3() {
+    use mu::{he_mu_ppdu_duration, RuAllocation};
+    // ns-3 `CheckMuTxDuration`: 40 MHz, two 242-tone RUs, 1536 B each at HE-MCS 0, GI 0.8 µs:
+    // the HE SU time of one user plus a two-symbol SIG-B.
+    let alloc = RuAllocation::equal(40, 2);
+    let user = TxVector::he(0, 1, 40, 800).with_ru(242);
+    assert_eq!(he_mu_ppdu_duration(&alloc, &[(user, 1536), (user, 1536)]), 1_493_600 * NS);
+    // A DL MU cycle worked by hand: 20 MHz, four 52-tone RUs at HE-MCS 7, GI 0.8, seven
+    // 1538-byte MPDUs per station (A-MPDU 10 806 B, 361 symbols of 13.6 µs); SIG-B at MCS 5 is
+    // one symbol: 48 + 4909.6 µs. The station with fewer bytes is padded to the longest.
+    let alloc = RuAllocation::equal(20, 4);
+    let user = TxVector::he(7, 1, 20, 800).with_ru(52);
+    let psdu = ampdu_bytes([mpdu_bytes(1500); 7]);
+    assert_eq!(psdu, 10_806);
+    let users = [(user, psdu), (user, psdu), (user, psdu), (user, 1542)];
+    assert_eq!(he_mu_ppdu_duration(&alloc, &users), 4_957_600 * NS);
+    // SIG-B goes at the lowest user's MCS: with one station at MCS 0 it takes 5 symbols.
+    let slow = TxVector::he(0, 1, 20, 800).with_ru(52);
+    assert_eq!(mu::sig_b_mcs(&[user, slow]), 0);
+}
+
+#[test]
+fn mu_control_frames() {
+    use mu::frames::*;
+    let (six, twenty_four) = (TxVector::non_ht(6), TxVector::non_ht(24));
+    // Sizes (28 + 6N, 28 + 5N, 28 + 9N, 22 + 36N with 256-bit bitmaps) and airtimes at the
+    // basic rates, 20 + 4 x ceil((22 + 8 L) / N_DBPS) µs.
+    assert_eq!([basic_trigger_bytes(4), bsrp_trigger_bytes(4), mu_bar_bytes(4)], [52, 48, 64]);
+    assert_eq!(multi_sta_block_ack_bytes(4, 256), 166);
+    assert_eq!(multi_sta_block_ack_bytes(4, 64), 70);
+    assert_eq!(six.ppdu_duration(basic_trigger_bytes(4)), 96 * US);
+    assert_eq!(six.ppdu_duration(bsrp_trigger_bytes(4)), 88 * US);
+    assert_eq!(six.ppdu_duration(mu_bar_bytes(4)), 112 * US);
+    assert_eq!(six.ppdu_duration(mu_bar_bytes(9)), 172 * US);
+    assert_eq!(twenty_four.ppdu_duration(multi_sta_block_ack_bytes(4, 256)), 80 * US);
+    assert_eq!(six.ppdu_duration(multi_sta_block_ack_bytes(1, 256)), 104 * US);
 }
