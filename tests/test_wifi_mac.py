@@ -126,3 +126,27 @@ def test_mac80211_layer_bounds_latency_under_load_through_the_python_api() -> No
     assert ping_p50(fifo) > 10 * ping_p50(mac)
     assert ap(mac)["kind"] == "noqueue" and ap(mac)["drops"] == 0
     assert ap(fifo)["device_drops"] == 0
+
+
+def test_downlink_ofdma_through_the_python_api() -> None:
+    """The built-in DL OFDMA cell: with ``ofdma = "dl"`` the AP serves its eight stations (40
+    MHz) in HE MU PPDUs, on 52-tone RUs when all eight have frames and on 106- or 242-tone RUs
+    when fewer do (a mean near 86 tones); ``cell.ofdma = "off"`` serves them one at a time over
+    the whole channel, which for long TCP downloads carries more (fewer data subcarriers and
+    an MU-BAR per PPDU under OFDMA)."""
+    path = "wifi/ax-dl-ofdma"
+    short = {"duration": "8s", "metrics.warmup": "3s"}
+    mu = airlab.run(path, seed=1, set=short).summary
+    su = airlab.run(path, seed=1, set={**short, "cell.ofdma": "off"}).summary
+
+    def ap_links(s: dict) -> list[dict]:
+        return [link for link in s["wifi"][0]["links"] if link["from"] == "ap"]
+
+    def total(s: dict) -> float:
+        return sum(f["goodput_mbps"] for f in s["flows"])
+
+    for link in ap_links(mu):
+        assert link["mu_ppdus"] >= 0.99 * link["ppdus"] > 0
+        assert 52.0 < link["mu_ru_tones"] < 242.0
+    assert all(link["mu_ppdus"] == 0 for link in ap_links(su))
+    assert 0.6 < total(mu) / total(su) < 0.85

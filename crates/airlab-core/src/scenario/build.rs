@@ -139,11 +139,13 @@ fn wifi_net(w: &ResolvedWifi, ids: &HashMap<&str, NodeId>, seed: u64) -> WifiNet
         }
     };
     let timing = MacTiming::ofdm_5ghz();
+    let ofdma = w.ofdma.map(|o| (index[w.ap.as_deref().expect("OFDMA is checked to have an AP")], o));
     WifiNet::new(
         w.name.clone(),
         timing,
         w.edca,
         w.rts,
+        ofdma,
         devs,
         hears,
         Rng::stream(seed, &format!("mpdu-errors:{}", w.name)),

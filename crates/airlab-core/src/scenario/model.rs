@@ -2,7 +2,7 @@
 //! Quantities with units are parsed by the newtypes in [`super::units`].
 
 use super::units::{Bytes, Duration, Rate};
-use super::wifi::{DeviceSpec, Standard};
+use super::wifi::{DeviceSpec, OfdmaMode, Standard};
 use crate::tcp::{self, rto, TcpConfig};
 use serde::{Deserialize, Serialize};
 
@@ -392,6 +392,13 @@ pub struct Wifi {
     /// RTS/CTS before every data frame.
     #[serde(default)]
     pub rts: bool,
+    /// "off" (default) or, in an 802.11ax BSS, "dl": the AP sends to several stations in one
+    /// HE MU PPDU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ofdma: Option<OfdmaMode>,
+    /// The most stations in one DL MU PPDU (ns-3's `NStations`, 4 by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ofdma_stations: Option<u32>,
     #[serde(default)]
     pub edca: WifiEdca,
     #[serde(default)]

@@ -16,6 +16,7 @@ use crate::qdisc;
 use crate::sim::{Time, US};
 use crate::wifi::mac80211::Mac80211Params;
 use crate::wifi::net::{Aggregation, Edca};
+use crate::wifi::ofdma::Ofdma;
 use crate::wifi::queues::DeviceLayer;
 use std::collections::BTreeMap;
 
@@ -755,6 +756,7 @@ fn resolve_network(
     let net_qdisc = check_table(standard, key, &w.phy_keys(), &w.aggregation, w.qdisc.as_ref(), w.device.as_ref())?;
     let edca =
         resolve_edca(&w.edca).map_err(|(field, message)| KeyError::new(format!("{key}.edca.{field}"), message))?;
+    let ofdma = resolve_ofdma(key, w)?;
     let mut tables: BTreeMap<&str, (String, &WifiNode)> = BTreeMap::new();
     let mut qdiscs: BTreeMap<&str, qdisc::Config> = BTreeMap::new();
     for (j, table) in w.node.iter().enumerate() {
@@ -848,7 +850,48 @@ fn resolve_network(
         })
         .collect();
 
-    Ok(ResolvedWifi { name, standard, ap: w.ap.clone(), nodes, links, hears: w.hears.clone(), edca, rts: w.rts })
+    if ofdma.is_some() {
+        // One RU plan splits one channel: every link of the BSS has the same width.
+        let ap_links: Vec<&ResolvedWifiLink> = links.iter().filter(|l| Some(&l.from) == w.ap.as_ref()).collect();
+        if let Some(odd) = ap_links.iter().find(|l| l.phy.width_mhz != ap_links[0].phy.width_mhz) {
+            return Err(KeyError::new(
+                format!("{key}.ofdma"),
+                format!(
+                    "with OFDMA every station uses the BSS's channel width, but {} -> {} is {} MHz and {} -> {} is {} MHz",
+                    ap_links[0].from, ap_links[0].to, ap_links[0].phy.width_mhz, odd.from, odd.to, odd.phy.width_mhz
+                ),
+            ));
+        }
+    }
+    let hears = w.hears.clone();
+    Ok(ResolvedWifi { name, standard, ap: w.ap.clone(), nodes, links, hears, edca, rts: w.rts, ofdma })
+}
+
+/// `ofdma` and `ofdma_stations`: downlink OFDMA needs an 802.11ax BSS. `ofdma_stations` is
+/// checked whenever given, and refused without any `ofdma` key (it would do nothing); with
+/// `ofdma = "off"` it stays unused, so that a sweep can turn OFDMA off.
+fn resolve_ofdma(key: &str, w: &Wifi) -> Result<Option<Ofdma>, KeyError> {
+    let max_stations = w.ofdma_stations.map_or(Ofdma::DEFAULT_MAX_STATIONS, |n| n as usize);
+    if !(1..=Ofdma::MAX_STATIONS).contains(&max_stations) {
+        let message =
+            format!("must be 1 to {} stations (the RUs of a channel), not {max_stations}", Ofdma::MAX_STATIONS);
+        return Err(KeyError::new(format!("{key}.ofdma_stations"), message));
+    }
+    match w.ofdma {
+        None if w.ofdma_stations.is_some() => {
+            Err(KeyError::new(format!("{key}.ofdma_stations"), "`ofdma_stations` needs `ofdma = \"dl\"`"))
+        }
+        None | Some(OfdmaMode::Off) => Ok(None),
+        Some(OfdmaMode::Dl) if w.standard != Standard::Ax => {
+            let message = format!("OFDMA is 802.11ax's; this network is {}", w.standard.label());
+            Err(KeyError::new(format!("{key}.ofdma"), message))
+        }
+        Some(OfdmaMode::Dl) if w.ap.is_none() => {
+            let message = "downlink OFDMA is sent by an AP: give the network `ap` and `stations`";
+            Err(KeyError::new(format!("{key}.ofdma"), message))
+        }
+        Some(OfdmaMode::Dl) => Ok(Some(Ofdma { max_stations })),
+    }
 }
 
 /// An aggregation key of a member: its own table's, else the network's.

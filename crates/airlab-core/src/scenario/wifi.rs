@@ -5,6 +5,7 @@ use super::units::{Bytes, Duration};
 use crate::sim::Time;
 use crate::wifi::mac80211::Mac80211Params;
 use crate::wifi::net::{Aggregation, Edca};
+use crate::wifi::ofdma::Ofdma;
 use crate::wifi::phy::TxVector;
 use crate::wifi::queues::DeviceLayer;
 use serde::{Deserialize, Serialize};
@@ -22,6 +23,16 @@ pub enum Standard {
     Ac,
     /// 802.11ax: HE.
     Ax,
+}
+
+/// 802.11ax multi-user OFDMA in a BSS (`ofdma = "off" | "dl"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OfdmaMode {
+    /// Single-user transmissions only (the default).
+    Off,
+    /// Downlink: the AP sends to several stations at once in HE MU PPDUs.
+    Dl,
 }
 
 /// The PHY settings of one directed link, as written (checked against the standard).
@@ -171,6 +182,9 @@ pub struct ResolvedWifi {
     pub edca: Edca,
     /// RTS/CTS before every data frame.
     pub rts: bool,
+    /// Downlink OFDMA at the AP.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ofdma: Option<Ofdma>,
 }
 
 /// The PHY settings of a scenario as the MAC uses them.

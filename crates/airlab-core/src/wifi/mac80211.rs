@@ -246,6 +246,11 @@ impl Mac80211 {
         self.fw_active.front().copied()
     }
 
+    /// Up to `max` stations with frames in the firmware, in the order it serves them.
+    pub fn mu_candidates(&self, max: usize) -> Vec<u16> {
+        self.fw_active.iter().take(max).copied().collect()
+    }
+
     /// Up to `max` of `peer`'s frames from the firmware queue while `fits` accepts them; the
     /// firmware then turns to the next station.
     pub fn take(&mut self, peer: u16, max: usize, mut fits: impl FnMut(&[Mpdu], &Mpdu) -> bool) -> Vec<Mpdu> {

@@ -10,11 +10,13 @@
 //!   scheduler and Airtime Queue Limits.
 //! - [`reorder`]: the receiver's Block Ack reordering buffer.
 //! - [`net`]: a network of nodes sharing a channel, and its frame exchanges.
+//! - [`ofdma`]: 802.11ax downlink OFDMA: the AP's multi-user scheduling and RU allocation.
 
 pub mod link;
 pub mod mac80211;
 pub mod medium;
 pub mod net;
+pub mod ofdma;
 pub mod phy;
 pub mod queues;
 pub mod reorder;

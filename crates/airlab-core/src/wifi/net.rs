@@ -3,7 +3,10 @@
 //!
 //! An exchange is what a node does when its backoff ends: pick the destination to serve, build
 //! an A-MPDU from that destination's queue (or take one frame), optionally protect it with
-//! RTS/CTS, send it, and wait for the ACK or Block Ack a SIFS later. Every frame, including
+//! RTS/CTS, send it, and wait for the ACK or Block Ack a SIFS later. An 802.11ax AP with
+//! downlink OFDMA may instead send to several stations at once in one HE MU PPDU
+//! ([`super::ofdma`]), then an MU-BAR trigger, which the stations answer together with Block
+//! Acks in HE TB PPDUs: one transmission from several nodes. Every frame, including
 //! the responses, is a transmission on the channel: nodes that hear it turn busy, lock onto it
 //! if they were idle, and lose it if another transmission they hear overlaps it. What is
 //! abstracted away is listed in `docs/models/wifi.md`.
@@ -11,6 +14,7 @@
 use super::link::{LinkStats, Peer};
 use super::mac80211;
 use super::medium::Medium;
+use super::ofdma::{self, Ofdma};
 use super::phy::{self, TxVector};
 use super::queues::{DeviceQueues, Mpdu};
 use crate::metrics::FlowStats;
@@ -81,11 +85,23 @@ enum Frame {
     Data,
     Ack,
     BlockAck,
+    /// An HE MU PPDU: data for several stations.
+    MuData,
+    /// The trigger asking the stations of an HE MU PPDU for their Block Acks.
+    MuBar,
+    /// The stations' Block Acks in HE TB PPDUs, sent together.
+    TbBlockAck,
 }
+
+/// The receiver of a frame addressed to several stations.
+const GROUP: u32 = u32::MAX;
 
 /// A transmission on the air.
 struct Tx {
+    /// The sender; for HE TB Block Acks the first of the responders its receiver's exchange
+    /// lists, which all send at once.
     src: u32,
+    /// The receiver, or [`GROUP`].
     dst: u32,
     frame: Frame,
     /// End of the medium reservation its duration field announces (NAV for overhearers).
@@ -100,13 +116,33 @@ enum Stage {
     AwaitResponse,
 }
 
-/// The frame exchange a node is in the middle of.
-struct Exchange {
+/// The frames of an exchange for one destination.
+struct Part {
     peer: u16,
     mpdus: Vec<Mpdu>,
     /// Per MPDU: received intact by the peer.
     received: Vec<bool>,
+    /// The peer's ACK or Block Ack arrived.
+    acked: bool,
+}
+
+impl Part {
+    fn new(peer: u16, mpdus: Vec<Mpdu>) -> Self {
+        let received = vec![false; mpdus.len()];
+        Part { peer, mpdus, received, acked: false }
+    }
+}
+
+/// The frame exchange a node is in the middle of: one part, or one per station of an HE MU
+/// PPDU.
+struct Exchange {
+    parts: Vec<Part>,
     data_dur: Time,
+    /// The MU-BAR trigger's duration and each station's RU tones, for an HE MU PPDU.
+    mu_bar: Option<Time>,
+    ru_tones: u16,
+    /// The stations answering the MU-BAR, which send their HE TB Block Acks together.
+    responders: Vec<u32>,
     resp: Frame,
     resp_dur: Time,
     stage: Stage,
@@ -127,9 +163,12 @@ struct Pending {
 
 /// The frames of an exchange about to start and the durations it needs.
 struct Plan {
-    peer: u16,
-    mpdus: Vec<Mpdu>,
+    /// One destination's frames, or one per station of an HE MU PPDU.
+    parts: Vec<Part>,
     data_dur: Time,
+    /// The MU-BAR trigger after an HE MU PPDU, and each station's RU tones.
+    mu_bar: Option<Time>,
+    ru_tones: u16,
     resp: Frame,
     resp_dur: Time,
     /// RTS and CTS durations when the exchange is protected.
@@ -140,7 +179,8 @@ impl Plan {
     /// From the first frame to the end of the response.
     fn airtime(&self, sifs: Time) -> Time {
         let protect = self.protection.map_or(0, |(rts, cts)| rts + sifs + cts + sifs);
-        protect + self.data_dur + sifs + self.resp_dur
+        let trigger = self.mu_bar.map_or(0, |bar| bar + sifs);
+        protect + self.data_dur + sifs + trigger + self.resp_dur
     }
 }
 
@@ -191,6 +231,9 @@ pub struct WifiDev {
     peer_of: Vec<Option<u16>>,
     cw: u32,
     exchange: Option<Exchange>,
+    /// The emptied parts list of the last exchange, kept for the next one (an exchange per
+    /// channel access is the hot path: this saves an allocation each).
+    spare_parts: Vec<Part>,
     response: Option<Pending>,
     /// When the node won the channel for its current TXOP.
     txop_start: Time,
@@ -222,6 +265,7 @@ impl WifiDev {
             peer_of: Vec::new(),
             cw: 0,
             exchange: None,
+            spare_parts: Vec::new(),
             response: None,
             txop_start: 0,
             wake_at: None,
@@ -243,15 +287,15 @@ impl WifiDev {
     /// airtime it has held so far.
     pub fn link_stats(&self, peer: usize, now: Time) -> LinkStats {
         let mut stats = self.peers[peer].stats_at(now);
-        if let Some(ex) = self.exchange.as_ref().filter(|ex| usize::from(ex.peer) == peer) {
-            stats.airtime += now.saturating_sub(ex.started);
+        if let Some(ex) = self.exchange.as_ref().filter(|ex| ex.parts.iter().any(|p| usize::from(p.peer) == peer)) {
+            stats.airtime += now.saturating_sub(ex.started) / ex.parts.len() as Time;
         }
         stats
     }
 
     /// Frames held below the qdisc, including the exchange in progress.
     pub fn device_backlog(&self) -> usize {
-        self.queues.len() + self.exchange.as_ref().map_or(0, |e| e.mpdus.len())
+        self.queues.len() + self.exchange.as_ref().map_or(0, |e| e.parts.iter().map(|p| p.mpdus.len()).sum())
     }
 }
 
@@ -263,6 +307,8 @@ pub struct WifiNet {
     eifs: Time,
     edca: Edca,
     rts: bool,
+    /// The AP's device and its downlink OFDMA settings, when it uses OFDMA.
+    ofdma: Option<(u32, Ofdma)>,
     pub devs: Vec<WifiDev>,
     medium: Vec<Medium>,
     /// Per node: the nodes that hear its transmissions.
@@ -282,15 +328,21 @@ pub struct WifiNet {
     /// by a qdisc), for the world to collect after each call.
     pub released: Vec<Release>,
     up: Vec<Packet>,
+    /// Scratch lists: who hears a transmission, and who received it intact.
+    audience: Vec<u32>,
+    intact: Vec<u32>,
 }
 
 impl WifiNet {
-    /// A network over `devs`, where `hears[i]` lists the devices that hear device `i`.
+    /// A network over `devs`, where `hears[i]` lists the devices that hear device `i`;
+    /// `ofdma` is the AP's device and its downlink OFDMA settings.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         name: String,
         timing: phy::MacTiming,
         edca: Edca,
         rts: bool,
+        ofdma: Option<(u32, Ofdma)>,
         mut devs: Vec<WifiDev>,
         hears: Vec<Vec<u32>>,
         err_rng: Rng,
@@ -314,6 +366,7 @@ impl WifiNet {
             eifs,
             edca,
             rts,
+            ofdma,
             devs,
             medium: (0..n).map(|_| Medium::default()).collect(),
             hears,
@@ -327,6 +380,8 @@ impl WifiNet {
             delivered: Vec::new(),
             released: Vec::new(),
             up: Vec::new(),
+            audience: Vec::new(),
+            intact: Vec::new(),
         }
     }
 
@@ -364,12 +419,12 @@ impl WifiNet {
             WifiEvent::TxEnd { tx } => self.on_tx_end(tx, now, flows),
             WifiEvent::Respond { dev } => {
                 if let Some(r) = self.devs[dev as usize].response.take() {
-                    self.start_tx(dev, r.to, r.frame, r.dur, r.nav_until, r.resp_dur, now);
+                    self.start_tx(dev, r, now);
                 }
             }
             WifiEvent::Timeout { dev, gen } => {
                 if self.devs[dev as usize].exchange.as_ref().is_some_and(|e| e.timeout_gen == gen) {
-                    self.complete(dev, false, now, flows);
+                    self.complete(dev, now, flows);
                 }
             }
             WifiEvent::QdiscWake { dev } => {
@@ -474,10 +529,28 @@ impl WifiNet {
         self.begin_exchange(dev, plan, now, now);
     }
 
-    /// Take the frames of the next destination from the device queues, greedily as paper
-    /// 002's scheduler (what is queued now, up to the aggregation limits), and work out the
-    /// durations of their exchange.
+    /// Take the frames of the next exchange from the device queues: an HE MU PPDU when the
+    /// node is an OFDMA AP with frames for several stations, otherwise the next destination's
+    /// frames, greedily as paper 002's scheduler (what is queued now, up to the aggregation
+    /// limits); and work out the durations of the exchange.
     fn plan_exchange(&mut self, dev: u32) -> Plan {
+        if let Some((ap, settings)) = self.ofdma.filter(|&(ap, _)| ap == dev) {
+            let d = &mut self.devs[ap as usize];
+            if let Some(mu) = ofdma::plan_dl_mu(&mut d.queues, &d.peers, d.aggregation, settings) {
+                let mut parts = std::mem::take(&mut d.spare_parts);
+                parts.extend(mu.users.into_iter().map(|(peer, mpdus)| Part::new(peer, mpdus)));
+                return Plan {
+                    parts,
+                    data_dur: mu.data_dur,
+                    mu_bar: Some(mu.bar_dur),
+                    ru_tones: mu.alloc.tones,
+                    resp: Frame::TbBlockAck,
+                    resp_dur: mu.tb_dur,
+                    // MU-RTS is not modelled: an HE MU PPDU goes unprotected, as ns-3's default.
+                    protection: None,
+                };
+            }
+        }
         let d = &mut self.devs[dev as usize];
         let peer = d.queues.next_peer().expect("a node with frames has a destination to serve");
         let p = &d.peers[peer as usize];
@@ -507,24 +580,32 @@ impl WifiNet {
             (Frame::Ack, phy::ack_duration(&basic))
         };
         let protection = if self.rts { Some((phy::rts_duration(&basic), phy::cts_duration(&basic))) } else { None };
-        Plan { peer, mpdus, data_dur: txv.ppdu_duration(psdu), resp, resp_dur, protection }
+        let data_dur = txv.ppdu_duration(psdu);
+        let mut parts = std::mem::take(&mut d.spare_parts);
+        parts.push(Part::new(peer, mpdus));
+        Plan { parts, data_dur, mu_bar: None, ru_tones: 0, resp, resp_dur, protection }
     }
 
     /// Make `plan` the node's exchange and send its first frame at `at` (now, or a SIFS after
     /// the previous exchange of a TXOP).
     fn begin_exchange(&mut self, dev: u32, mut plan: Plan, at: Time, now: Time) {
         let d = &mut self.devs[dev as usize];
-        for m in plan.mpdus.iter_mut() {
+        let (sifs, data_dur, resp_dur) = (self.sifs, plan.data_dur, plan.resp_dur);
+        let trigger = plan.mu_bar.map_or(0, |bar| bar + sifs);
+        for m in plan.parts.iter_mut().flat_map(|part| part.mpdus.iter_mut()) {
             m.attempts += 1;
         }
-        let to = d.peers[plan.peer as usize].dev;
-        let (sifs, data_dur, resp_dur) = (self.sifs, plan.data_dur, plan.resp_dur);
-        let received = vec![false; plan.mpdus.len()];
+        let parts = plan.parts;
+        let (to, frame) = match plan.mu_bar {
+            Some(_) => (GROUP, Frame::MuData),
+            None => (d.peers[parts[0].peer as usize].dev, Frame::Data),
+        };
         d.exchange = Some(Exchange {
-            peer: plan.peer,
-            mpdus: plan.mpdus,
-            received,
+            parts,
             data_dur,
+            mu_bar: plan.mu_bar,
+            ru_tones: plan.ru_tones,
+            responders: Vec::new(),
             resp: plan.resp,
             resp_dur,
             stage: if plan.protection.is_some() { Stage::AwaitCts } else { Stage::AwaitResponse },
@@ -538,40 +619,68 @@ impl WifiNet {
                 Pending { to, frame: Frame::Rts, dur: rts, nav_until, resp_dur: cts }
             }
             None => {
-                Pending { to, frame: Frame::Data, dur: data_dur, nav_until: at + data_dur + sifs + resp_dur, resp_dur }
+                let nav_until = at + data_dur + sifs + trigger + resp_dur;
+                Pending { to, frame, dur: data_dur, nav_until, resp_dur }
             }
         };
         if at == now {
-            self.start_tx(dev, first.to, first.frame, first.dur, first.nav_until, first.resp_dur, now);
+            self.start_tx(dev, first, now);
         } else {
             self.devs[dev as usize].response = Some(first);
             self.events.push((at, WifiEvent::Respond { dev }));
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn start_tx(&mut self, src: u32, dst: u32, frame: Frame, dur: Time, nav_until: Time, resp_dur: Time, now: Time) {
+    /// The nodes sending a `frame` to `dst` alongside its sender: the other responders of an
+    /// HE TB Block Ack (the first is the sender), none otherwise.
+    fn co_senders(devs: &[WifiDev], frame: Frame, dst: u32) -> &[u32] {
+        match (frame, devs.get(dst as usize).and_then(|d| d.exchange.as_ref())) {
+            (Frame::TbBlockAck, Some(ex)) => &ex.responders[1..],
+            _ => &[],
+        }
+    }
+
+    /// Who hears a transmission of `src` and `also` (the other HE TB responders): `src`'s
+    /// hearers, or the union of theirs less the senders, built in `scratch`.
+    fn audience<'a>(hears: &'a [Vec<u32>], scratch: &'a mut Vec<u32>, src: u32, also: &[u32]) -> &'a [u32] {
+        if also.is_empty() {
+            return &hears[src as usize];
+        }
+        scratch.clear();
+        for &s in std::iter::once(&src).chain(also) {
+            scratch.extend_from_slice(&hears[s as usize]);
+        }
+        scratch.sort_unstable();
+        scratch.dedup();
+        scratch.retain(|y| *y != src && !also.contains(y));
+        scratch
+    }
+
+    fn start_tx(&mut self, src: u32, frame: Pending, now: Time) {
+        let Pending { to: dst, frame, dur, nav_until, resp_dur } = frame;
+        let also = Self::co_senders(&self.devs, frame, dst);
         let id = self.free_txs.pop().unwrap_or_else(|| {
             self.txs.push(None);
             (self.txs.len() - 1) as u32
         });
-        self.txs[id as usize] = Some(Tx { src, dst, frame, nav_until, resp_dur });
         if self.on_air == 0 {
             self.busy_since = now;
         }
         self.on_air += 1;
         let (slot, aifs, eifs) = (self.slot, self.aifs, self.eifs);
-        let m = &mut self.medium[src as usize];
-        // A responder may have been counting down: it stops, as for any busy medium.
-        if m.access_at.is_some_and(|at| at != now) {
-            m.freeze(now, slot, aifs, eifs);
-        } else if m.access_at.is_some() {
-            m.access_at = None;
-            m.access_gen = m.access_gen.wrapping_add(1);
+        for &s in std::iter::once(&src).chain(also) {
+            let m = &mut self.medium[s as usize];
+            // A responder may have been counting down: it stops, as for any busy medium.
+            if m.access_at.is_some_and(|at| at != now) {
+                m.freeze(now, slot, aifs, eifs);
+            } else if m.access_at.is_some() {
+                m.access_at = None;
+                m.access_gen = m.access_gen.wrapping_add(1);
+            }
+            m.transmitting = true;
+            m.rx = None;
         }
-        m.transmitting = true;
-        m.rx = None;
-        for &y in &self.hears[src as usize] {
+        for &y in Self::audience(&self.hears, &mut self.audience, src, also) {
             let my = &mut self.medium[y as usize];
             let was_idle = my.busy == 0 && !my.transmitting;
             my.busy += 1;
@@ -585,6 +694,7 @@ impl WifiNet {
                 *intact = false;
             }
         }
+        self.txs[id as usize] = Some(Tx { src, dst, frame, nav_until, resp_dur });
         self.events.push((now + dur, WifiEvent::TxEnd { tx: id }));
     }
 
@@ -597,14 +707,17 @@ impl WifiNet {
         }
         // Idle periods start now for whoever no longer senses anything, before the frame's
         // consequences (a completed exchange) schedule any countdown from them.
-        let ms = &mut self.medium[tx.src as usize];
-        ms.transmitting = false;
-        if ms.busy == 0 {
-            ms.idle_since = now;
+        // Only HE TB Block Acks have several senders; they are rare enough to copy.
+        let also = Self::co_senders(&self.devs, tx.frame, tx.dst).to_vec();
+        for &s in std::iter::once(&tx.src).chain(&also) {
+            let ms = &mut self.medium[s as usize];
+            ms.transmitting = false;
+            if ms.busy == 0 {
+                ms.idle_since = now;
+            }
         }
-        let mut got = None;
-        for k in 0..self.hears[tx.src as usize].len() {
-            let y = self.hears[tx.src as usize][k];
+        self.intact.clear();
+        for &y in Self::audience(&self.hears, &mut self.audience, tx.src, &also) {
             let my = &mut self.medium[y as usize];
             my.busy -= 1;
             if my.busy == 0 && !my.transmitting {
@@ -616,37 +729,71 @@ impl WifiNet {
             }
             my.rx = None;
             my.eifs = !intact;
-            if y == tx.dst {
-                got = Some(intact);
-            } else if intact {
+            if intact {
+                self.intact.push(y);
+            }
+            // Overhearers honour the duration field; so do the stations a group frame
+            // addresses, which answer it regardless (a trigger needs no idle medium).
+            if intact && y != tx.dst {
                 my.nav_until = my.nav_until.max(tx.nav_until);
             }
         }
-        // A frame its receiver did not get intact collided: with a frame the receiver was
-        // locked onto or that overlapped it, or with the receiver's own transmission.
-        if got != Some(true) && matches!(tx.frame, Frame::Data | Frame::Rts) {
-            let d = &mut self.devs[tx.src as usize];
-            if let Some(peer) = d.exchange.as_ref().map(|ex| ex.peer) {
-                d.peers[peer as usize].stats.collisions += 1;
+        let got = self.intact.contains(&tx.dst);
+        match tx.frame {
+            Frame::Data | Frame::Rts | Frame::MuData => {
+                // A frame its receiver did not get intact collided: with a frame the receiver
+                // was locked onto or that overlapped it, or with the receiver's own transmission.
+                let d = &mut self.devs[tx.src as usize];
+                let ex = d.exchange.as_mut().expect("an initiator is in an exchange");
+                ex.tx_end = now;
+                for part in &ex.parts {
+                    let p = &mut d.peers[part.peer as usize];
+                    if !self.intact.contains(&p.dev) {
+                        p.stats.collisions += 1;
+                    }
+                }
             }
+            Frame::MuBar => self.devs[tx.src as usize].exchange.as_mut().expect("a trigger's exchange").tx_end = now,
+            _ => {}
         }
-        if matches!(tx.frame, Frame::Data | Frame::Rts) {
-            // The initiator waits a SIFS and the response; one nanosecond more lets a response
-            // that ends exactly then be taken first.
-            let d = &mut self.devs[tx.src as usize];
-            let ex = d.exchange.as_mut().expect("an initiator is in an exchange");
-            ex.tx_end = now;
-            ex.timeout_gen = ex.timeout_gen.wrapping_add(1);
-            let gen = ex.timeout_gen;
-            self.events.push((now + self.sifs + tx.resp_dur + 1, WifiEvent::Timeout { dev: tx.src, gen }));
+        match tx.frame {
+            Frame::Data | Frame::Rts | Frame::MuBar => {
+                // The initiator waits a SIFS and the response; one nanosecond more lets a
+                // response that ends exactly then be taken first.
+                let ex = self.devs[tx.src as usize].exchange.as_mut().expect("an initiator is in an exchange");
+                ex.timeout_gen = ex.timeout_gen.wrapping_add(1);
+                let gen = ex.timeout_gen;
+                self.events.push((now + self.sifs + tx.resp_dur + 1, WifiEvent::Timeout { dev: tx.src, gen }));
+            }
+            Frame::MuData => {
+                // The AP asks for the Block Acks a SIFS after its HE MU PPDU.
+                let ex = self.devs[tx.src as usize].exchange.as_ref().expect("an AP's MU exchange");
+                let bar = ex.mu_bar.expect("an HE MU PPDU has its trigger");
+                let (sifs, resp_dur) = (self.sifs, ex.resp_dur);
+                let pending = Pending {
+                    to: GROUP,
+                    frame: Frame::MuBar,
+                    dur: bar,
+                    nav_until: now + sifs + bar + sifs + resp_dur,
+                    resp_dur,
+                };
+                self.respond(tx.src, pending, now);
+            }
+            _ => {}
         }
-        if got == Some(true) {
-            self.receive(&tx, now, flows);
+        match tx.frame {
+            Frame::MuData => self.receive_mu_data(&tx),
+            Frame::MuBar => self.answer_trigger(&tx, now),
+            _ if got => self.receive(&tx, now, flows),
+            _ => {}
         }
         // Whoever now senses an idle medium starts counting again.
-        let src = tx.src;
-        for k in 0..=self.hears[src as usize].len() {
-            let y = if k == 0 { src } else { self.hears[src as usize][k - 1] };
+        for &s in std::iter::once(&tx.src).chain(&also) {
+            self.schedule_access(s, now);
+        }
+        let hearers = Self::audience(&self.hears, &mut self.audience, tx.src, &also).len();
+        for k in 0..hearers {
+            let y = if also.is_empty() { self.hears[tx.src as usize][k] } else { self.audience[k] };
             self.schedule_access(y, now);
         }
     }
@@ -659,11 +806,8 @@ impl WifiNet {
                 let cts = tx.resp_dur;
                 let ex = self.devs[src as usize].exchange.as_ref().expect("RTS belongs to an exchange");
                 let resp_dur = ex.data_dur;
-                self.respond(
-                    dst,
-                    Pending { to: src, frame: Frame::Cts, dur: cts, nav_until: tx.nav_until, resp_dur },
-                    now,
-                );
+                let pending = Pending { to: src, frame: Frame::Cts, dur: cts, nav_until: tx.nav_until, resp_dur };
+                self.respond(dst, pending, now);
             }
             Frame::Cts => {
                 let sifs = self.sifs;
@@ -674,47 +818,90 @@ impl WifiNet {
                 ex.stage = Stage::AwaitResponse;
                 ex.timeout_gen = ex.timeout_gen.wrapping_add(1);
                 let nav_until = now + sifs + ex.data_dur + sifs + ex.resp_dur;
-                let pending =
-                    Pending { to: src, frame: Frame::Data, dur: ex.data_dur, nav_until, resp_dur: ex.resp_dur };
+                let (dur, resp_dur) = (ex.data_dur, ex.resp_dur);
+                let pending = Pending { to: src, frame: Frame::Data, dur, nav_until, resp_dur };
                 self.respond(dst, pending, now);
             }
             Frame::Data => self.receive_data(src, dst, tx, now),
-            Frame::Ack | Frame::BlockAck => {
-                let ex = self.devs[dst as usize].exchange.as_mut().expect("a response answers an exchange");
-                if ex.stage == Stage::AwaitResponse {
-                    ex.timeout_gen = ex.timeout_gen.wrapping_add(1);
-                    self.complete(dst, true, now, flows);
+            Frame::Ack | Frame::BlockAck | Frame::TbBlockAck => {
+                let d = &mut self.devs[dst as usize];
+                let ex = d.exchange.as_mut().expect("a response answers an exchange");
+                if ex.stage != Stage::AwaitResponse {
+                    return;
                 }
+                ex.timeout_gen = ex.timeout_gen.wrapping_add(1);
+                // Every sender of the response acknowledges its part (the one part of SU).
+                for part in ex.parts.iter_mut() {
+                    let station = d.peers[part.peer as usize].dev;
+                    part.acked = station == src || ex.responders.contains(&station);
+                }
+                self.complete(dst, now, flows);
+            }
+            Frame::MuData | Frame::MuBar => {
+                unreachable!("group frames are received by receive_mu_data and answer_trigger")
             }
         }
     }
 
-    /// The MPDUs of a data PPDU are each received or not (per-MPDU error probability); the
-    /// intact ones go up in order and are acknowledged.
-    fn receive_data(&mut self, src: u32, dst: u32, tx: &Tx, now: Time) {
+    /// The MPDUs of part `part` of `src`'s data PPDU are each received or not (per-MPDU error
+    /// probability); the intact ones go up in order. Whether any was received.
+    fn receive_part(&mut self, src: u32, part: usize) -> bool {
+        let s = &self.devs[src as usize];
+        let peer = s.exchange.as_ref().expect("data belongs to an exchange").parts[part].peer;
+        let dst = s.peers[peer as usize].dev;
         let [s, r] = self.devs.get_disjoint_mut([src as usize, dst as usize]).expect("a node does not send to itself");
-        let ex = s.exchange.as_mut().expect("data belongs to an exchange");
-        let per = s.peers[ex.peer as usize].per;
+        let per = s.peers[peer as usize].per;
+        let part = &mut s.exchange.as_mut().expect("data belongs to an exchange").parts[part];
         let back = r.peer_of[src as usize].expect("links are symmetric") as usize;
         let mut any = false;
-        for (i, m) in ex.mpdus.iter().enumerate() {
+        for (i, m) in part.mpdus.iter().enumerate() {
             if self.err_rng.chance(per) {
                 continue;
             }
-            ex.received[i] = true;
+            part.received[i] = true;
             any = true;
             r.peers[back].rx.receive(m.seq, m.pkt, &mut self.up);
         }
         let node = r.node;
         self.delivered.extend(self.up.drain(..).map(|p| (node, p)));
-        if any {
-            let frame = ex.resp;
-            self.respond(
-                dst,
-                Pending { to: src, frame, dur: tx.resp_dur, nav_until: now + self.sifs + tx.resp_dur, resp_dur: 0 },
-                now,
-            );
+        any
+    }
+
+    /// An SU data PPDU reached its receiver: it answers with an ACK or Block Ack if it got
+    /// any MPDU.
+    fn receive_data(&mut self, src: u32, dst: u32, tx: &Tx, now: Time) {
+        if self.receive_part(src, 0) {
+            let frame = self.devs[src as usize].exchange.as_ref().expect("data belongs to an exchange").resp;
+            let nav_until = now + self.sifs + tx.resp_dur;
+            self.respond(dst, Pending { to: src, frame, dur: tx.resp_dur, nav_until, resp_dur: 0 }, now);
         }
+    }
+
+    /// An HE MU PPDU ended: each addressed station that received it intact takes its part.
+    fn receive_mu_data(&mut self, tx: &Tx) {
+        let parts = self.devs[tx.src as usize].exchange.as_ref().expect("an AP's MU exchange").parts.len();
+        for k in 0..parts {
+            let d = &self.devs[tx.src as usize];
+            let station = d.peers[d.exchange.as_ref().expect("checked").parts[k].peer as usize].dev;
+            if self.intact.contains(&station) {
+                self.receive_part(tx.src, k);
+            }
+        }
+    }
+
+    /// An MU-BAR ended: the addressed stations that received it answer a SIFS later, all at
+    /// once, with their Block Acks in HE TB PPDUs (one transmission from several nodes). A
+    /// station that got none of its MPDUs answers too: its Block Ack says so.
+    fn answer_trigger(&mut self, tx: &Tx, now: Time) {
+        let d = &self.devs[tx.src as usize];
+        let ex = d.exchange.as_ref().expect("a trigger belongs to an MU exchange");
+        let responders: Vec<u32> =
+            ex.parts.iter().map(|p| d.peers[p.peer as usize].dev).filter(|dev| self.intact.contains(dev)).collect();
+        let Some(&first) = responders.first() else { return };
+        let dur = ex.resp_dur;
+        let nav_until = now + self.sifs + dur;
+        self.devs[tx.src as usize].exchange.as_mut().expect("checked above").responders = responders;
+        self.respond(first, Pending { to: tx.src, frame: Frame::TbBlockAck, dur, nav_until, resp_dur: 0 }, now);
     }
 
     fn respond(&mut self, dev: u32, pending: Pending, now: Time) {
@@ -722,56 +909,72 @@ impl WifiNet {
         self.events.push((now + self.sifs, WifiEvent::Respond { dev }));
     }
 
-    /// The exchange ended with its response (`success`) or a timeout: settle every MPDU,
-    /// adjust the contention window and start the post-transmission backoff.
-    fn complete(&mut self, dev: u32, success: bool, now: Time, flows: &mut [FlowStats]) {
+    /// The exchange ended with its response or a timeout: settle every MPDU of every part
+    /// (acknowledged if its part was and the receiver got it), adjust the contention window
+    /// and start the post-transmission backoff.
+    fn complete(&mut self, dev: u32, now: Time, flows: &mut [FlowStats]) {
         let d = &mut self.devs[dev as usize];
         let ex = d.exchange.take().expect("completing an exchange in progress");
+        let success = ex.parts.iter().any(|p| p.acked);
         // Airtime fairness charges what the node sent, as mac80211 does from the driver's
-        // tx status; the link's airtime counts the channel time the exchange held.
-        let sent = if success { now } else { ex.tx_end } - ex.started;
-        let peer = ex.peer;
-        let p = &mut d.peers[peer as usize];
-        let n = ex.mpdus.len() as u64;
-        p.stats.airtime += now - ex.started;
-        p.stats.ppdus += 1;
-        p.stats.mpdus += n;
-        if n > 1 {
-            p.stats.ampdus += 1;
-            p.stats.ampdu_mpdus += n;
-        }
-        if !success {
-            p.stats.ppdus_failed += 1;
-        }
-        let mut retry = Vec::new();
-        let mut dropped = Vec::new();
-        let mut aql_released = 0;
-        for (m, ok) in ex.mpdus.into_iter().zip(ex.received) {
-            // mac80211 frees an skb at its tx status: acknowledged, or out of retries.
-            let given_up = !(success && ok) && m.attempts >= self.edca.retry_limit;
-            if (success && ok) || given_up {
-                self.released.extend(Release::of(&m.pkt, given_up));
-                aql_released += m.aql;
+        // tx status; the link's airtime counts the channel time the exchange held. Stations
+        // sharing an HE MU PPDU on equal RUs share both equally.
+        let n = ex.parts.len() as Time;
+        let sent = (if success { now } else { ex.tx_end } - ex.started) / n;
+        let held = (now - ex.started) / n;
+        let mut retry_any = false;
+        let mut skipped = Vec::new();
+        let mut parts = ex.parts;
+        for part in parts.drain(..) {
+            let peer = part.peer;
+            let p = &mut d.peers[peer as usize];
+            let count = part.mpdus.len() as u64;
+            p.stats.airtime += held;
+            p.stats.ppdus += 1;
+            p.stats.mpdus += count;
+            if count > 1 {
+                p.stats.ampdus += 1;
+                p.stats.ampdu_mpdus += count;
             }
-            if success && ok {
-                p.stats.mpdus_acked += 1;
-                p.stats.bytes_acked += u64::from(m.pkt.size);
-            } else if m.attempts >= self.edca.retry_limit {
-                p.stats.mpdus_dropped += 1;
-                flows[m.pkt.flow as usize].total.wire_lost += 1;
-                dropped.push(m.seq);
-            } else {
-                retry.push(m);
+            if ex.mu_bar.is_some() {
+                p.stats.mu_ppdus += 1;
+                p.stats.mu_ru_tones += u64::from(ex.ru_tones);
+            }
+            if !part.acked {
+                p.stats.ppdus_failed += 1;
+            }
+            let mut retry = Vec::new();
+            let mut dropped = Vec::new();
+            let mut aql_released = 0;
+            for (m, ok) in part.mpdus.into_iter().zip(part.received) {
+                let acked = part.acked && ok;
+                // mac80211 frees an skb at its tx status: acknowledged, or out of retries.
+                let given_up = !acked && m.attempts >= self.edca.retry_limit;
+                if acked || given_up {
+                    self.released.extend(Release::of(&m.pkt, given_up));
+                    aql_released += m.aql;
+                }
+                if acked {
+                    p.stats.mpdus_acked += 1;
+                    p.stats.bytes_acked += u64::from(m.pkt.size);
+                } else if given_up {
+                    p.stats.mpdus_dropped += 1;
+                    flows[m.pkt.flow as usize].total.wire_lost += 1;
+                    dropped.push(m.seq);
+                } else {
+                    retry.push(m);
+                }
+            }
+            let to = p.dev;
+            retry_any |= !retry.is_empty();
+            d.queues.complete(peer, sent, aql_released);
+            d.queues.requeue(peer, retry.into_iter());
+            if !dropped.is_empty() {
+                skipped.push((to, dropped));
             }
         }
-        let to = p.dev;
-        // The window doubles after a failure, unless the failure ended the frames' last
-        // attempt: then, as after a success, the next frame starts from CWmin.
-        d.cw = if success || retry.is_empty() { self.edca.cw_min } else { (2 * d.cw + 1).min(self.edca.cw_max) };
-        d.queues.complete(peer, sent, aql_released);
-        d.queues.requeue(peer, retry.into_iter());
-        // The receiver stops waiting for what was given up (a Block Ack Request).
-        if !dropped.is_empty() {
+        // The receivers stop waiting for what was given up (a Block Ack Request).
+        for (to, dropped) in skipped {
             let r = &mut self.devs[to as usize];
             let back = r.peer_of[dev as usize].expect("links are symmetric") as usize;
             for seq in dropped {
@@ -780,6 +983,11 @@ impl WifiNet {
             let node = r.node;
             self.delivered.extend(self.up.drain(..).map(|p| (node, p)));
         }
+        let d = &mut self.devs[dev as usize];
+        d.spare_parts = parts;
+        // The window doubles after a failure, unless the failure ended the frames' last
+        // attempt: then, as after a success, the next frame starts from CWmin.
+        d.cw = if success || !retry_any { self.edca.cw_min } else { (2 * d.cw + 1).min(self.edca.cw_max) };
         if success && self.edca.txop > 0 && self.continue_txop(dev, now) {
             self.pump(dev, now, flows);
             return;
@@ -809,7 +1017,9 @@ impl WifiNet {
         let at = now + self.sifs;
         let d = &mut self.devs[dev as usize];
         if at + plan.airtime(self.sifs) - d.txop_start > self.edca.txop {
-            d.queues.requeue(plan.peer, plan.mpdus.into_iter());
+            for part in plan.parts {
+                d.queues.requeue(part.peer, part.mpdus.into_iter());
+            }
             return false;
         }
         self.begin_exchange(dev, plan, at, now);
@@ -852,7 +1062,7 @@ mod tests {
         let b = dev(1, 0, Peer::new(0, 0, TxVector::non_ht(24), 0.0));
         let timing = phy::MacTiming::ofdm_5ghz();
         let hears = vec![vec![1], vec![0]];
-        WifiNet::new("w".into(), timing, Edca::BEST_EFFORT, false, vec![a, b], hears, Rng::stream(1, "err"))
+        WifiNet::new("w".into(), timing, Edca::BEST_EFFORT, false, None, vec![a, b], hears, Rng::stream(1, "err"))
     }
 
     fn packet(seq: u64) -> Packet {

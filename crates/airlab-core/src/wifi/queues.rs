@@ -184,6 +184,27 @@ impl DeviceQueues {
         }
     }
 
+    /// Up to `max` distinct destinations with frames, in the order they would be served: what
+    /// a multi-user PPDU can carry (the ring's order of first appearance for the FIFO).
+    pub fn mu_candidates(&self, max: usize) -> Vec<u16> {
+        match &self.kind {
+            Kind::Fifo(ring) => {
+                let mut peers: Vec<u16> = Vec::new();
+                for &(peer, _) in ring {
+                    if peers.len() == max {
+                        break;
+                    }
+                    if !peers.contains(&peer) {
+                        peers.push(peer);
+                    }
+                }
+                peers
+            }
+            Kind::PerStation { active, .. } => active.iter().take(max).copied().collect(),
+            Kind::Mac80211(m) => m.mu_candidates(max),
+        }
+    }
+
     /// Take up to `max` frames for `peer`, oldest first, while `fits` accepts each next one
     /// given those already taken. The FIFO takes the peer's frames from anywhere in the ring,
     /// as a driver's per-TID aggregation queues would.

@@ -209,7 +209,12 @@ impl TxVector {
     /// the 2.4 GHz signal extension (see [`MacTiming::airtime`]).
     pub fn ppdu_duration(&self, psdu_bytes: u32) -> Time {
         debug_assert_eq!(self.validate(), Ok(()));
-        self.preamble_duration() + self.data_symbols(psdu_bytes) * self.symbol_duration()
+        self.preamble_duration() + self.data_duration(psdu_bytes)
+    }
+
+    /// The data field of a PPDU carrying `psdu_bytes`: its symbols, without the preamble.
+    pub fn data_duration(&self, psdu_bytes: u32) -> Time {
+        self.data_symbols(psdu_bytes) * self.symbol_duration()
     }
 
     /// The largest PSDU whose PPDU lasts at most `max` (e.g. [`PPDU_MAX_TIME`] or what is left

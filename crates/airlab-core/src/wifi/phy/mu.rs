@@ -98,18 +98,20 @@ pub fn sig_b_mcs(users: &[TxVector]) -> u8 {
     users.iter().map(|u| u.mcs).min().unwrap_or(0).min(5)
 }
 
-/// Airtime of an HE MU PPDU carrying `users` = (RU vector, PSDU bytes) on `alloc`: L-STF,
-/// L-LTF, L-SIG (20 µs), RL-SIG 4, HE-SIG-A 8, HE-SIG-B, HE-STF 4 and one 8 µs HE-LTF per
-/// stream of the widest user, then as many data symbols as the longest user needs (the others
-/// are padded to it).
+/// The HE MU preamble for `users` (their RU vectors) on `alloc`: L-STF, L-LTF, L-SIG (20 µs),
+/// RL-SIG 4, HE-SIG-A 8, HE-SIG-B, HE-STF 4 and one 8 µs HE-LTF per stream of the widest user.
+pub fn he_mu_preamble(alloc: &RuAllocation, users: &[TxVector]) -> Time {
+    let nss = users.iter().map(|tx| tx.nss).max().unwrap_or(1);
+    let ltfs = Time::from(super::ltf_count(nss));
+    LEGACY_PREAMBLE + 4 * US + 8 * US + alloc.sig_b_duration(sig_b_mcs(users)) + 4 * US + ltfs * 8 * US
+}
+
+/// Airtime of an HE MU PPDU carrying `users` = (RU vector, PSDU bytes) on `alloc`: the
+/// preamble, then as many data symbols as the longest user needs (the others are padded to it).
 pub fn he_mu_ppdu_duration(alloc: &RuAllocation, users: &[(TxVector, u32)]) -> Time {
     let vectors: Vec<TxVector> = users.iter().map(|&(tx, _)| tx).collect();
-    let nss = vectors.iter().map(|tx| tx.nss).max().unwrap_or(1);
-    let ltfs = Time::from(super::ltf_count(nss));
-    let preamble =
-        LEGACY_PREAMBLE + 4 * US + 8 * US + alloc.sig_b_duration(sig_b_mcs(&vectors)) + 4 * US + ltfs * 8 * US;
-    let data = users.iter().map(|(tx, bytes)| tx.data_symbols(*bytes) * tx.symbol_duration()).max().unwrap_or(0);
-    preamble + data
+    let data = users.iter().map(|&(tx, bytes)| tx.data_duration(bytes)).max().unwrap_or(0);
+    he_mu_preamble(alloc, &vectors) + data
 }
 
 /// Multi-user control frames, in bytes with their 16-byte header (frame control, duration,

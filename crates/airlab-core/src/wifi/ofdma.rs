@@ -1,0 +1,89 @@
+//! 802.11ax downlink OFDMA at an access point: which stations share the next HE MU PPDU, the
+//! resource units they get, the A-MPDU each carries, and the durations of the MU-BAR trigger
+//! and the trigger-based Block Acks that acknowledge it. The exchange itself (sending, the
+//! acknowledgements on the air, retries) is in [`super::net`].
+//!
+//! The scheduler is ns-3's round robin (`RrMultiUserScheduler`) in its simplest reading: the
+//! first `max_stations` stations with frames, in the device layer's service order, each on an
+//! equal RU ([`RuAllocation::equal`]). With one station to serve the AP sends an SU PPDU.
+
+use super::link::Peer;
+use super::net::Aggregation;
+use super::phy::mu::{self, RuAllocation};
+use super::phy::{self, TxVector};
+use super::queues::{DeviceQueues, Mpdu};
+use crate::sim::Time;
+use serde::Serialize;
+
+/// Downlink OFDMA settings of a BSS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Ofdma {
+    /// Most stations in one DL MU PPDU (ns-3 `RrMultiUserScheduler::NStations`).
+    pub max_stations: usize,
+}
+
+impl Ofdma {
+    /// ns-3's default number of stations per DL MU PPDU.
+    pub const DEFAULT_MAX_STATIONS: usize = 4;
+    /// The most RUs a channel splits into (37 × 26 tones at 80 MHz, 74 at 160 MHz: ns-3's bound).
+    pub const MAX_STATIONS: usize = 74;
+}
+
+/// A DL MU PPDU about to be sent: each station's frames, and the durations of the exchange.
+pub struct DlMuPlan {
+    /// (peer, frames) per station, in the scheduler's order.
+    pub users: Vec<(u16, Vec<Mpdu>)>,
+    pub alloc: RuAllocation,
+    /// The HE MU PPDU.
+    pub data_dur: Time,
+    /// The MU-BAR trigger the AP sends a SIFS after it.
+    pub bar_dur: Time,
+    /// The stations' Block Acks in HE TB PPDUs, sent together a SIFS after the trigger.
+    pub tb_dur: Time,
+}
+
+/// Plan the AP's next DL MU PPDU from the frames queued in `queues` for `peers`; `None` when
+/// fewer than two stations have frames (the AP then sends an SU PPDU).
+pub fn plan_dl_mu(queues: &mut DeviceQueues, peers: &[Peer], agg: Aggregation, ofdma: Ofdma) -> Option<DlMuPlan> {
+    let candidates = queues.mu_candidates(ofdma.max_stations);
+    if candidates.len() < 2 {
+        return None;
+    }
+    let width = peers[candidates[0] as usize].txv().width_mhz;
+    let alloc = RuAllocation::equal(width, candidates.len());
+    let served = &candidates[..alloc.count];
+    let vectors: Vec<TxVector> = served.iter().map(|&p| peers[p as usize].txv().with_ru(alloc.tones)).collect();
+    // Every user's data field must end within the PPDU limit after the common preamble.
+    let data_limit = agg.max_duration.saturating_sub(mu::he_mu_preamble(&alloc, &vectors));
+    let window = phy::Format::He.block_ack_window().expect("HE has Block Ack") as usize;
+    let max = if agg.enabled { (agg.max_mpdus as usize).min(window) } else { 1 };
+    let mut users = Vec::with_capacity(served.len());
+    let mut psdus = Vec::with_capacity(served.len());
+    for (&peer, &txv) in served.iter().zip(&vectors) {
+        // The A-MPDU's length (`phy::ampdu_bytes`) as it grows; a lone MPDU of an HE MU PPDU
+        // is an A-MPDU too (an S-MPDU, with its delimiter).
+        let mut psdu = 0u32;
+        let mpdus = queues.take(peer, max, |taken, next| {
+            let more = psdu.next_multiple_of(4) + phy::AMPDU_DELIMITER_BYTES + phy::mpdu_bytes(next.pkt.size);
+            let fits = taken.is_empty() || (more <= agg.max_bytes && txv.data_duration(more) <= data_limit);
+            if fits {
+                psdu = more;
+            }
+            fits
+        });
+        psdus.push((txv, psdu));
+        users.push((peer, mpdus));
+    }
+    let data_dur = mu::he_mu_ppdu_duration(&alloc, &psdus);
+    let bar_dur = TxVector::non_ht(6).ppdu_duration(mu::frames::mu_bar_bytes(users.len()));
+    let tb_dur = vectors.iter().map(|txv| tb_block_ack_duration(txv, window as u16)).max().unwrap_or(0);
+    Some(DlMuPlan { users, alloc, data_dur, bar_dur, tb_dur })
+}
+
+/// A station's Block Ack in an HE TB PPDU on its RU: at the DL MCS but at most 5, with a
+/// guard interval of at least 1.6 µs (ns-3 `WifiDefaultAckManager`, `MaxBlockAckMcs`).
+fn tb_block_ack_duration(dl: &TxVector, window: u16) -> Time {
+    let gi = dl.gi_ns.max(1600);
+    let txv = TxVector::he(dl.mcs.min(5), dl.nss, dl.width_mhz, gi).with_ru(dl.ru_tones.expect("an RU vector"));
+    txv.ppdu_duration(phy::block_ack_bytes(window))
+}
