@@ -256,17 +256,23 @@ def test_a_shallow_buffer_at_100_mbits_keeps_the_link_busy(tmp_path: Path) -> No
     # the kernel 94.0-94.9 over runs). Whatever keeps the receiving process from reading
     # shows as stretch ACKs and sender bursts that overflow this queue: a wire that spun for
     # 100 ms at a time (30-49 Mbit/s), a sampler that took the receiver's CPU for a few ms
-    # every interval (78-93).
+    # every interval (78-93). Both hit every run. A quiet VM still has rare hiccups that hit
+    # one run (10 runs on 2026-11-25: 82.4-94.6 Mbit/s, two below 91), so the test asks for
+    # one run of up to three at the rate a busy link keeps.
     from airlab import testbed
     from airlab.testbed.grid import Cell
 
     cell = Cell("cubic", "single", 20.0, 0.25, 100)
     path = tmp_path / "cell.toml"
     path.write_text(cell.scenario())
-    real = testbed.run(path, set={"duration": "8s", "metrics.warmup": "3s"})
-    assert real.summary["linux"]["wire_cpu"] == kernel.cpu_split()[0]
-    goodput = real.summary["flows"][0]["goodput_mbps"]
-    assert goodput >= 91, goodput
+    goodputs = []
+    for _ in range(3):
+        real = testbed.run(path, set={"duration": "8s", "metrics.warmup": "3s"})
+        assert real.summary["linux"]["wire_cpu"] == kernel.cpu_split()[0]
+        goodputs.append(real.summary["flows"][0]["goodput_mbps"])
+        if goodputs[-1] >= 91:
+            break
+    assert max(goodputs) >= 91, goodputs
 
 
 @needs_testbed
