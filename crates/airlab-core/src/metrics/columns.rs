@@ -73,6 +73,9 @@ table! {
         COLLISIONS = "collisions", "PPDUs", "data or RTS PPDUs the receiver lost to another transmission";
         MPDU_DROPS = "mpdu_drops", "MPDUs", "MPDUs given up after the retry limit";
         PHY_RATE = "phy_rate_mbps", "Mbit/s", "PHY rate, time-averaged over the interval";
+        MU_PPDUS = "mu_ppdus", "PPDUs", "of the data PPDUs, HE MU PPDUs in which the link had an RU";
+        MU_RU_TONES = "mu_ru_tones", "tones", "mean RU size in those (NaN if none)";
+        MU_RU_RATE = "mu_ru_rate_mbps", "Mbit/s", "mean PHY rate on those RUs (NaN if none)";
     }
 }
 

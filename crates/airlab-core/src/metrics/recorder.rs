@@ -159,6 +159,10 @@ impl Recorder {
                     s.set(wifi::MPDU_DROPS, n.mpdus_dropped as f64);
                     // Mean over the interval, so a rate change inside it shows as a mix.
                     s.set(wifi::PHY_RATE, n.rate_time as f64 / interval / 1e6);
+                    let per_mu = |x: u64| if n.mu_ppdus > 0 { x as f64 / n.mu_ppdus as f64 } else { f64::NAN };
+                    s.set(wifi::MU_PPDUS, n.mu_ppdus as f64);
+                    s.set(wifi::MU_RU_TONES, per_mu(n.mu_ru_tones));
+                    s.set(wifi::MU_RU_RATE, per_mu(n.mu_ru_rate) / 1e6);
                 }
             }
         }

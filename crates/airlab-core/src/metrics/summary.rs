@@ -242,6 +242,7 @@ fn wifi_summary(w: &World, last: &Counters, window: &Counters, span: Time) -> Va
                         "mpdus_per_ampdu": (n.ampdus > 0).then(|| n.ampdu_mpdus as f64 / n.ampdus as f64),
                         "mu_ppdus": n.mu_ppdus,
                         "mu_ru_tones": (n.mu_ppdus > 0).then(|| n.mu_ru_tones as f64 / n.mu_ppdus as f64),
+                        "mu_ru_rate_mbps": (n.mu_ppdus > 0).then(|| n.mu_ru_rate as f64 / n.mu_ppdus as f64 / 1e6),
                     }));
                 }
             }

@@ -44,9 +44,11 @@ counters! {
         /// PPDUs of more than one MPDU, and the MPDUs in them.
         pub ampdus: u64,
         pub ampdu_mpdus: u64,
-        /// PPDUs in which this link had one RU of an HE MU PPDU, and their RUs' tones.
+        /// PPDUs in which this link had one RU of an HE MU PPDU, and their RUs' tones and
+        /// PHY rates (bit/s) summed over them.
         pub mu_ppdus: u64,
         pub mu_ru_tones: u64,
+        pub mu_ru_rate: u64,
     }
 }
 

@@ -939,6 +939,7 @@ impl WifiNet {
             if ex.mu_bar.is_some() {
                 p.stats.mu_ppdus += 1;
                 p.stats.mu_ru_tones += u64::from(ex.ru_tones);
+                p.stats.mu_ru_rate += p.txv.with_ru(ex.ru_tones).rate_bps();
             }
             if !part.acked {
                 p.stats.ppdus_failed += 1;

@@ -46,6 +46,8 @@ fn a_saturated_dl_mu_cycle_matches_its_closed_form() {
         assert!((per_ppdu - 7.0).abs() < 0.05, "{}: {per_ppdu} MPDUs per PPDU", link["name"]);
         assert_eq!(link["mu_ppdus"], link["ppdus"], "{}: every PPDU is an HE MU PPDU", link["name"]);
         assert_eq!(link["mu_ru_tones"], 52.0);
+        // 48 data subcarriers x 5 bits (64-QAM 5/6) per 13.6 us symbol.
+        assert!((f64_of(&link["mu_ru_rate_mbps"]) - 240.0 / 13.6).abs() < 1e-3, "{}", link["mu_ru_rate_mbps"]);
     }
     // The same seed gives the same run.
     assert_eq!(s, downlink(4, 20, &[("ofdma", "\"dl\"")], None));
