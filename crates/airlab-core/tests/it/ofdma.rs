@@ -49,6 +49,16 @@ fn a_saturated_dl_mu_cycle_matches_its_closed_form() {
         // 48 data subcarriers x 5 bits (64-QAM 5/6) per 13.6 us symbol.
         assert!((f64_of(&link["mu_ru_rate_mbps"]) - 240.0 / 13.6).abs() < 1e-3, "{}", link["mu_ru_rate_mbps"]);
     }
+    // The driver FIFO and the per-station queues (with or without airtime fairness) offer
+    // the scheduler the same stations as mac80211's firmware queues.
+    for device in [
+        r#"{ kind = "fifo", size = 128 }"#,
+        r#"{ kind = "per_station", size = 128 }"#,
+        r#"{ kind = "per_station", size = 128, airtime_fairness = true }"#,
+    ] {
+        let other = goodput_sum(&downlink(4, 20, &[("ofdma", "\"dl\""), ("device", device)], None));
+        assert!((other / want - 1.0).abs() < 0.01, "{device}: {other} vs {want}");
+    }
     // The same seed gives the same run.
     assert_eq!(s, downlink(4, 20, &[("ofdma", "\"dl\"")], None));
     // Eight stations at 40 MHz on eight 52-tone RUs: the same PPDU (SIG-B of 4 + 4 users is
