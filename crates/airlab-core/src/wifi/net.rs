@@ -879,13 +879,12 @@ impl WifiNet {
 
     /// An HE MU PPDU ended: each addressed station that received it intact takes its part.
     fn receive_mu_data(&mut self, tx: &Tx) {
-        let parts = self.devs[tx.src as usize].exchange.as_ref().expect("an AP's MU exchange").parts.len();
-        for k in 0..parts {
-            let d = &self.devs[tx.src as usize];
-            let station = d.peers[d.exchange.as_ref().expect("checked").parts[k].peer as usize].dev;
-            if self.intact.contains(&station) {
-                self.receive_part(tx.src, k);
-            }
+        let d = &self.devs[tx.src as usize];
+        let parts = &d.exchange.as_ref().expect("an AP's MU exchange").parts;
+        let received: Vec<usize> =
+            (0..parts.len()).filter(|&k| self.intact.contains(&d.peers[parts[k].peer as usize].dev)).collect();
+        for k in received {
+            self.receive_part(tx.src, k);
         }
     }
 

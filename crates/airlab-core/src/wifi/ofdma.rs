@@ -60,11 +60,11 @@ pub fn plan_dl_mu(queues: &mut DeviceQueues, peers: &[Peer], agg: Aggregation, o
     let mut users = Vec::with_capacity(served.len());
     let mut psdus = Vec::with_capacity(served.len());
     for (&peer, &txv) in served.iter().zip(&vectors) {
-        // The A-MPDU's length (`phy::ampdu_bytes`) as it grows; a lone MPDU of an HE MU PPDU
-        // is an A-MPDU too (an S-MPDU, with its delimiter).
+        // The A-MPDU's length as it grows; a lone MPDU of an HE MU PPDU is an A-MPDU too (an
+        // S-MPDU, with its delimiter).
         let mut psdu = 0u32;
         let mpdus = queues.take(peer, max, |taken, next| {
-            let more = psdu.next_multiple_of(4) + phy::AMPDU_DELIMITER_BYTES + phy::mpdu_bytes(next.pkt.size);
+            let more = phy::ampdu_append(psdu, phy::mpdu_bytes(next.pkt.size));
             let fits = taken.is_empty() || (more <= agg.max_bytes && txv.data_duration(more) <= data_limit);
             if fits {
                 psdu = more;

@@ -31,11 +31,13 @@ pub const fn ampdu_subframe_bytes(mpdu_bytes: u32) -> u32 {
 /// `MpduAggregator`; VHT and HE pad it too (their A-MPDU length before EOF padding is a multiple
 /// of 4), at most 3 bytes more.
 pub fn ampdu_bytes(mpdus: impl IntoIterator<Item = u32>) -> u32 {
-    let mut total: u32 = 0;
-    for mpdu in mpdus {
-        total = total.next_multiple_of(4) + AMPDU_DELIMITER_BYTES + mpdu;
-    }
-    total
+    mpdus.into_iter().fold(0, ampdu_append)
+}
+
+/// An A-MPDU of `ampdu` bytes (0: none yet) with one more MPDU of `mpdu` bytes: the previous
+/// last subframe padded to 4 bytes, a delimiter, the MPDU.
+pub const fn ampdu_append(ampdu: u32, mpdu: u32) -> u32 {
+    ampdu.next_multiple_of(4) + AMPDU_DELIMITER_BYTES + mpdu
 }
 
 /// ACK frame: frame control, duration, receiver address, FCS.
