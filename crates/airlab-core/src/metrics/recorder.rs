@@ -9,6 +9,7 @@ use super::FlowCounters;
 use crate::net::iface::{IfaceCounters, TxMeter};
 use crate::sim::{secs, Time, MS};
 use crate::wifi::link::LinkStats;
+use crate::wifi::net::UlStats;
 use crate::world::World;
 
 /// Every cumulative counter the series and the summary take differences of, at one instant.
@@ -26,6 +27,8 @@ pub struct Counters {
     pub wifi_links: Vec<LinkStats>,
     /// Per Wi-Fi network: time with a transmission on the air.
     pub wifi_busy: Vec<Time>,
+    /// Per Wi-Fi network: its uplink OFDMA cycles.
+    pub wifi_ul: Vec<UlStats>,
 }
 
 impl Counters {
@@ -39,6 +42,7 @@ impl Counters {
             tx: w.ifaces.iter().map(|i| i.meter(now)).collect(),
             wifi_links: devs().flat_map(|d| (0..d.peers.len()).map(move |k| d.link_stats(k, now))).collect(),
             wifi_busy: w.wifi.iter().map(|net| net.busy_at(now)).collect(),
+            wifi_ul: w.wifi.iter().map(|net| net.ul_stats).collect(),
         }
     }
 }

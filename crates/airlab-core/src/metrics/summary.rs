@@ -7,7 +7,8 @@ use super::recorder::Counters;
 use super::series::Table;
 use super::Quantiles;
 use crate::net::iface::{IfaceCounters, IfaceStats};
-use crate::sim::{secs, Time, MS};
+use crate::sim::{secs, Time, MS, US};
+use crate::wifi::net::UlStats;
 use crate::world::World;
 use serde_json::{json, Value};
 
@@ -247,10 +248,26 @@ fn wifi_summary(w: &World, last: &Counters, window: &Counters, span: Time) -> Va
                 }
             }
             let busy = last.wifi_busy[i] - window.wifi_busy[i];
-            json!({ "name": net.name, "busy_share": busy as f64 / span as f64, "links": links })
+            let mut summary = json!({ "name": net.name, "busy_share": busy as f64 / span as f64, "links": links });
+            if net.runs_ul_ofdma() {
+                summary["ul_ofdma"] = ul_ofdma_summary(&last.wifi_ul[i].since(&window.wifi_ul[i]));
+            }
+            summary
         })
         .collect();
     Value::Array(nets)
+}
+
+/// A BSS's uplink OFDMA cycles in the window: how many, how long on average (the trigger-frame
+/// cycle), and how many stations sent data per Basic Trigger.
+fn ul_ofdma_summary(n: &UlStats) -> Value {
+    json!({
+        "cycles": n.cycles,
+        "cycle_us": (n.cycles > 0).then(|| n.cycle_time as f64 / n.cycles as f64 / US as f64),
+        "bsrps": n.bsrps,
+        "basic_triggers": n.basic_triggers,
+        "users_per_trigger": (n.basic_triggers > 0).then(|| n.tb_users as f64 / n.basic_triggers as f64),
+    })
 }
 
 #[cfg(test)]

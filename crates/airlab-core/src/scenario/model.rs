@@ -396,9 +396,15 @@ pub struct Wifi {
     /// HE MU PPDU.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ofdma: Option<OfdmaMode>,
-    /// The most stations in one DL MU PPDU (ns-3's `NStations`, 4 by default).
+    /// The most stations in one DL MU PPDU or uplink trigger (ns-3's `NStations`, 4 by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ofdma_stations: Option<u32>,
+    /// Uplink OFDMA: start every trigger cycle with a Buffer Status Report Poll (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ofdma_bsrp: Option<bool>,
+    /// Uplink OFDMA: the MU EDCA parameter set the AP advertises (none by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mu_edca: Option<WifiMuEdca>,
     #[serde(default)]
     pub edca: WifiEdca,
     #[serde(default)]
@@ -490,6 +496,21 @@ pub struct WifiEdca {
     pub retry_limit: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub txop: Option<Duration>,
+}
+
+/// The MU EDCA parameter set as written; missing keys take OpenWrt's best-effort values
+/// (AIFSN 8, CWmin 511, CWmax 1023, timer 2088.96 ms).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WifiMuEdca {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aifsn: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cw_min: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cw_max: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timer: Option<Duration>,
 }
 
 /// A-MPDU aggregation as written; missing keys take the next layer's value or the standard's

@@ -16,7 +16,7 @@ use crate::qdisc;
 use crate::sim::{Time, US};
 use crate::wifi::mac80211::Mac80211Params;
 use crate::wifi::net::{Aggregation, Edca};
-use crate::wifi::ofdma::Ofdma;
+use crate::wifi::ofdma::{MuEdca, Ofdma, UlOfdma};
 use crate::wifi::queues::DeviceLayer;
 use std::collections::BTreeMap;
 
@@ -334,25 +334,37 @@ fn check_aggregation_keys(standard: Standard, agg: &WifiAggregation) -> Result<(
     Ok(())
 }
 
-fn resolve_edca(edca: &WifiEdca) -> Result<Edca, (&'static str, String)> {
-    let d = Edca::BEST_EFFORT;
-    for (field, cw) in [("cw_min", edca.cw_min), ("cw_max", edca.cw_max)] {
+/// A contention window pair (`cw_min`, `cw_max`, each 2^k - 1 from `least` to [`MAX_CW`],
+/// ordered), missing values taken from `default`.
+fn resolve_cw(
+    cw_min: Option<u32>,
+    cw_max: Option<u32>,
+    default: (u32, u32),
+    least: u32,
+) -> Result<(u32, u32), (&'static str, String)> {
+    for (field, cw) in [("cw_min", cw_min), ("cw_max", cw_max)] {
         if let Some(cw) = cw {
-            if !(1..=MAX_CW).contains(&cw) || !(cw + 1).is_power_of_two() {
+            if !(least..=MAX_CW).contains(&cw) || !(cw + 1).is_power_of_two() {
                 return Err((
                     field,
                     format!(
-                        "{field} must be of the form 2^k - 1 between 1 and {MAX_CW} (such as 15, 31, 1023), got {cw}"
+                        "{field} must be of the form 2^k - 1 between {least} and {MAX_CW} (such as 15, 31, 1023), got {cw}"
                     ),
                 ));
             }
         }
     }
-    let (cw_min, cw_max) = (edca.cw_min.unwrap_or(d.cw_min), edca.cw_max.unwrap_or(d.cw_max));
-    if cw_max < cw_min {
-        let (blame, default) = if edca.cw_max.is_some() { ("cw_max", "") } else { ("cw_min", ", the default") };
-        return Err((blame, format!("cw_max ({cw_max}{default}) must be at least cw_min ({cw_min})")));
+    let (min, max) = (cw_min.unwrap_or(default.0), cw_max.unwrap_or(default.1));
+    if max < min {
+        let (blame, note) = if cw_max.is_some() { ("cw_max", "") } else { ("cw_min", ", the default") };
+        return Err((blame, format!("cw_max ({max}{note}) must be at least cw_min ({min})")));
     }
+    Ok((min, max))
+}
+
+fn resolve_edca(edca: &WifiEdca) -> Result<Edca, (&'static str, String)> {
+    let d = Edca::BEST_EFFORT;
+    let (cw_min, cw_max) = resolve_cw(edca.cw_min, edca.cw_max, (d.cw_min, d.cw_max), 1)?;
     let aifsn = edca.aifsn.unwrap_or(d.aifsn);
     if !(1..=MAX_AIFSN).contains(&aifsn) {
         return Err((
@@ -852,7 +864,7 @@ fn resolve_network(
 
     if ofdma.is_some() {
         // One RU plan splits one channel: every link of the BSS has the same width.
-        let ap_links: Vec<&ResolvedWifiLink> = links.iter().filter(|l| Some(&l.from) == w.ap.as_ref()).collect();
+        let ap_links: Vec<&ResolvedWifiLink> = links.iter().collect();
         if let Some(odd) = ap_links.iter().find(|l| l.phy.width_mhz != ap_links[0].phy.width_mhz) {
             return Err(KeyError::new(
                 format!("{key}.ofdma"),
@@ -867,9 +879,10 @@ fn resolve_network(
     Ok(ResolvedWifi { name, standard, ap: w.ap.clone(), nodes, links, hears, edca, rts: w.rts, ofdma })
 }
 
-/// `ofdma` and `ofdma_stations`: downlink OFDMA needs an 802.11ax BSS. `ofdma_stations` is
-/// checked whenever given, and refused without any `ofdma` key (it would do nothing); with
-/// `ofdma = "off"` it stays unused, so that a sweep can turn OFDMA off.
+/// `ofdma` and its settings: OFDMA needs an 802.11ax BSS with an AP. `ofdma_stations` is
+/// checked whenever given, and refused without any `ofdma` key (it would do nothing); the
+/// uplink settings (`ofdma_bsrp`, `mu_edca`) likewise need an `ofdma` key allowing the uplink.
+/// With `ofdma = "off"` they stay unused, so that a sweep can turn OFDMA off.
 fn resolve_ofdma(key: &str, w: &Wifi) -> Result<Option<Ofdma>, KeyError> {
     let max_stations = w.ofdma_stations.map_or(Ofdma::DEFAULT_MAX_STATIONS, |n| n as usize);
     if !(1..=Ofdma::MAX_STATIONS).contains(&max_stations) {
@@ -877,21 +890,62 @@ fn resolve_ofdma(key: &str, w: &Wifi) -> Result<Option<Ofdma>, KeyError> {
             format!("must be 1 to {} stations (the RUs of a channel), not {max_stations}", Ofdma::MAX_STATIONS);
         return Err(KeyError::new(format!("{key}.ofdma_stations"), message));
     }
-    match w.ofdma {
-        None if w.ofdma_stations.is_some() => {
-            Err(KeyError::new(format!("{key}.ofdma_stations"), "`ofdma_stations` needs `ofdma = \"dl\"`"))
+    let mu_edca = w
+        .mu_edca
+        .as_ref()
+        .map(resolve_mu_edca)
+        .transpose()
+        .map_err(|(field, message)| KeyError::new(format!("{key}.mu_edca.{field}"), message))?;
+    let uplink_keys = [("ofdma_bsrp", w.ofdma_bsrp.is_some()), ("mu_edca", w.mu_edca.is_some())];
+    let mode = match w.ofdma {
+        None => {
+            let given = [("ofdma_stations", w.ofdma_stations.is_some())].into_iter().chain(uplink_keys);
+            if let Some((name, _)) = given.into_iter().find(|&(_, set)| set) {
+                let message = format!("`{name}` needs an `ofdma` key (\"dl\", \"ul\" or \"both\")");
+                return Err(KeyError::new(format!("{key}.{name}"), message));
+            }
+            return Ok(None);
         }
-        None | Some(OfdmaMode::Off) => Ok(None),
-        Some(OfdmaMode::Dl) if w.standard != Standard::Ax => {
-            let message = format!("OFDMA is 802.11ax's; this network is {}", w.standard.label());
-            Err(KeyError::new(format!("{key}.ofdma"), message))
-        }
-        Some(OfdmaMode::Dl) if w.ap.is_none() => {
-            let message = "downlink OFDMA is sent by an AP: give the network `ap` and `stations`";
-            Err(KeyError::new(format!("{key}.ofdma"), message))
-        }
-        Some(OfdmaMode::Dl) => Ok(Some(Ofdma { max_stations })),
+        Some(OfdmaMode::Off) => return Ok(None),
+        Some(mode) => mode,
+    };
+    if w.standard != Standard::Ax {
+        let message = format!("OFDMA is 802.11ax's; this network is {}", w.standard.label());
+        return Err(KeyError::new(format!("{key}.ofdma"), message));
     }
+    if w.ap.is_none() {
+        let message = "OFDMA is scheduled by an AP: give the network `ap` and `stations`";
+        return Err(KeyError::new(format!("{key}.ofdma"), message));
+    }
+    let uplink = matches!(mode, OfdmaMode::Ul | OfdmaMode::Both);
+    if !uplink {
+        if let Some((name, _)) = uplink_keys.into_iter().find(|&(_, set)| set) {
+            let message = format!("`{name}` sets up uplink OFDMA: it needs `ofdma = \"ul\"` or `\"both\"`");
+            return Err(KeyError::new(format!("{key}.{name}"), message));
+        }
+    }
+    let ul = uplink.then(|| UlOfdma { bsrp: w.ofdma_bsrp.unwrap_or(true), mu_edca });
+    Ok(Some(Ofdma { max_stations, dl: matches!(mode, OfdmaMode::Dl | OfdmaMode::Both), ul }))
+}
+
+/// The `mu_edca` table: AIFSN 0 (EDCA off while the timer runs) or 2 to 15, contention
+/// windows as for EDCA (0 allowed), and a timer of 1 to 255 units of 8 TU (8.192 ms).
+fn resolve_mu_edca(t: &WifiMuEdca) -> Result<MuEdca, (&'static str, String)> {
+    let d = MuEdca::OPENWRT_BEST_EFFORT;
+    let (cw_min, cw_max) = resolve_cw(t.cw_min, t.cw_max, (d.cw_min, d.cw_max), 0)?;
+    let aifsn = t.aifsn.unwrap_or(d.aifsn);
+    if aifsn == 1 || aifsn > MAX_AIFSN {
+        let message = format!("aifsn must be 0 (EDCA disabled while the timer runs) or 2 to {MAX_AIFSN}, got {aifsn}");
+        return Err(("aifsn", message));
+    }
+    let timer = t.timer.map_or(d.timer, |t| t.0);
+    let unit = MuEdca::TIMER_UNIT;
+    if timer == 0 || !timer.is_multiple_of(unit) || timer > 255 * unit {
+        let message =
+            format!("timer must be 1 to 255 units of 8.192ms (8 TU), up to 2088.96ms, got {}", Duration(timer));
+        return Err(("timer", message));
+    }
+    Ok(MuEdca { aifsn, cw_min, cw_max, timer })
 }
 
 /// An aggregation key of a member: its own table's, else the network's.

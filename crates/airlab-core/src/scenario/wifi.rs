@@ -25,7 +25,7 @@ pub enum Standard {
     Ax,
 }
 
-/// 802.11ax multi-user OFDMA in a BSS (`ofdma = "off" | "dl"`).
+/// 802.11ax multi-user OFDMA in a BSS (`ofdma = "off" | "dl" | "ul" | "both"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OfdmaMode {
@@ -33,6 +33,10 @@ pub enum OfdmaMode {
     Off,
     /// Downlink: the AP sends to several stations at once in HE MU PPDUs.
     Dl,
+    /// Uplink: the AP triggers several stations to send at once in HE TB PPDUs.
+    Ul,
+    /// Both directions.
+    Both,
 }
 
 /// The PHY settings of one directed link, as written (checked against the standard).

@@ -251,6 +251,11 @@ impl Mac80211 {
         self.fw_active.iter().take(max).copied().collect()
     }
 
+    /// `peer`'s frames in the firmware, oldest first.
+    pub fn firmware_frames(&self, peer: u16) -> impl Iterator<Item = &Mpdu> {
+        self.firmware[peer as usize].iter()
+    }
+
     /// Up to `max` of `peer`'s frames from the firmware queue while `fits` accepts them; the
     /// firmware then turns to the next station.
     pub fn take(&mut self, peer: u16, max: usize, mut fits: impl FnMut(&[Mpdu], &Mpdu) -> bool) -> Vec<Mpdu> {

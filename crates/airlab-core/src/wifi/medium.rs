@@ -23,6 +23,10 @@ pub struct Medium {
     pub idle_since: Time,
     /// The last frame it received was corrupted, so it defers EIFS instead of AIFS.
     pub eifs: bool,
+    /// The AIFS and EIFS of its countdown (MU EDCA changes them for a while).
+    pub ifs: (Time, Time),
+    /// Its EDCA is disabled until then (MU EDCA with AIFSN 0): no countdown before.
+    pub edca_off_until: Time,
     /// The transmission it is receiving (locked onto at its start) and whether it is still
     /// intact.
     pub rx: Option<(u32, bool)>,
@@ -42,21 +46,22 @@ impl Medium {
         self.busy == 0 && !self.transmitting && now >= self.nav_until
     }
 
-    /// When the slot countdown starts: the later of the physical and virtual idle starts, plus
-    /// the inter-frame space.
-    pub fn countdown_start(&self, aifs: Time, eifs: Time) -> Time {
-        self.idle_since.max(self.nav_until) + if self.eifs { eifs } else { aifs }
+    /// When the slot countdown starts: the later of the physical and virtual idle starts (and
+    /// of the end of disabled EDCA), plus the inter-frame space.
+    pub fn countdown_start(&self) -> Time {
+        let (aifs, eifs) = self.ifs;
+        self.idle_since.max(self.nav_until).max(self.edca_off_until) + if self.eifs { eifs } else { aifs }
     }
 
     /// The medium turned busy at `now`: stop counting, keeping the slots not yet used. A
     /// countdown that ends exactly now goes ahead (the node cannot sense a transmission that
     /// starts in the same slot), so it is left to fire.
-    pub fn freeze(&mut self, now: Time, slot: Time, aifs: Time, eifs: Time) {
+    pub fn freeze(&mut self, now: Time, slot: Time) {
         let Some(at) = self.access_at else { return };
         if at == now {
             return;
         }
-        let start = self.countdown_start(aifs, eifs);
+        let start = self.countdown_start();
         if now > start {
             let elapsed = ((now - start) / slot).min(u64::from(self.slots)) as u32;
             self.slots -= elapsed;
@@ -66,8 +71,8 @@ impl Medium {
     }
 
     /// When to transmit if the medium stays idle, for a node that is pending and idle.
-    pub fn access_time(&self, now: Time, slot: Time, aifs: Time, eifs: Time) -> Time {
-        (self.countdown_start(aifs, eifs) + u64::from(self.slots) * slot).max(now)
+    pub fn access_time(&self, now: Time, slot: Time) -> Time {
+        (self.countdown_start() + u64::from(self.slots) * slot).max(now)
     }
 }
 
@@ -82,36 +87,39 @@ mod tests {
 
     #[test]
     fn backoff_freezes_with_the_slots_not_yet_counted() {
-        let mut m = Medium { idle_since: 1000 * US, slots: 10, pending: true, ..Medium::default() };
-        let at = m.access_time(1000 * US, SLOT, AIFS, EIFS);
+        let mut m = Medium { idle_since: 1000 * US, slots: 10, pending: true, ifs: (AIFS, EIFS), ..Medium::default() };
+        let at = m.access_time(1000 * US, SLOT);
         assert_eq!(at, 1000 * US + AIFS + 10 * SLOT);
         m.access_at = Some(at);
         // Busy 4.5 slots into the countdown: 4 whole slots are used.
-        m.freeze(1000 * US + AIFS + 4 * SLOT + SLOT / 2, SLOT, AIFS, EIFS);
+        m.freeze(1000 * US + AIFS + 4 * SLOT + SLOT / 2, SLOT);
         assert_eq!((m.slots, m.access_at), (6, None));
         // Busy during AIFS: nothing is used.
         m.idle_since = 2000 * US;
-        m.access_at = Some(m.access_time(2000 * US, SLOT, AIFS, EIFS));
-        m.freeze(2000 * US + AIFS - 1, SLOT, AIFS, EIFS);
+        m.access_at = Some(m.access_time(2000 * US, SLOT));
+        m.freeze(2000 * US + AIFS - 1, SLOT);
         assert_eq!(m.slots, 6);
     }
 
     #[test]
     fn a_countdown_ending_as_the_medium_turns_busy_still_fires() {
-        let mut m = Medium { slots: 3, pending: true, ..Medium::default() };
-        let at = m.access_time(0, SLOT, AIFS, EIFS);
+        let mut m = Medium { slots: 3, pending: true, ifs: (AIFS, EIFS), ..Medium::default() };
+        let at = m.access_time(0, SLOT);
         m.access_at = Some(at);
-        m.freeze(at, SLOT, AIFS, EIFS);
+        m.freeze(at, SLOT);
         assert_eq!(m.access_at, Some(at));
     }
 
     #[test]
     fn eifs_and_nav_delay_the_countdown() {
-        let mut m = Medium { idle_since: 100 * US, eifs: true, ..Medium::default() };
-        assert_eq!(m.countdown_start(AIFS, EIFS), 100 * US + EIFS);
+        let mut m = Medium { idle_since: 100 * US, eifs: true, ifs: (AIFS, EIFS), ..Medium::default() };
+        assert_eq!(m.countdown_start(), 100 * US + EIFS);
         m.eifs = false;
         m.nav_until = 500 * US;
-        assert_eq!(m.countdown_start(AIFS, EIFS), 500 * US + AIFS);
+        assert_eq!(m.countdown_start(), 500 * US + AIFS);
         assert!(!m.is_idle(499 * US) && m.is_idle(500 * US));
+        // Disabled EDCA (MU EDCA with AIFSN 0) holds the countdown back like a NAV.
+        m.edca_off_until = 800 * US;
+        assert_eq!(m.countdown_start(), 800 * US + AIFS);
     }
 }

@@ -6,15 +6,17 @@
 //! RTS/CTS, send it, and wait for the ACK or Block Ack a SIFS later. An 802.11ax AP with
 //! downlink OFDMA may instead send to several stations at once in one HE MU PPDU
 //! ([`super::ofdma`]), then an MU-BAR trigger, which the stations answer together with Block
-//! Acks in HE TB PPDUs: one transmission from several nodes. Every frame, including
-//! the responses, is a transmission on the channel: nodes that hear it turn busy, lock onto it
+//! Acks in HE TB PPDUs: one transmission from several nodes. With uplink OFDMA the AP also
+//! triggers its stations ([`super::ofdma::ul`]): a Buffer Status Report Poll, the stations'
+//! reports in HE TB PPDUs, a Basic Trigger, their data in HE TB PPDUs, and a Multi-STA Block
+//! Ack. Every frame, including the responses, is a transmission on the channel: nodes that hear it turn busy, lock onto it
 //! if they were idle, and lose it if another transmission they hear overlaps it. What is
 //! abstracted away is listed in `docs/models/wifi.md`.
 
 use super::link::{LinkStats, Peer};
 use super::mac80211;
 use super::medium::Medium;
-use super::ofdma::{self, Ofdma};
+use super::ofdma::{self, ul, MuEdca, Ofdma, UlScheduler};
 use super::phy::{self, TxVector};
 use super::queues::{DeviceQueues, Mpdu};
 use crate::metrics::FlowStats;
@@ -91,6 +93,16 @@ enum Frame {
     MuBar,
     /// The stations' Block Acks in HE TB PPDUs, sent together.
     TbBlockAck,
+    /// A Buffer Status Report Poll trigger.
+    Bsrp,
+    /// The polled stations' buffer status reports (QoS Nulls) in HE TB PPDUs, sent together.
+    TbBsr,
+    /// A Basic Trigger granting RUs for uplink data.
+    BasicTrigger,
+    /// The granted stations' data in HE TB PPDUs, sent together.
+    TbData,
+    /// The AP's Multi-STA Block Ack to the stations of a TB data PPDU.
+    MultiStaBa,
 }
 
 /// The receiver of a frame addressed to several stations.
@@ -98,8 +110,8 @@ const GROUP: u32 = u32::MAX;
 
 /// A transmission on the air.
 struct Tx {
-    /// The sender; for HE TB Block Acks the first of the responders its receiver's exchange
-    /// lists, which all send at once.
+    /// The sender; for HE TB PPDUs the first of the responders its receiver's exchange lists,
+    /// which all send at once.
     src: u32,
     /// The receiver, or [`GROUP`].
     dst: u32,
@@ -124,13 +136,33 @@ struct Part {
     received: Vec<bool>,
     /// The peer's ACK or Block Ack arrived.
     acked: bool,
+    /// The queue size the frames report to an AP scheduling uplink OFDMA (QoS Control), in
+    /// PSDU bytes; 0 otherwise.
+    report: u32,
 }
 
 impl Part {
     fn new(peer: u16, mpdus: Vec<Mpdu>) -> Self {
         let received = vec![false; mpdus.len()];
-        Part { peer, mpdus, received, acked: false }
+        Part { peer, mpdus, received, acked: false, report: 0 }
     }
+}
+
+/// Which part of a node's frames a reception is about.
+#[derive(Clone, Copy)]
+enum PartOf {
+    /// Part `k` of its exchange.
+    Exchange(usize),
+    /// Its HE TB response to a trigger.
+    Tb,
+}
+
+/// An AP's uplink OFDMA cycle: the trigger it is at.
+struct UlCycle {
+    /// The stations the current trigger addresses.
+    addressed: Vec<u32>,
+    /// A BSRP (answered by buffer status reports) rather than a Basic Trigger (data).
+    polling: bool,
 }
 
 /// The frame exchange a node is in the middle of: one part, or one per station of an HE MU
@@ -141,8 +173,11 @@ struct Exchange {
     /// The MU-BAR trigger's duration and each station's RU tones, for an HE MU PPDU.
     mu_bar: Option<Time>,
     ru_tones: u16,
-    /// The stations answering the MU-BAR, which send their HE TB Block Acks together.
+    /// The stations answering the MU-BAR or an uplink trigger, which send their HE TB PPDUs
+    /// together.
     responders: Vec<u32>,
+    /// The uplink OFDMA cycle, when the AP runs one.
+    ul: Option<UlCycle>,
     resp: Frame,
     resp_dur: Time,
     stage: Stage,
@@ -237,6 +272,10 @@ pub struct WifiDev {
     response: Option<Pending>,
     /// When the node won the channel for its current TXOP.
     txop_start: Time,
+    /// A station's HE TB response to a trigger, until the AP acknowledges it.
+    tb: Option<Part>,
+    /// A station uses the MU EDCA parameters until then.
+    mu_edca_until: Time,
     wake_at: Option<Time>,
     verdicts: Verdicts,
     rng: Rng,
@@ -268,6 +307,8 @@ impl WifiDev {
             spare_parts: Vec::new(),
             response: None,
             txop_start: 0,
+            tb: None,
+            mu_edca_until: 0,
             wake_at: None,
             verdicts: Verdicts::default(),
             rng,
@@ -293,9 +334,47 @@ impl WifiDev {
         stats
     }
 
-    /// Frames held below the qdisc, including the exchange in progress.
+    /// Frames held below the qdisc, including the exchange in progress and an HE TB response.
     pub fn device_backlog(&self) -> usize {
-        self.queues.len() + self.exchange.as_ref().map_or(0, |e| e.parts.iter().map(|p| p.mpdus.len()).sum())
+        let exchange = self.exchange.as_ref().map_or(0, |e| e.parts.iter().map(|p| p.mpdus.len()).sum());
+        self.queues.len() + exchange + self.tb.as_ref().map_or(0, |p| p.mpdus.len())
+    }
+
+    /// Free to answer a trigger: not in an exchange of its own nor about to respond.
+    fn can_answer_trigger(&self) -> bool {
+        self.exchange.is_none() && self.response.is_none() && self.tb.is_none()
+    }
+}
+
+/// The access point of a BSS using OFDMA.
+struct MuAp {
+    dev: u32,
+    settings: Ofdma,
+    ul: UlScheduler,
+}
+
+/// Counters of a BSS's uplink OFDMA cycles.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UlStats {
+    /// Cycles the AP started (each with a BSRP or a Basic Trigger).
+    pub cycles: u64,
+    /// Their total duration, from the first trigger to the Multi-STA Block Ack or timeout.
+    pub cycle_time: Time,
+    pub bsrps: u64,
+    pub basic_triggers: u64,
+    /// Stations that sent data in HE TB PPDUs, summed over the Basic Triggers.
+    pub tb_users: u64,
+}
+
+impl UlStats {
+    pub fn since(&self, earlier: &UlStats) -> UlStats {
+        UlStats {
+            cycles: self.cycles - earlier.cycles,
+            cycle_time: self.cycle_time - earlier.cycle_time,
+            bsrps: self.bsrps - earlier.bsrps,
+            basic_triggers: self.basic_triggers - earlier.basic_triggers,
+            tb_users: self.tb_users - earlier.tb_users,
+        }
     }
 }
 
@@ -307,8 +386,10 @@ pub struct WifiNet {
     eifs: Time,
     edca: Edca,
     rts: bool,
-    /// The AP's device and its downlink OFDMA settings, when it uses OFDMA.
-    ofdma: Option<(u32, Ofdma)>,
+    /// The AP, when the BSS uses OFDMA.
+    mu: Option<MuAp>,
+    /// Uplink OFDMA cycles so far.
+    pub ul_stats: UlStats,
     pub devs: Vec<WifiDev>,
     medium: Vec<Medium>,
     /// Per node: the nodes that hear its transmissions.
@@ -335,7 +416,7 @@ pub struct WifiNet {
 
 impl WifiNet {
     /// A network over `devs`, where `hears[i]` lists the devices that hear device `i`;
-    /// `ofdma` is the AP's device and its downlink OFDMA settings.
+    /// `ofdma` is the AP's device and its OFDMA settings.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         name: String,
@@ -351,6 +432,8 @@ impl WifiNet {
         // EDCA defers EIFS − DIFS + AIFS after a corrupted frame (802.11-2020 10.23.2.4).
         let eifs = timing.eifs(&TxVector::non_ht(6)) - timing.difs() + aifs;
         let n = devs.len();
+        let mu =
+            ofdma.map(|(dev, settings)| MuAp { dev, settings, ul: UlScheduler::new(devs[dev as usize].peers.len()) });
         for d in devs.iter_mut() {
             d.cw = edca.cw_min;
             d.peer_of = vec![None; n];
@@ -366,9 +449,10 @@ impl WifiNet {
             eifs,
             edca,
             rts,
-            ofdma,
+            mu,
+            ul_stats: UlStats::default(),
             devs,
-            medium: (0..n).map(|_| Medium::default()).collect(),
+            medium: (0..n).map(|_| Medium { ifs: (aifs, eifs), ..Medium::default() }).collect(),
             hears,
             txs: Vec::new(),
             free_txs: Vec::new(),
@@ -383,6 +467,11 @@ impl WifiNet {
             audience: Vec::new(),
             intact: Vec::new(),
         }
+    }
+
+    /// Whether the BSS's AP triggers uplink OFDMA.
+    pub fn runs_ul_ofdma(&self) -> bool {
+        self.mu.as_ref().is_some_and(|mu| mu.settings.ul.is_some())
     }
 
     /// Time with at least one transmission on the air, up to `now`.
@@ -485,24 +574,62 @@ impl WifiNet {
         });
         d.stats.settle(&mut d.verdicts, flows, &mut self.released);
         d.stats.settle_device(&mut d.device_verdicts, flows, &mut self.released);
-        // A frame arriving at an idle node that is not backing off goes after AIFS; if the
-        // medium is busy, it draws a backoff first (802.11-2020 10.23.2.2).
+        self.contend(dev, now);
+    }
+
+    /// Whether a node has something to do with the channel: frames to send, or, for an AP
+    /// running uplink OFDMA, stations that reported queued data.
+    fn wants_channel(&self, dev: u32) -> bool {
+        self.devs[dev as usize].queues.has_frames() || self.ul_ap(dev).is_some_and(|mu| mu.ul.has_demand())
+    }
+
+    /// The OFDMA AP's state when `dev` is an AP running uplink OFDMA.
+    fn ul_ap(&self, dev: u32) -> Option<&MuAp> {
+        self.mu.as_ref().filter(|mu| mu.dev == dev && mu.settings.ul.is_some())
+    }
+
+    /// A node that now wants the channel and is not contending yet starts: after AIFS if the
+    /// medium is idle, otherwise after a backoff too (802.11-2020 10.23.2.2).
+    fn contend(&mut self, dev: u32, now: Time) {
+        let wants = self.wants_channel(dev);
+        let d = &mut self.devs[dev as usize];
         let m = &mut self.medium[dev as usize];
-        if !m.pending && d.exchange.is_none() && d.queues.has_frames() {
+        if !m.pending && d.exchange.is_none() && wants {
             m.pending = true;
             m.slots = if m.is_idle(now) { 0 } else { d.rng.below(u64::from(d.cw) + 1) as u32 };
             self.schedule_access(dev, now);
         }
     }
 
-    /// Start (or resume) the countdown of a node that wants the channel and senses it idle.
+    /// The MU EDCA parameters a station contends with at `now`, if its timer runs.
+    fn mu_edca_of(&self, dev: u32, now: Time) -> Option<MuEdca> {
+        let mu_edca = self.mu.as_ref()?.settings.ul?.mu_edca?;
+        (now < self.devs[dev as usize].mu_edca_until).then_some(mu_edca)
+    }
+
+    /// The contention window bounds of a node at `now`: its EDCA ones, or the MU EDCA ones.
+    fn cw_bounds(&self, dev: u32, now: Time) -> (u32, u32) {
+        self.mu_edca_of(dev, now).map_or((self.edca.cw_min, self.edca.cw_max), |m| (m.cw_min, m.cw_max))
+    }
+
+    /// Start (or resume) the countdown of a node that wants the channel and senses it idle,
+    /// with the inter-frame spaces of its parameter set (MU EDCA's while its timer runs).
     fn schedule_access(&mut self, dev: u32, now: Time) {
+        let (ifs, off_until) = match self.mu_edca_of(dev, now) {
+            Some(mu) if mu.disables_edca() => ((self.aifs, self.eifs), self.devs[dev as usize].mu_edca_until),
+            Some(mu) => {
+                let aifs = self.sifs + Time::from(mu.aifsn) * self.slot;
+                ((aifs, self.eifs - self.aifs + aifs), 0)
+            }
+            None => ((self.aifs, self.eifs), 0),
+        };
         let m = &mut self.medium[dev as usize];
         let physically_idle = m.busy == 0 && !m.transmitting;
         if !m.pending || m.access_at.is_some() || !physically_idle || self.devs[dev as usize].exchange.is_some() {
             return;
         }
-        let at = m.access_time(now, self.slot, self.aifs, self.eifs);
+        (m.ifs, m.edca_off_until) = (ifs, off_until);
+        let at = m.access_time(now, self.slot);
         m.access_gen = m.access_gen.wrapping_add(1);
         m.access_at = Some(at);
         self.events.push((at, WifiEvent::Access { dev, gen: m.access_gen }));
@@ -516,15 +643,25 @@ impl WifiNet {
         m.access_at = None;
         m.slots = 0;
         m.pending = false;
-        if !self.devs[dev as usize].queues.has_frames() {
+        if !self.wants_channel(dev) {
             return; // The post-transmission backoff ran out with nothing to send.
         }
         self.devs[dev as usize].txop_start = now;
         self.start_exchange(dev, now);
     }
 
-    /// Start an exchange with the frames of the next destination.
+    /// Start an exchange with the frames of the next destination, or, for an AP running
+    /// uplink OFDMA whose turn it is, a trigger cycle.
     fn start_exchange(&mut self, dev: u32, now: Time) {
+        let has_frames = self.devs[dev as usize].queues.has_frames();
+        if let Some(mu) = self.mu.as_mut().filter(|mu| mu.dev == dev && mu.settings.ul.is_some()) {
+            // Uplink when stations have data and the downlink has nothing or had the last turn.
+            let uplink = mu.ul.has_demand() && (!has_frames || !mu.ul.last_was_ul);
+            mu.ul.last_was_ul = uplink;
+            if uplink {
+                return self.start_ul_cycle(now);
+            }
+        }
         let plan = self.plan_exchange(dev);
         self.begin_exchange(dev, plan, now, now);
     }
@@ -534,9 +671,9 @@ impl WifiNet {
     /// frames, greedily as paper 002's scheduler (what is queued now, up to the aggregation
     /// limits); and work out the durations of the exchange.
     fn plan_exchange(&mut self, dev: u32) -> Plan {
-        if let Some((ap, settings)) = self.ofdma.filter(|&(ap, _)| ap == dev) {
-            let d = &mut self.devs[ap as usize];
-            if let Some(mu) = ofdma::plan_dl_mu(&mut d.queues, &d.peers, d.aggregation, settings) {
+        if let Some(settings) = self.mu.as_ref().filter(|mu| mu.dev == dev && mu.settings.dl).map(|mu| mu.settings) {
+            let d = &mut self.devs[dev as usize];
+            if let Some(mu) = ofdma::dl::plan_dl_mu(&mut d.queues, &d.peers, d.aggregation, settings) {
                 let mut parts = std::mem::take(&mut d.spare_parts);
                 parts.extend(mu.users.into_iter().map(|(peer, mpdus)| Part::new(peer, mpdus)));
                 return Plan {
@@ -581,8 +718,14 @@ impl WifiNet {
         };
         let protection = if self.rts { Some((phy::rts_duration(&basic), phy::cts_duration(&basic))) } else { None };
         let data_dur = txv.ppdu_duration(psdu);
+        let mut part = Part::new(peer, mpdus);
+        let to_ul_ap =
+            self.mu.as_ref().is_some_and(|mu| mu.settings.ul.is_some() && mu.dev == d.peers[peer as usize].dev);
+        if to_ul_ap {
+            part.report = ofdma::queue_size_report(d.queues.queued_psdu_bytes(peer, ofdma::MAX_QUEUE_REPORT).into());
+        }
         let mut parts = std::mem::take(&mut d.spare_parts);
-        parts.push(Part::new(peer, mpdus));
+        parts.push(part);
         Plan { parts, data_dur, mu_bar: None, ru_tones: 0, resp, resp_dur, protection }
     }
 
@@ -606,6 +749,7 @@ impl WifiNet {
             mu_bar: plan.mu_bar,
             ru_tones: plan.ru_tones,
             responders: Vec::new(),
+            ul: None,
             resp: plan.resp,
             resp_dur,
             stage: if plan.protection.is_some() { Stage::AwaitCts } else { Stage::AwaitResponse },
@@ -632,10 +776,10 @@ impl WifiNet {
     }
 
     /// The nodes sending a `frame` to `dst` alongside its sender: the other responders of an
-    /// HE TB Block Ack (the first is the sender), none otherwise.
+    /// HE TB PPDU (the first is the sender), none otherwise.
     fn co_senders(devs: &[WifiDev], frame: Frame, dst: u32) -> &[u32] {
         match (frame, devs.get(dst as usize).and_then(|d| d.exchange.as_ref())) {
-            (Frame::TbBlockAck, Some(ex)) => &ex.responders[1..],
+            (Frame::TbBlockAck | Frame::TbBsr | Frame::TbData, Some(ex)) => &ex.responders[1..],
             _ => &[],
         }
     }
@@ -667,12 +811,12 @@ impl WifiNet {
             self.busy_since = now;
         }
         self.on_air += 1;
-        let (slot, aifs, eifs) = (self.slot, self.aifs, self.eifs);
+        let slot = self.slot;
         for &s in std::iter::once(&src).chain(also) {
             let m = &mut self.medium[s as usize];
             // A responder may have been counting down: it stops, as for any busy medium.
             if m.access_at.is_some_and(|at| at != now) {
-                m.freeze(now, slot, aifs, eifs);
+                m.freeze(now, slot);
             } else if m.access_at.is_some() {
                 m.access_at = None;
                 m.access_gen = m.access_gen.wrapping_add(1);
@@ -688,7 +832,7 @@ impl WifiNet {
                 continue;
             }
             if was_idle {
-                my.freeze(now, slot, aifs, eifs);
+                my.freeze(now, slot);
                 my.rx = Some((id, true));
             } else if let Some((_, intact)) = my.rx.as_mut() {
                 *intact = false;
@@ -753,11 +897,21 @@ impl WifiNet {
                     }
                 }
             }
-            Frame::MuBar => self.devs[tx.src as usize].exchange.as_mut().expect("a trigger's exchange").tx_end = now,
+            Frame::MuBar | Frame::Bsrp | Frame::BasicTrigger => {
+                self.devs[tx.src as usize].exchange.as_mut().expect("a trigger's exchange").tx_end = now;
+            }
+            Frame::TbData if !got => {
+                // The AP lost the stations' data to another transmission.
+                for &s in std::iter::once(&tx.src).chain(&also) {
+                    let d = &mut self.devs[s as usize];
+                    let peer = d.tb.as_ref().expect("a TB responder has its response").peer;
+                    d.peers[peer as usize].stats.collisions += 1;
+                }
+            }
             _ => {}
         }
         match tx.frame {
-            Frame::Data | Frame::Rts | Frame::MuBar => {
+            Frame::Data | Frame::Rts | Frame::MuBar | Frame::Bsrp | Frame::BasicTrigger => {
                 // The initiator waits a SIFS and the response; one nanosecond more lets a
                 // response that ends exactly then be taken first.
                 let ex = self.devs[tx.src as usize].exchange.as_mut().expect("an initiator is in an exchange");
@@ -784,6 +938,8 @@ impl WifiNet {
         match tx.frame {
             Frame::MuData => self.receive_mu_data(&tx),
             Frame::MuBar => self.answer_trigger(&tx, now),
+            Frame::Bsrp | Frame::BasicTrigger => self.answer_ul_trigger(&tx, now, flows),
+            Frame::MultiStaBa => self.end_ul_cycle(tx.src, now, flows),
             _ if got => self.receive(&tx, now, flows),
             _ => {}
         }
@@ -823,6 +979,7 @@ impl WifiNet {
                 self.respond(dst, pending, now);
             }
             Frame::Data => self.receive_data(src, dst, tx, now),
+            Frame::TbBsr | Frame::TbData => self.receive_tb(tx, now, flows),
             Frame::Ack | Frame::BlockAck | Frame::TbBlockAck => {
                 let d = &mut self.devs[dst as usize];
                 let ex = d.exchange.as_mut().expect("a response answers an exchange");
@@ -837,21 +994,27 @@ impl WifiNet {
                 }
                 self.complete(dst, now, flows);
             }
-            Frame::MuData | Frame::MuBar => {
-                unreachable!("group frames are received by receive_mu_data and answer_trigger")
+            Frame::MuData | Frame::MuBar | Frame::Bsrp | Frame::BasicTrigger | Frame::MultiStaBa => {
+                unreachable!("group frames are handled where they end")
             }
         }
     }
 
-    /// The MPDUs of part `part` of `src`'s data PPDU are each received or not (per-MPDU error
+    /// The MPDUs of `src`'s `which` part are each received or not (per-MPDU error
     /// probability); the intact ones go up in order. Whether any was received.
-    fn receive_part(&mut self, src: u32, part: usize) -> bool {
-        let s = &self.devs[src as usize];
-        let peer = s.exchange.as_ref().expect("data belongs to an exchange").parts[part].peer;
+    fn receive_part(&mut self, src: u32, which: PartOf) -> bool {
+        fn part(d: &mut WifiDev, which: PartOf) -> &mut Part {
+            match which {
+                PartOf::Exchange(k) => &mut d.exchange.as_mut().expect("data belongs to an exchange").parts[k],
+                PartOf::Tb => d.tb.as_mut().expect("a TB responder has its response"),
+            }
+        }
+        let s = &mut self.devs[src as usize];
+        let peer = part(s, which).peer;
         let dst = s.peers[peer as usize].dev;
         let [s, r] = self.devs.get_disjoint_mut([src as usize, dst as usize]).expect("a node does not send to itself");
         let per = s.peers[peer as usize].per;
-        let part = &mut s.exchange.as_mut().expect("data belongs to an exchange").parts[part];
+        let part = part(s, which);
         let back = r.peer_of[src as usize].expect("links are symmetric") as usize;
         let mut any = false;
         for (i, m) in part.mpdus.iter().enumerate() {
@@ -870,7 +1033,13 @@ impl WifiNet {
     /// An SU data PPDU reached its receiver: it answers with an ACK or Block Ack if it got
     /// any MPDU.
     fn receive_data(&mut self, src: u32, dst: u32, tx: &Tx, now: Time) {
-        if self.receive_part(src, 0) {
+        if self.receive_part(src, PartOf::Exchange(0)) {
+            // Its QoS Control field tells an uplink OFDMA AP the sender's queue size.
+            if self.ul_ap(dst).is_some() {
+                let report =
+                    self.devs[src as usize].exchange.as_ref().expect("data belongs to an exchange").parts[0].report;
+                self.report_queue(dst, src, report, now);
+            }
             let frame = self.devs[src as usize].exchange.as_ref().expect("data belongs to an exchange").resp;
             let nav_until = now + self.sifs + tx.resp_dur;
             self.respond(dst, Pending { to: src, frame, dur: tx.resp_dur, nav_until, resp_dur: 0 }, now);
@@ -884,7 +1053,7 @@ impl WifiNet {
         let received: Vec<usize> =
             (0..parts.len()).filter(|&k| self.intact.contains(&d.peers[parts[k].peer as usize].dev)).collect();
         for k in received {
-            self.receive_part(tx.src, k);
+            self.receive_part(tx.src, PartOf::Exchange(k));
         }
     }
 
@@ -912,8 +1081,10 @@ impl WifiNet {
     /// (acknowledged if its part was and the receiver got it), adjust the contention window
     /// and start the post-transmission backoff.
     fn complete(&mut self, dev: u32, now: Time, flows: &mut [FlowStats]) {
-        let d = &mut self.devs[dev as usize];
-        let ex = d.exchange.take().expect("completing an exchange in progress");
+        if self.devs[dev as usize].exchange.as_ref().is_some_and(|ex| ex.ul.is_some()) {
+            return self.finish_ul_cycle(dev, false, now, flows);
+        }
+        let ex = self.devs[dev as usize].exchange.take().expect("completing an exchange in progress");
         let success = ex.parts.iter().any(|p| p.acked);
         // Airtime fairness charges what the node sent, as mac80211 does from the driver's
         // tx status; the link's airtime counts the channel time the exchange held. Stations
@@ -921,60 +1092,78 @@ impl WifiNet {
         let n = ex.parts.len() as Time;
         let sent = (if success { now } else { ex.tx_end } - ex.started) / n;
         let held = (now - ex.started) / n;
+        let ru = ex.mu_bar.map(|_| ex.ru_tones);
         let mut retry_any = false;
-        let mut skipped = Vec::new();
         let mut parts = ex.parts;
         for part in parts.drain(..) {
-            let peer = part.peer;
-            let p = &mut d.peers[peer as usize];
-            let count = part.mpdus.len() as u64;
-            p.stats.airtime += held;
-            p.stats.ppdus += 1;
-            p.stats.mpdus += count;
-            if count > 1 {
-                p.stats.ampdus += 1;
-                p.stats.ampdu_mpdus += count;
+            retry_any |= self.settle_part(dev, part, (held, sent), ru, flows);
+        }
+        self.devs[dev as usize].spare_parts = parts;
+        self.after_exchange(dev, success, retry_any, now, flows);
+    }
+
+    /// Settle the MPDUs `dev` sent in `part`: acknowledged if the part was and its receiver got
+    /// them, given up after the retry limit (the receiver then stops waiting for them), or
+    /// queued again. The link is charged `airtime` = (channel time held, time sent); `ru` is
+    /// the RU size when the part went in a multi-user PPDU. Whether some MPDU waits for a retry.
+    fn settle_part(
+        &mut self,
+        dev: u32,
+        part: Part,
+        airtime: (Time, Time),
+        ru: Option<u16>,
+        flows: &mut [FlowStats],
+    ) -> bool {
+        let count = part.mpdus.len() as u64;
+        if count == 0 {
+            return false; // A buffer status report or padding: no data to settle.
+        }
+        let d = &mut self.devs[dev as usize];
+        let peer = part.peer;
+        let p = &mut d.peers[peer as usize];
+        p.stats.airtime += airtime.0;
+        p.stats.ppdus += 1;
+        p.stats.mpdus += count;
+        if count > 1 {
+            p.stats.ampdus += 1;
+            p.stats.ampdu_mpdus += count;
+        }
+        if let Some(tones) = ru {
+            p.stats.mu_ppdus += 1;
+            p.stats.mu_ru_tones += u64::from(tones);
+            p.stats.mu_ru_rate += p.txv.with_ru(tones).rate_bps();
+        }
+        if !part.acked {
+            p.stats.ppdus_failed += 1;
+        }
+        let mut retry = Vec::new();
+        let mut dropped = Vec::new();
+        let mut aql_released = 0;
+        for (m, ok) in part.mpdus.into_iter().zip(part.received) {
+            let acked = part.acked && ok;
+            // mac80211 frees an skb at its tx status: acknowledged, or out of retries.
+            let given_up = !acked && m.attempts >= self.edca.retry_limit;
+            if acked || given_up {
+                self.released.extend(Release::of(&m.pkt, given_up));
+                aql_released += m.aql;
             }
-            if ex.mu_bar.is_some() {
-                p.stats.mu_ppdus += 1;
-                p.stats.mu_ru_tones += u64::from(ex.ru_tones);
-                p.stats.mu_ru_rate += p.txv.with_ru(ex.ru_tones).rate_bps();
-            }
-            if !part.acked {
-                p.stats.ppdus_failed += 1;
-            }
-            let mut retry = Vec::new();
-            let mut dropped = Vec::new();
-            let mut aql_released = 0;
-            for (m, ok) in part.mpdus.into_iter().zip(part.received) {
-                let acked = part.acked && ok;
-                // mac80211 frees an skb at its tx status: acknowledged, or out of retries.
-                let given_up = !acked && m.attempts >= self.edca.retry_limit;
-                if acked || given_up {
-                    self.released.extend(Release::of(&m.pkt, given_up));
-                    aql_released += m.aql;
-                }
-                if acked {
-                    p.stats.mpdus_acked += 1;
-                    p.stats.bytes_acked += u64::from(m.pkt.size);
-                } else if given_up {
-                    p.stats.mpdus_dropped += 1;
-                    flows[m.pkt.flow as usize].total.wire_lost += 1;
-                    dropped.push(m.seq);
-                } else {
-                    retry.push(m);
-                }
-            }
-            let to = p.dev;
-            retry_any |= !retry.is_empty();
-            d.queues.complete(peer, sent, aql_released);
-            d.queues.requeue(peer, retry.into_iter());
-            if !dropped.is_empty() {
-                skipped.push((to, dropped));
+            if acked {
+                p.stats.mpdus_acked += 1;
+                p.stats.bytes_acked += u64::from(m.pkt.size);
+            } else if given_up {
+                p.stats.mpdus_dropped += 1;
+                flows[m.pkt.flow as usize].total.wire_lost += 1;
+                dropped.push(m.seq);
+            } else {
+                retry.push(m);
             }
         }
-        // The receivers stop waiting for what was given up (a Block Ack Request).
-        for (to, dropped) in skipped {
+        let to = p.dev;
+        let retry_any = !retry.is_empty();
+        d.queues.complete(peer, airtime.1, aql_released);
+        d.queues.requeue(peer, retry.into_iter());
+        // The receiver stops waiting for what was given up (a Block Ack Request).
+        if !dropped.is_empty() {
             let r = &mut self.devs[to as usize];
             let back = r.peer_of[dev as usize].expect("links are symmetric") as usize;
             for seq in dropped {
@@ -983,11 +1172,17 @@ impl WifiNet {
             let node = r.node;
             self.delivered.extend(self.up.drain(..).map(|p| (node, p)));
         }
+        retry_any
+    }
+
+    /// After an exchange (or an uplink cycle) the initiator's contention window resets or
+    /// doubles; it continues its TXOP or starts the post-transmission backoff.
+    fn after_exchange(&mut self, dev: u32, success: bool, retry_any: bool, now: Time, flows: &mut [FlowStats]) {
+        let (cw_min, cw_max) = self.cw_bounds(dev, now);
         let d = &mut self.devs[dev as usize];
-        d.spare_parts = parts;
         // The window doubles after a failure, unless the failure ended the frames' last
         // attempt: then, as after a success, the next frame starts from CWmin.
-        d.cw = if success || !retry_any { self.edca.cw_min } else { (2 * d.cw + 1).min(self.edca.cw_max) };
+        d.cw = if success || !retry_any { cw_min } else { (2 * d.cw + 1).min(cw_max) };
         if success && self.edca.txop > 0 && self.continue_txop(dev, now) {
             self.pump(dev, now, flows);
             return;
@@ -1004,6 +1199,237 @@ impl WifiNet {
         m.pending = true;
         self.schedule_access(dev, now);
         self.pump(dev, now, flows);
+    }
+
+    /// The AP won the channel for the uplink: it polls its stations in turn for their buffer
+    /// status, or, without BSRP, grants them RUs from what they last reported.
+    fn start_ul_cycle(&mut self, now: Time) {
+        let mu = self.mu.as_ref().expect("an uplink OFDMA AP");
+        let (ap, bsrp) = (mu.dev, mu.settings.ul.expect("uplink OFDMA is on").bsrp);
+        self.ul_stats.cycles += 1;
+        let d = &mut self.devs[ap as usize];
+        d.exchange = Some(Exchange {
+            parts: std::mem::take(&mut d.spare_parts),
+            data_dur: 0,
+            mu_bar: None,
+            ru_tones: 0,
+            responders: Vec::new(),
+            ul: None,
+            resp: Frame::TbBsr,
+            resp_dur: 0,
+            stage: Stage::AwaitResponse,
+            started: now,
+            tx_end: now,
+            timeout_gen: 0,
+        });
+        let sent = self.send_trigger(bsrp, now, now);
+        debug_assert!(sent, "an AP contends for the uplink only when a station reported data");
+    }
+
+    /// The PHY of station `s`'s link to its AP `ap`.
+    fn uplink_txv(&self, ap: u32, s: u32) -> TxVector {
+        let d = &self.devs[s as usize];
+        *d.peers[d.peer_of[ap as usize].expect("stations link to their AP") as usize].txv()
+    }
+
+    /// The AP sends the next trigger of its uplink cycle at `at` (now, or a SIFS after the
+    /// buffer status reports): a BSRP to the stations in turn (`polling`), or a Basic Trigger
+    /// to those that reported data. False when no station has data to grant.
+    fn send_trigger(&mut self, polling: bool, at: Time, now: Time) -> bool {
+        let mu = self.mu.as_ref().expect("an uplink OFDMA AP");
+        let (ap, max) = (mu.dev, mu.settings.max_stations);
+        let peers = if polling { mu.ul.poll(max) } else { mu.ul.candidates(max) };
+        let Some(&first_peer) = peers.first() else { return false };
+        let a = &self.devs[ap as usize];
+        let width = a.peers[first_peer as usize].txv().width_mhz;
+        let stations: Vec<u32> = peers.iter().map(|&p| a.peers[p as usize].dev).collect();
+        let txvs: Vec<TxVector> = stations.iter().map(|&s| self.uplink_txv(ap, s)).collect();
+        let plan = if polling {
+            ul::plan_bsrp(width, &txvs)
+        } else {
+            let users: Vec<(TxVector, u32)> = txvs.iter().zip(&peers).map(|(&t, &p)| (t, mu.ul.reported(p))).collect();
+            ul::plan_basic(width, &users, a.aggregation.max_duration)
+        };
+        let count = plan.alloc.count;
+        // The trigger reserves the medium through the TB PPDUs and, for data, the Block Ack.
+        let mut nav_until = at + plan.trigger_dur + self.sifs + plan.tb_dur;
+        let (frame, resp) = if polling {
+            self.ul_stats.bsrps += 1;
+            (Frame::Bsrp, Frame::TbBsr)
+        } else {
+            nav_until += self.sifs + ul::multi_sta_block_ack_duration(count, &txvs[0].with_ru(plan.alloc.tones));
+            self.mu.as_mut().expect("checked above").ul.served(peers[count - 1]);
+            self.ul_stats.basic_triggers += 1;
+            (Frame::BasicTrigger, Frame::TbData)
+        };
+        let ex = self.devs[ap as usize].exchange.as_mut().expect("a trigger belongs to an uplink cycle");
+        ex.data_dur = plan.trigger_dur;
+        ex.ru_tones = plan.alloc.tones;
+        ex.resp = resp;
+        ex.resp_dur = plan.tb_dur;
+        ex.responders.clear();
+        ex.ul = Some(UlCycle { addressed: stations[..count].to_vec(), polling });
+        let pending = Pending { to: GROUP, frame, dur: plan.trigger_dur, nav_until, resp_dur: plan.tb_dur };
+        if at == now {
+            self.start_tx(ap, pending, now);
+        } else {
+            self.devs[ap as usize].response = Some(pending);
+            self.events.push((at, WifiEvent::Respond { dev: ap }));
+        }
+        true
+    }
+
+    /// A trigger ended: the addressed stations that received it and are free answer a SIFS
+    /// later, all at once, in HE TB PPDUs on their RUs: a buffer status report (QoS Null) to a
+    /// BSRP, their data to a Basic Trigger, each with its queue size. A station with nothing
+    /// that fits still answers, with padding. Nobody answering leaves the AP to time out.
+    fn answer_ul_trigger(&mut self, tx: &Tx, now: Time, flows: &mut [FlowStats]) {
+        let ap = tx.src;
+        let ex = self.devs[ap as usize].exchange.as_ref().expect("a trigger belongs to an uplink cycle");
+        let cycle = ex.ul.as_ref().expect("a trigger belongs to an uplink cycle");
+        let (polling, tones, tb_dur, resp) = (cycle.polling, ex.ru_tones, ex.resp_dur, ex.resp);
+        let responders: Vec<u32> = cycle
+            .addressed
+            .iter()
+            .copied()
+            .filter(|&s| self.intact.contains(&s) && self.devs[s as usize].can_answer_trigger())
+            .collect();
+        let Some(&first) = responders.first() else { return };
+        for &s in &responders {
+            let part = self.tb_response(ap, s, polling, tones, tb_dur);
+            self.devs[s as usize].tb = Some(part);
+        }
+        let mut nav_until = now + self.sifs + tb_dur;
+        if !polling {
+            let first_txv = self.uplink_txv(ap, first).with_ru(tones);
+            nav_until += self.sifs + ul::multi_sta_block_ack_duration(responders.len(), &first_txv);
+        }
+        self.devs[ap as usize].exchange.as_mut().expect("checked above").responders = responders.clone();
+        self.respond(first, Pending { to: ap, frame: resp, dur: tb_dur, nav_until, resp_dur: 0 }, now);
+        // mac80211 refills the firmware queues the responses took from.
+        for s in responders {
+            self.pump(s, now, flows);
+        }
+    }
+
+    /// Station `s`'s HE TB response on a `tones`-tone RU to a trigger asking for `tb_dur`: no
+    /// frames to a BSRP; to a Basic Trigger, the A-MPDU of its oldest frames for the AP that
+    /// fits the PPDU's data field. Either way it carries the queue size left.
+    fn tb_response(&mut self, ap: u32, s: u32, polling: bool, tones: u16, tb_dur: Time) -> Part {
+        let d = &mut self.devs[s as usize];
+        let peer = d.peer_of[ap as usize].expect("stations link to their AP");
+        let mut mpdus = Vec::new();
+        if !polling {
+            let txv = d.peers[peer as usize].txv().with_ru(tones);
+            let agg = d.aggregation;
+            let window = phy::Format::He.block_ack_window().expect("HE has Block Ack") as usize;
+            let max = if agg.enabled { (agg.max_mpdus as usize).min(window) } else { 1 };
+            let data_limit = tb_dur.saturating_sub(txv.preamble_duration());
+            let mut psdu = 0u32;
+            mpdus = d.queues.take(peer, max, |_, next| {
+                let more = phy::ampdu_append(psdu, phy::mpdu_bytes(next.pkt.size));
+                let fits = more <= agg.max_bytes && txv.data_duration(more) <= data_limit;
+                if fits {
+                    psdu = more;
+                }
+                fits
+            });
+            for m in &mut mpdus {
+                m.attempts += 1;
+            }
+        }
+        let mut part = Part::new(peer, mpdus);
+        part.report = ofdma::queue_size_report(d.queues.queued_psdu_bytes(peer, ofdma::MAX_QUEUE_REPORT).into());
+        part
+    }
+
+    /// The AP received the stations' HE TB PPDUs: it takes each station's data and queue size.
+    /// After buffer status reports it grants RUs with a Basic Trigger a SIFS later (or ends the
+    /// cycle if nobody has data); after data it sends the Multi-STA Block Ack.
+    fn receive_tb(&mut self, tx: &Tx, now: Time, flows: &mut [FlowStats]) {
+        let ap = tx.dst;
+        let ex = self.devs[ap as usize].exchange.as_mut().expect("HE TB PPDUs answer an uplink cycle");
+        ex.timeout_gen = ex.timeout_gen.wrapping_add(1);
+        let (responders, tones) = (ex.responders.clone(), ex.ru_tones);
+        let polling = tx.frame == Frame::TbBsr;
+        for &s in &responders {
+            if polling {
+                let report = self.devs[s as usize].tb.take().expect("a TB responder has its response").report;
+                self.report_queue(ap, s, report, now);
+            } else {
+                self.receive_part(s, PartOf::Tb);
+                let report = self.devs[s as usize].tb.as_ref().expect("a TB responder has its response").report;
+                self.report_queue(ap, s, report, now);
+            }
+        }
+        if polling {
+            if !self.send_trigger(false, now + self.sifs, now) {
+                self.finish_ul_cycle(ap, true, now, flows);
+            }
+            return;
+        }
+        let first = self.uplink_txv(ap, responders[0]).with_ru(tones);
+        let dur = ul::multi_sta_block_ack_duration(responders.len(), &first);
+        let nav_until = now + self.sifs + dur;
+        self.respond(ap, Pending { to: GROUP, frame: Frame::MultiStaBa, dur, nav_until, resp_dur: 0 }, now);
+    }
+
+    /// Station `s` reported `report` bytes queued to AP `ap`, which contends to trigger it.
+    fn report_queue(&mut self, ap: u32, s: u32, report: u32, now: Time) {
+        let peer = self.devs[ap as usize].peer_of[s as usize].expect("stations link to their AP");
+        self.mu.as_mut().expect("an uplink OFDMA AP").ul.report(peer, report);
+        self.contend(ap, now);
+    }
+
+    /// The Multi-STA Block Ack ended: each station that received it learns which of its MPDUs
+    /// arrived; the cycle is over.
+    fn end_ul_cycle(&mut self, ap: u32, now: Time, flows: &mut [FlowStats]) {
+        let ex = self.devs[ap as usize].exchange.as_ref().expect("a Multi-STA Block Ack ends an uplink cycle");
+        for s in ex.responders.clone() {
+            if let Some(part) = self.devs[s as usize].tb.as_mut() {
+                part.acked = self.intact.contains(&s);
+            }
+        }
+        self.finish_ul_cycle(ap, true, now, flows);
+    }
+
+    /// The AP's uplink cycle is over (`success`) or timed out: every station settles the data it
+    /// sent (acknowledged or not) and is charged an equal share of the cycle's airtime; a
+    /// station whose data was acknowledged switches to the MU EDCA parameters.
+    fn finish_ul_cycle(&mut self, ap: u32, success: bool, now: Time, flows: &mut [FlowStats]) {
+        let ex = self.devs[ap as usize].exchange.take().expect("an uplink cycle in progress");
+        self.ul_stats.cycle_time += now - ex.started;
+        let senders =
+            ex.responders.iter().filter(|&&s| self.devs[s as usize].tb.as_ref().is_some_and(|p| !p.mpdus.is_empty()));
+        let n = senders.count() as Time;
+        self.ul_stats.tb_users += n;
+        let share = (now - ex.started) / n.max(1);
+        for &s in &ex.responders {
+            let Some(part) = self.devs[s as usize].tb.take() else { continue };
+            let acked = part.acked && part.received.iter().any(|&r| r);
+            self.settle_part(s, part, (share, share), Some(ex.ru_tones), flows);
+            if acked {
+                self.start_mu_edca(s, now);
+            }
+            self.pump(s, now, flows);
+        }
+        self.devs[ap as usize].spare_parts = ex.parts;
+        self.after_exchange(ap, success, !success, now, flows);
+    }
+
+    /// Station `s` had uplink data acknowledged after a Basic Trigger: it contends with the MU
+    /// EDCA parameters, if the AP advertises any, until their timer runs out (restarted by
+    /// every such acknowledgement). A countdown in progress goes on with them.
+    fn start_mu_edca(&mut self, s: u32, now: Time) {
+        let Some(mu_edca) = self.mu.as_ref().and_then(|mu| mu.settings.ul?.mu_edca) else { return };
+        let d = &mut self.devs[s as usize];
+        d.mu_edca_until = now + mu_edca.timer;
+        d.cw = mu_edca.cw_min;
+        let m = &mut self.medium[s as usize];
+        if m.access_at.is_some() {
+            m.freeze(now, self.slot);
+            self.schedule_access(s, now);
+        }
     }
 
     /// Within a TXOP the node keeps the channel: its next exchange follows a SIFS after the

@@ -205,6 +205,23 @@ impl DeviceQueues {
         }
     }
 
+    /// The A-MPDU length the frames queued for `peer` would fill, counted up to `cap` bytes:
+    /// what a station reports as its queue size to an AP that schedules uplink OFDMA (the
+    /// frames the MAC can send: for mac80211, those in the firmware).
+    pub fn queued_psdu_bytes(&self, peer: u16, cap: u32) -> u32 {
+        let mut frames: Box<dyn Iterator<Item = &Mpdu>> = match &self.kind {
+            Kind::Fifo(ring) => Box::new(ring.iter().filter(|(p, _)| *p == peer).map(|(_, m)| m)),
+            Kind::PerStation { queues, .. } => Box::new(queues[peer as usize].iter()),
+            Kind::Mac80211(m) => Box::new(m.firmware_frames(peer)),
+        };
+        let mut psdu = 0;
+        while psdu < cap {
+            let Some(m) = frames.next() else { break };
+            psdu = super::phy::ampdu_append(psdu, super::phy::mpdu_bytes(m.pkt.size));
+        }
+        psdu
+    }
+
     /// Take up to `max` frames for `peer`, oldest first, while `fits` accepts each next one
     /// given those already taken. The FIFO takes the peer's frames from anywhere in the ring,
     /// as a driver's per-TID aggregation queues would.

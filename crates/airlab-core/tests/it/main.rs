@@ -21,6 +21,7 @@ mod metrics;
 mod ofdma;
 mod scenario;
 mod tcp_reference;
+mod ul_ofdma;
 mod wifi;
 mod wifi_rate_schedule;
 mod wifi_scenario;

@@ -132,7 +132,7 @@ fn ofdma_keys_are_checked() {
         Scenario::new("bad", "1s").hosts(&["ap", "s1", "s2"]).wifi(bss).to_string()
     };
     assert_error(load_with(&with("n", &[("ofdma", "\"dl\"")]), &[]), "wifi[0].ofdma", "802.11ax");
-    assert_error(load_with(&with("ax", &[("ofdma", "\"ul\"")]), &[]), "wifi[0].ofdma", "dl");
+    assert_error(load_with(&with("ax", &[("ofdma", "\"up\"")]), &[]), "wifi[0].ofdma", "both");
     let zero = [("ofdma", "\"dl\""), ("ofdma_stations", "0")];
     assert_error(load_with(&with("ax", &zero), &[]), "wifi[0].ofdma_stations", "1 to 74");
     assert_error(load_with(&with("ax", &[("ofdma_stations", "4")]), &[]), "wifi[0].ofdma_stations", "needs");

@@ -1,33 +1,19 @@
-//! 802.11ax downlink OFDMA at an access point: which stations share the next HE MU PPDU, the
-//! resource units they get, the A-MPDU each carries, and the durations of the MU-BAR trigger
-//! and the trigger-based Block Acks that acknowledge it. The exchange itself (sending, the
-//! acknowledgements on the air, retries) is in [`super::net`].
+//! Downlink OFDMA at an access point: which stations share the next HE MU PPDU, the resource
+//! units they get, the A-MPDU each carries, and the durations of the MU-BAR trigger and the
+//! trigger-based Block Acks that acknowledge it. The exchange itself (sending, the
+//! acknowledgements on the air, retries) is in [`crate::wifi::net`].
 //!
 //! The scheduler is ns-3's round robin (`RrMultiUserScheduler`) in its simplest reading: the
 //! first `max_stations` stations with frames, in the device layer's service order, each on an
 //! equal RU ([`RuAllocation::equal`]). With one station to serve the AP sends an SU PPDU.
 
-use super::link::Peer;
-use super::net::Aggregation;
-use super::phy::mu::{self, RuAllocation};
-use super::phy::{self, TxVector};
-use super::queues::{DeviceQueues, Mpdu};
+use super::Ofdma;
 use crate::sim::Time;
-use serde::Serialize;
-
-/// Downlink OFDMA settings of a BSS.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Ofdma {
-    /// Most stations in one DL MU PPDU (ns-3 `RrMultiUserScheduler::NStations`).
-    pub max_stations: usize,
-}
-
-impl Ofdma {
-    /// ns-3's default number of stations per DL MU PPDU.
-    pub const DEFAULT_MAX_STATIONS: usize = 4;
-    /// The most RUs a channel splits into (37 × 26 tones at 80 MHz, 74 at 160 MHz: ns-3's bound).
-    pub const MAX_STATIONS: usize = 74;
-}
+use crate::wifi::link::Peer;
+use crate::wifi::net::Aggregation;
+use crate::wifi::phy::mu::{self, RuAllocation};
+use crate::wifi::phy::{self, TxVector};
+use crate::wifi::queues::{DeviceQueues, Mpdu};
 
 /// A DL MU PPDU about to be sent: each station's frames, and the durations of the exchange.
 pub struct DlMuPlan {

@@ -1,0 +1,193 @@
+//! 802.11ax uplink OFDMA end to end: the AP's trigger cycles (BSRP, buffer status reports,
+//! Basic Trigger, HE TB data, Multi-STA Block Ack) against their hand-computed durations, with
+//! and without BSRP, per-MPDU retries, MU EDCA, hidden stations and TCP over them.
+
+use crate::builders::*;
+use crate::common::*;
+use serde_json::Value;
+
+/// MU EDCA with AIFSN 0: after their first acknowledged TB PPDU the stations send only when
+/// triggered, so every cycle is the AP's.
+const TRIGGERED_ONLY: &str = r#"{ aifsn = 0, cw_min = 15, cw_max = 1023, timer = "2088.96ms" }"#;
+
+/// An 802.11ax BSS at `width` MHz, HE-MCS 7, GI 0.8 µs with `n` stations each sending UDP at
+/// 30 Mbit/s to the AP (saturating), with uplink OFDMA for `n` stations and `keys`.
+fn uplink(n: usize, width: u16, keys: &[(&str, &str)], seed: Option<u64>) -> Value {
+    let stations: Vec<String> = (1..=n).map(|i| format!("s{i}")).collect();
+    let names: Vec<&str> = stations.iter().map(String::as_str).collect();
+    let bss = Wifi::bss("ax", "ap", &names)
+        .name("bss")
+        .key("width", width)
+        .key("mcs", 7)
+        .key("gi", "\"800ns\"")
+        .key("ofdma_stations", n);
+    let bss = keys.iter().fold(bss, |bss, (k, v)| bss.key(k, v));
+    let hosts = [&["ap"], names.as_slice()].concat();
+    let flows = names.iter().map(|s| Flow::new(s, "ap").name(&format!("from_{s}")).app(udp("30Mbit")));
+    let scenario = Scenario::new("ul-ofdma", "4s").hosts(&hosts).warmup("1s").wifi(bss).flows(flows);
+    run_toml(&scenario.to_string(), seed).deterministic_summary()
+}
+
+fn goodput_sum(s: &Value) -> f64 {
+    s["flows"].as_array().unwrap().iter().map(|f| f64_of(&f["goodput_mbps"])).sum()
+}
+
+fn f64_of(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+fn uplink_links(s: &Value) -> impl Iterator<Item = &Value> {
+    s["wifi"][0]["links"].as_array().unwrap().iter().filter(|l| l["to"] == "ap")
+}
+
+/// A saturated trigger cycle for four stations on 52-tone RUs at HE-MCS 7, GI 0.8 µs, from
+/// the AP's first trigger to the Multi-STA Block Ack: BSRP for 4 (48 bytes at 6 Mbit/s,
+/// 88 us), SIFS, the QoS Null reports in HE TB PPDUs (48 us preamble + 2 symbols of 13.6 us),
+/// SIFS, the Basic Trigger for 4 (52 bytes, 96 us), SIFS, the TB data PPDU the AP grants in
+/// full (the stations report 65,024 bytes, more than aPPDUMaxTime holds: 5484 us), SIFS, the
+/// Multi-STA Block Ack for 4 (166 bytes at 24 Mbit/s, 80 us).
+const CYCLE_4_US: f64 = 88.0 + 16.0 + 75.2 + 16.0 + 96.0 + 16.0 + 5484.0 + 16.0 + 80.0;
+
+#[test]
+fn a_saturated_ul_trigger_cycle_matches_its_hand_computed_duration() {
+    // Each station fits seven 1538-byte MPDUs in the 399 data symbols after the TB preamble
+    // (an A-MPDU of 10806 bytes takes 361 symbols of 240 bits; eight would take 412). The AP
+    // contends before each cycle: AIFS 43 us + 7.5 slots of 9 us on average.
+    let want = 4.0 * 7.0 * 1472.0 * 8.0 / (43.0 + 67.5 + CYCLE_4_US); // 55.0 Mbit/s
+    let s = uplink(4, 20, &[("ofdma", "\"ul\""), ("mu_edca", TRIGGERED_ONLY)], None);
+    let got = goodput_sum(&s);
+    eprintln!("UL OFDMA, 4 stations: {got:.2} Mbit/s, hand-computed {want:.2}");
+    assert!((got / want - 1.0).abs() < 0.01, "{got} vs {want}");
+    let ul = &s["wifi"][0]["ul_ofdma"];
+    assert!((f64_of(&ul["cycle_us"]) - CYCLE_4_US).abs() < 0.01, "{ul}");
+    assert_eq!(ul["users_per_trigger"], 4.0);
+    assert_eq!(ul["bsrps"], ul["cycles"]);
+    for link in uplink_links(&s) {
+        assert_eq!(f64_of(&link["mpdus_per_ampdu"]), 7.0, "{}", link["name"]);
+        assert_eq!(link["mu_ppdus"], link["ppdus"], "{}: every PPDU is an HE TB PPDU", link["name"]);
+        assert_eq!(link["mu_ru_tones"], 52.0);
+        assert_eq!(link["collisions"], 0);
+    }
+    // The same seed gives the same run.
+    assert_eq!(s, uplink(4, 20, &[("ofdma", "\"ul\""), ("mu_edca", TRIGGERED_ONLY)], None));
+}
+
+#[test]
+fn without_bsrp_the_ap_grants_from_the_queue_sizes_the_data_carried() {
+    // The cycle is the Basic Trigger, the TB data and the Multi-STA Block Ack: each station's
+    // QoS Control field reported its queue for the next grant.
+    let cycle_us = 96.0 + 16.0 + 5484.0 + 16.0 + 80.0;
+    let want = 4.0 * 7.0 * 1472.0 * 8.0 / (43.0 + 67.5 + cycle_us); // 56.9 Mbit/s
+    let keys = [("ofdma", "\"ul\""), ("mu_edca", TRIGGERED_ONLY), ("ofdma_bsrp", "false")];
+    let s = uplink(4, 20, &keys, None);
+    let got = goodput_sum(&s);
+    eprintln!("UL OFDMA without BSRP, 4 stations: {got:.2} Mbit/s, hand-computed {want:.2}");
+    assert!((got / want - 1.0).abs() < 0.01, "{got} vs {want}");
+    let ul = &s["wifi"][0]["ul_ofdma"];
+    assert_eq!(ul["bsrps"], 0);
+    assert!((f64_of(&ul["cycle_us"]) - cycle_us).abs() < 0.01, "{ul}");
+}
+
+#[test]
+fn mpdus_lost_in_a_tb_ppdu_are_retried() {
+    // The Multi-STA Block Ack leaves out the MPDUs in error; the stations send them again in
+    // a later TB PPDU, so UDP loses nothing and the goodput falls by about the error rate.
+    let keys = [("ofdma", "\"ul\""), ("mu_edca", TRIGGERED_ONLY)];
+    let clean = goodput_sum(&uplink(4, 20, &keys, None));
+    let s = uplink(4, 20, &[keys[0], keys[1], ("per", "0.1")], None);
+    let lossy = goodput_sum(&s);
+    eprintln!("UL OFDMA with PER 0.1: {lossy:.2} Mbit/s against {clean:.2}");
+    assert!((lossy / clean - 0.9).abs() < 0.03, "{lossy} vs {clean}");
+    for link in uplink_links(&s) {
+        assert_eq!(link["mpdu_drops"], 0, "{}", link["name"]);
+    }
+}
+
+#[test]
+fn mu_edca_moves_the_uplink_from_contention_to_triggers() {
+    // Without MU EDCA the stations keep contending with EDCA beside the AP's triggers and
+    // collide among themselves; OpenWrt's set (AIFSN 8, CW 511-1023) makes their own
+    // accesses rare, and AIFSN 0 stops them.
+    let tb_share = |s: &Value| {
+        let (tb, all) =
+            uplink_links(s).fold((0.0, 0.0), |(tb, all), l| (tb + f64_of(&l["mu_ppdus"]), all + f64_of(&l["ppdus"])));
+        tb / all
+    };
+    let collisions = |s: &Value| uplink_links(s).map(|l| f64_of(&l["collisions"])).sum::<f64>();
+    let edca = uplink(4, 20, &[("ofdma", "\"ul\"")], None);
+    let openwrt = uplink(4, 20, &[("ofdma", "\"ul\""), ("mu_edca", "{}")], None);
+    let off = uplink(4, 20, &[("ofdma", "\"ul\""), ("mu_edca", TRIGGERED_ONLY)], None);
+    let shares = [tb_share(&edca), tb_share(&openwrt), tb_share(&off)];
+    eprintln!(
+        "TB share of uplink PPDUs: EDCA {:.3}, OpenWrt MU EDCA {:.3}, AIFSN 0 {:.3}; collisions {} / {} / {}",
+        shares[0],
+        shares[1],
+        shares[2],
+        collisions(&edca),
+        collisions(&openwrt),
+        collisions(&off)
+    );
+    assert!(shares[0] < shares[1] && shares[1] < shares[2] && shares[2] == 1.0, "{shares:?}");
+    assert!(collisions(&edca) > collisions(&openwrt) && collisions(&off) == 0.0);
+}
+
+#[test]
+fn hidden_stations_are_triggered_together() {
+    // The stations do not hear each other; the AP's trigger reaches all of them and their TB
+    // PPDUs arrive together, so the cycle is the same as in a fully connected cell.
+    let hidden = r#"[["ap", "s1"], ["ap", "s2"], ["ap", "s3"], ["ap", "s4"]]"#;
+    let keys = [("ofdma", "\"ul\""), ("mu_edca", TRIGGERED_ONLY)];
+    let connected = goodput_sum(&uplink(4, 20, &keys, None));
+    let s = uplink(4, 20, &[keys[0], keys[1], ("hears", hidden)], None);
+    assert!((goodput_sum(&s) / connected - 1.0).abs() < 0.002, "{} vs {connected}", goodput_sum(&s));
+}
+
+#[test]
+fn tcp_uploads_share_the_trigger_cycles() {
+    // Paper 000's shape: three laptops upload with CUBIC through the AP to a wired server;
+    // the AP triggers them (OpenWrt's MU EDCA) and sends their ACKs down in HE MU PPDUs. The
+    // round robin shares the cycles evenly.
+    let names = ["s1", "s2", "s3"];
+    let bss = Wifi::bss("ax", "ap", &names)
+        .name("bss")
+        .key("width", 20)
+        .key("mcs", 7)
+        .key("ofdma", "\"both\"")
+        .key("mu_edca", "{}");
+    let flows = names.map(|s| Flow::bulk(s, "server", "cubic").name(&format!("from_{s}")));
+    let scenario = Scenario::new("ul-tcp", "15s")
+        .hosts(&["server", "s1", "s2", "s3"])
+        .routers(&["ap"])
+        .link(Link::new("server", "ap", "1Gbit", "2ms"))
+        .warmup("3s")
+        .wifi(bss)
+        .flows(flows);
+    let s = run_toml(&scenario.to_string(), None).summary;
+    let total = goodput_sum(&s);
+    let jain = f64_of(&s["jain_index"]);
+    let ul = &s["wifi"][0]["ul_ofdma"];
+    eprintln!("3 CUBIC uploads over UL OFDMA: {total:.2} Mbit/s, Jain {jain:.3}, {ul}");
+    assert!(total > 30.0 && jain > 0.95, "{total} Mbit/s, Jain {jain}");
+    // Three stations split 20 MHz into two 106-tone RUs (ns-3's equal RUs): two per trigger,
+    // the third first in line for the next.
+    assert_eq!(ul["users_per_trigger"], 2.0, "{ul}");
+}
+
+#[test]
+fn uplink_ofdma_keys_are_checked() {
+    let with = |keys: &[(&str, &str)]| {
+        let bss = Wifi::bss("ax", "ap", &["s1", "s2"]).name("bss");
+        let bss = keys.iter().fold(bss, |bss, (k, v)| bss.key(k, v));
+        Scenario::new("bad", "1s").hosts(&["ap", "s1", "s2"]).wifi(bss).to_string()
+    };
+    let ul = ("ofdma", "\"ul\"");
+    assert!(load_with(&with(&[ul, ("mu_edca", "{}"), ("ofdma_bsrp", "false")]), &[]).is_ok());
+    assert_error(load_with(&with(&[("ofdma_bsrp", "false")]), &[]), "wifi[0].ofdma_bsrp", "needs an `ofdma` key");
+    let dl_only = [("ofdma", "\"dl\""), ("mu_edca", "{}")];
+    assert_error(load_with(&with(&dl_only), &[]), "wifi[0].mu_edca", "\"ul\"");
+    assert_error(load_with(&with(&[ul, ("mu_edca", "{ aifsn = 1 }")]), &[]), "wifi[0].mu_edca.aifsn", "0");
+    assert_error(load_with(&with(&[ul, ("mu_edca", "{ cw_min = 100 }")]), &[]), "wifi[0].mu_edca.cw_min", "2^k - 1");
+    let bad_timer = [ul, ("mu_edca", r#"{ timer = "10ms" }"#)];
+    assert_error(load_with(&with(&bad_timer), &[]), "wifi[0].mu_edca.timer", "8.192ms");
+    assert_error(load_with(&with(&[ul, ("mu_edca", "{ aifs = 2 }")]), &[]), "wifi[0].mu_edca.aifs", "aifsn");
+}
