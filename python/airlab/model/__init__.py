@@ -1,7 +1,9 @@
 """Analytical models used to check the simulator against closed-form results.
 
 :mod:`airlab.model.bianchi` holds Bianchi's (2000) saturation model of the 802.11 DCF and the
-single-station MAC efficiency. The modules depend only on numpy/scipy, not on the engine.
+single-station MAC efficiency; :mod:`airlab.model.mu_ofdma` paper 000's trigger-frame cycle
+model of 802.11ax uplink OFDMA (its eqs. 1-8). The modules depend only on numpy/scipy, not
+on the engine.
 """
 
 from __future__ import annotations
