@@ -106,7 +106,7 @@ def test_mac80211_layer_bounds_latency_under_load_through_the_python_api() -> No
     within the wire's 4 ms + AQL's 12 ms + one PPDU and channel access (< 24 ms); the same AP as
     a FIFO (``per_station`` device, pfifo 1000) queues it behind CUBIC's hundreds of ms, and the
     drops move from the TXQs (``device_drops``) to the qdisc."""
-    path = "wifi/ax-latency-under-load"
+    path = "wifi6/latency-under-load"
     short = {"duration": "10s", "metrics.warmup": "3s"}
     mac = airlab.run(path, seed=1, set=short).summary
     fifo_set = {
@@ -134,7 +134,7 @@ def test_downlink_ofdma_through_the_python_api() -> None:
     when fewer do (a mean near 86 tones); ``cell.ofdma = "off"`` serves them one at a time over
     the whole channel, which for long TCP downloads carries more (fewer data subcarriers and
     an MU-BAR per PPDU under OFDMA)."""
-    path = "wifi/ax-dl-ofdma"
+    path = "wifi6/dl-ofdma"
     short = {"duration": "8s", "metrics.warmup": "3s"}
     mu = airlab.run(path, seed=1, set=short).summary
     su = airlab.run(path, seed=1, set={**short, "cell.ofdma": "off"}).summary
@@ -150,3 +150,26 @@ def test_downlink_ofdma_through_the_python_api() -> None:
         assert 52.0 < link["mu_ru_tones"] < 242.0
     assert all(link["mu_ppdus"] == 0 for link in ap_links(su))
     assert 0.6 < total(mu) / total(su) < 0.85
+
+
+def test_uplink_ofdma_through_the_python_api() -> None:
+    """The built-in UL OFDMA cell: three CUBIC uploads that the AP triggers two at a time (two
+    106-tone RUs at 20 MHz), sharing evenly; ``cell.ofdma = "off"`` sends them by EDCA alone,
+    with no trigger cycles and a deeper queue. A bad MU EDCA key names itself."""
+    path = "wifi6/ul-ofdma"
+    short = {"duration": "6s", "metrics.warmup": "2s"}
+    mu = airlab.run(path, seed=1, set=short).summary
+    su = airlab.run(path, seed=1, set={**short, "cell.ofdma": "off"}).summary
+    ul = mu["wifi"][0]["ul_ofdma"]
+    assert ul["users_per_trigger"] == 2.0 and ul["cycles"] > 500
+    for link in (lk for lk in mu["wifi"][0]["links"] if lk["to"] == "ap"):
+        assert link["mu_ppdus"] > 0.9 * link["ppdus"] and link["mu_ru_tones"] == 106.0
+    assert "ul_ofdma" not in su["wifi"][0]
+    assert mu["jain_index"] > 0.99
+
+    def rtt_p50(s: dict) -> float:
+        return max(f["rtt_ms"]["p50"] for f in s["flows"])
+
+    assert rtt_p50(mu) < rtt_p50(su)
+    with pytest.raises(airlab.ScenarioError, match=r"wifi\[0\]\.mu_edca\.aifsn: aifsn must be 0"):
+        airlab.run(path, seed=1, set={**short, "cell.mu_edca": {"aifsn": 1}})

@@ -26,6 +26,8 @@ DEFAULT_SCENARIOS = [
     "aqm/xlayer-uplink",
     "wifi/ax-cell-10",
     "wifi/hop-300-ampdu",
+    "wifi6/dl-ofdma",
+    "wifi6/ul-ofdma",
     "bufferbloat-11n/parking-lot",
     "basics/gigabit-50flows",
 ]
