@@ -402,6 +402,9 @@ pub struct Wifi {
     /// Uplink OFDMA: start every trigger cycle with a Buffer Status Report Poll (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ofdma_bsrp: Option<bool>,
+    /// Uplink OFDMA: the AP also polls its stations this often (none by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ofdma_poll_interval: Option<Duration>,
     /// Uplink OFDMA: the MU EDCA parameter set the AP advertises (none by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mu_edca: Option<WifiMuEdca>,

@@ -879,9 +879,13 @@ fn resolve_network(
     Ok(ResolvedWifi { name, standard, ap: w.ap.clone(), nodes, links, hears, edca, rts: w.rts, ofdma })
 }
 
+/// The range of `ofdma_poll_interval`.
+const MIN_POLL_INTERVAL: Time = 1_000 * US;
+const MAX_POLL_INTERVAL: Time = 10_000_000 * US;
+
 /// `ofdma` and its settings: OFDMA needs an 802.11ax BSS with an AP. `ofdma_stations` is
 /// checked whenever given, and refused without any `ofdma` key (it would do nothing); the
-/// uplink settings (`ofdma_bsrp`, `mu_edca`) likewise need an `ofdma` key allowing the uplink.
+/// uplink settings (`ofdma_bsrp`, `ofdma_poll_interval`, `mu_edca`) likewise need an `ofdma` key allowing the uplink.
 /// With `ofdma = "off"` they stay unused, so that a sweep can turn OFDMA off.
 fn resolve_ofdma(key: &str, w: &Wifi) -> Result<Option<Ofdma>, KeyError> {
     let max_stations = w.ofdma_stations.map_or(Ofdma::DEFAULT_MAX_STATIONS, |n| n as usize);
@@ -896,7 +900,16 @@ fn resolve_ofdma(key: &str, w: &Wifi) -> Result<Option<Ofdma>, KeyError> {
         .map(resolve_mu_edca)
         .transpose()
         .map_err(|(field, message)| KeyError::new(format!("{key}.mu_edca.{field}"), message))?;
-    let uplink_keys = [("ofdma_bsrp", w.ofdma_bsrp.is_some()), ("mu_edca", w.mu_edca.is_some())];
+    let uplink_keys = [
+        ("ofdma_bsrp", w.ofdma_bsrp.is_some()),
+        ("ofdma_poll_interval", w.ofdma_poll_interval.is_some()),
+        ("mu_edca", w.mu_edca.is_some()),
+    ];
+    let poll_interval = w.ofdma_poll_interval.map(|d| d.0);
+    if let Some(interval) = poll_interval.filter(|t| !(MIN_POLL_INTERVAL..=MAX_POLL_INTERVAL).contains(t)) {
+        let message = format!("must be 1ms to 10s, got {}", Duration(interval));
+        return Err(KeyError::new(format!("{key}.ofdma_poll_interval"), message));
+    }
     let mode = match w.ofdma {
         None => {
             let given = [("ofdma_stations", w.ofdma_stations.is_some())].into_iter().chain(uplink_keys);
@@ -924,7 +937,7 @@ fn resolve_ofdma(key: &str, w: &Wifi) -> Result<Option<Ofdma>, KeyError> {
             return Err(KeyError::new(format!("{key}.{name}"), message));
         }
     }
-    let ul = uplink.then(|| UlOfdma { bsrp: w.ofdma_bsrp.unwrap_or(true), mu_edca });
+    let ul = uplink.then(|| UlOfdma { bsrp: w.ofdma_bsrp.unwrap_or(true), mu_edca, poll_interval });
     Ok(Some(Ofdma { max_stations, dl: matches!(mode, OfdmaMode::Dl | OfdmaMode::Both), ul }))
 }
 

@@ -42,6 +42,8 @@ pub enum WifiEvent {
     QdiscWake { dev: u32 },
     /// Step `step` of the rate schedule of a node's link to peer `peer` begins.
     RateChange { dev: u32, peer: u16, step: u32 },
+    /// An uplink OFDMA AP's periodic poll is due.
+    UlPoll { dev: u32 },
 }
 
 /// Networks a scenario may have: the network index shares a byte with the event kind when an
@@ -61,6 +63,7 @@ impl WifiEvent {
             WifiEvent::Timeout { dev, gen } => (3, dev, gen),
             WifiEvent::QdiscWake { dev } => (4, dev, 0),
             WifiEvent::RateChange { dev, peer, step } => (5, dev, u32::from(peer) << 16 | step),
+            WifiEvent::UlPoll { dev } => (6, dev, 0),
         };
         ((kind << 5) | net as u8, dev as u16, arg)
     }
@@ -74,7 +77,8 @@ impl WifiEvent {
             2 => WifiEvent::Respond { dev },
             3 => WifiEvent::Timeout { dev, gen: arg },
             4 => WifiEvent::QdiscWake { dev },
-            _ => WifiEvent::RateChange { dev, peer: (arg >> 16) as u16, step: arg & 0xffff },
+            5 => WifiEvent::RateChange { dev, peer: (arg >> 16) as u16, step: arg & 0xffff },
+            _ => WifiEvent::UlPoll { dev },
         };
         (u16::from(head & 0x1f), ev)
     }
@@ -351,6 +355,15 @@ struct MuAp {
     dev: u32,
     settings: Ofdma,
     ul: UlScheduler,
+    /// The periodic poll came due and no BSRP has gone out since.
+    poll_due: bool,
+}
+
+impl MuAp {
+    /// Whether the AP has reason to trigger its stations: reported data, or a poll due.
+    fn wants_uplink(&self) -> bool {
+        self.ul.has_demand() || self.poll_due
+    }
 }
 
 /// Counters of a BSS's uplink OFDMA cycles.
@@ -432,8 +445,12 @@ impl WifiNet {
         // EDCA defers EIFS − DIFS + AIFS after a corrupted frame (802.11-2020 10.23.2.4).
         let eifs = timing.eifs(&TxVector::non_ht(6)) - timing.difs() + aifs;
         let n = devs.len();
-        let mu =
-            ofdma.map(|(dev, settings)| MuAp { dev, settings, ul: UlScheduler::new(devs[dev as usize].peers.len()) });
+        let mu = ofdma.map(|(dev, settings)| MuAp {
+            dev,
+            settings,
+            ul: UlScheduler::new(devs[dev as usize].peers.len()),
+            poll_due: false,
+        });
         for d in devs.iter_mut() {
             d.cw = edca.cw_min;
             d.peer_of = vec![None; n];
@@ -479,9 +496,14 @@ impl WifiNet {
         self.busy_time + if self.on_air > 0 { now - self.busy_since } else { 0 }
     }
 
-    /// Schedule the first step of every link's rate schedule, counted from `now`; call once
-    /// before the run.
+    /// Schedule the first step of every link's rate schedule and the first uplink poll,
+    /// counted from `now`; call once before the run.
     pub fn start(&mut self, now: Time) {
+        if let Some(mu) = &self.mu {
+            if let Some(interval) = mu.settings.ul.and_then(|ul| ul.poll_interval) {
+                self.events.push((now + interval, WifiEvent::UlPoll { dev: mu.dev }));
+            }
+        }
         for (dev, d) in self.devs.iter_mut().enumerate() {
             for (peer, p) in d.peers.iter_mut().enumerate() {
                 p.rate_since = now;
@@ -523,7 +545,18 @@ impl WifiNet {
                 }
             }
             WifiEvent::RateChange { dev, peer, step } => self.on_rate_change(dev, peer, step as usize, now),
+            WifiEvent::UlPoll { dev } => self.on_ul_poll(dev, now),
         }
+    }
+
+    /// The AP's poll interval passed: it contends for a BSRP, and the next poll is due an
+    /// interval later.
+    fn on_ul_poll(&mut self, dev: u32, now: Time) {
+        let mu = self.mu.as_mut().expect("polls come from an uplink OFDMA AP");
+        mu.poll_due = true;
+        let interval = mu.settings.ul.and_then(|ul| ul.poll_interval).expect("polls have an interval");
+        self.events.push((now + interval, WifiEvent::UlPoll { dev }));
+        self.contend(dev, now);
     }
 
     /// A link takes the PHY of a schedule step: the exchange in progress keeps the rates it
@@ -580,7 +613,7 @@ impl WifiNet {
     /// Whether a node has something to do with the channel: frames to send, or, for an AP
     /// running uplink OFDMA, stations that reported queued data.
     fn wants_channel(&self, dev: u32) -> bool {
-        self.devs[dev as usize].queues.has_frames() || self.ul_ap(dev).is_some_and(|mu| mu.ul.has_demand())
+        self.devs[dev as usize].queues.has_frames() || self.ul_ap(dev).is_some_and(MuAp::wants_uplink)
     }
 
     /// The OFDMA AP's state when `dev` is an AP running uplink OFDMA.
@@ -655,8 +688,9 @@ impl WifiNet {
     fn start_exchange(&mut self, dev: u32, now: Time) {
         let has_frames = self.devs[dev as usize].queues.has_frames();
         if let Some(mu) = self.mu.as_mut().filter(|mu| mu.dev == dev && mu.settings.ul.is_some()) {
-            // Uplink when stations have data and the downlink has nothing or had the last turn.
-            let uplink = mu.ul.has_demand() && (!has_frames || !mu.ul.last_was_ul);
+            // Uplink when stations have data (or a poll is due) and the downlink has nothing or
+            // had the last turn.
+            let uplink = mu.wants_uplink() && (!has_frames || !mu.ul.last_was_ul);
             mu.ul.last_was_ul = uplink;
             if uplink {
                 return self.start_ul_cycle(now);
@@ -1202,10 +1236,15 @@ impl WifiNet {
     }
 
     /// The AP won the channel for the uplink: it polls its stations in turn for their buffer
-    /// status, or, without BSRP, grants them RUs from what they last reported.
+    /// status, or, without BSRP, grants them RUs from what they last reported (but polls when
+    /// its periodic poll is due).
     fn start_ul_cycle(&mut self, now: Time) {
-        let mu = self.mu.as_ref().expect("an uplink OFDMA AP");
-        let (ap, bsrp) = (mu.dev, mu.settings.ul.expect("uplink OFDMA is on").bsrp);
+        let mu = self.mu.as_mut().expect("an uplink OFDMA AP");
+        let bsrp = mu.settings.ul.expect("uplink OFDMA is on").bsrp || mu.poll_due;
+        if bsrp {
+            mu.poll_due = false;
+        }
+        let ap = mu.dev;
         self.ul_stats.cycles += 1;
         let d = &mut self.devs[ap as usize];
         d.exchange = Some(Exchange {
@@ -1223,7 +1262,7 @@ impl WifiNet {
             timeout_gen: 0,
         });
         let sent = self.send_trigger(bsrp, now, now);
-        debug_assert!(sent, "an AP contends for the uplink only when a station reported data");
+        debug_assert!(sent, "an AP grants without polling only when a station reported data");
     }
 
     /// The PHY of station `s`'s link to its AP `ap`.
@@ -1516,6 +1555,24 @@ mod tests {
             }
             let Some((now, ev)) = queue.pop() else { break };
             net.handle(ev, now, flows);
+        }
+    }
+
+    #[test]
+    fn every_event_kind_survives_packing() {
+        let events = [
+            WifiEvent::Access { dev: 3, gen: 70_000 },
+            WifiEvent::TxEnd { tx: 1 << 20 },
+            WifiEvent::Respond { dev: 9 },
+            WifiEvent::Timeout { dev: 2, gen: 5 },
+            WifiEvent::QdiscWake { dev: 65_535 },
+            WifiEvent::RateChange { dev: 1, peer: 7, step: 300 },
+            WifiEvent::UlPoll { dev: 4 },
+        ];
+        for ev in events {
+            let (head, dev, arg) = ev.pack(31);
+            let (net, back) = WifiEvent::unpack(head, dev, arg);
+            assert_eq!((net, format!("{back:?}")), (31, format!("{ev:?}")));
         }
     }
 

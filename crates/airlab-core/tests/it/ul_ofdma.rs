@@ -10,9 +10,12 @@ use serde_json::Value;
 /// triggered, so every cycle is the AP's.
 const TRIGGERED_ONLY: &str = r#"{ aifsn = 0, cw_min = 15, cw_max = 1023, timer = "2088.96ms" }"#;
 
+/// More than a station's share of any cell here.
+const SATURATING: &str = "30Mbit";
+
 /// An 802.11ax BSS at `width` MHz, HE-MCS 7, GI 0.8 µs with `n` stations each sending UDP at
-/// 30 Mbit/s to the AP (saturating), with uplink OFDMA for `n` stations and `keys`.
-fn uplink(n: usize, width: u16, keys: &[(&str, &str)], seed: Option<u64>) -> Value {
+/// `rate` to the AP, with uplink OFDMA for `n` stations and `keys`.
+fn uplink(n: usize, width: u16, rate: &str, keys: &[(&str, &str)], seed: Option<u64>) -> Value {
     let stations: Vec<String> = (1..=n).map(|i| format!("s{i}")).collect();
     let names: Vec<&str> = stations.iter().map(String::as_str).collect();
     let bss = Wifi::bss("ax", "ap", &names)
@@ -23,7 +26,7 @@ fn uplink(n: usize, width: u16, keys: &[(&str, &str)], seed: Option<u64>) -> Val
         .key("ofdma_stations", n);
     let bss = keys.iter().fold(bss, |bss, (k, v)| bss.key(k, v));
     let hosts = [&["ap"], names.as_slice()].concat();
-    let flows = names.iter().map(|s| Flow::new(s, "ap").name(&format!("from_{s}")).app(udp("30Mbit")));
+    let flows = names.iter().map(|s| Flow::new(s, "ap").name(&format!("from_{s}")).app(udp(rate)));
     let scenario = Scenario::new("ul-ofdma", "4s").hosts(&hosts).warmup("1s").wifi(bss).flows(flows);
     run_toml(&scenario.to_string(), seed).deterministic_summary()
 }
@@ -54,7 +57,7 @@ fn a_saturated_ul_trigger_cycle_matches_its_hand_computed_duration() {
     // (an A-MPDU of 10806 bytes takes 361 symbols of 240 bits; eight would take 412). The AP
     // contends before each cycle: AIFS 43 us + 7.5 slots of 9 us on average.
     let want = 4.0 * 7.0 * 1472.0 * 8.0 / (43.0 + 67.5 + CYCLE_4_US); // 55.0 Mbit/s
-    let s = uplink(4, 20, &[("ofdma", "\"ul\""), ("mu_edca", TRIGGERED_ONLY)], None);
+    let s = uplink(4, 20, SATURATING, &[("ofdma", "\"ul\""), ("mu_edca", TRIGGERED_ONLY)], None);
     let got = goodput_sum(&s);
     eprintln!("UL OFDMA, 4 stations: {got:.2} Mbit/s, hand-computed {want:.2}");
     assert!((got / want - 1.0).abs() < 0.01, "{got} vs {want}");
@@ -69,7 +72,7 @@ fn a_saturated_ul_trigger_cycle_matches_its_hand_computed_duration() {
         assert_eq!(link["collisions"], 0);
     }
     // The same seed gives the same run.
-    assert_eq!(s, uplink(4, 20, &[("ofdma", "\"ul\""), ("mu_edca", TRIGGERED_ONLY)], None));
+    assert_eq!(s, uplink(4, 20, SATURATING, &[("ofdma", "\"ul\""), ("mu_edca", TRIGGERED_ONLY)], None));
 }
 
 #[test]
@@ -79,7 +82,7 @@ fn without_bsrp_the_ap_grants_from_the_queue_sizes_the_data_carried() {
     let cycle_us = 96.0 + 16.0 + 5484.0 + 16.0 + 80.0;
     let want = 4.0 * 7.0 * 1472.0 * 8.0 / (43.0 + 67.5 + cycle_us); // 56.9 Mbit/s
     let keys = [("ofdma", "\"ul\""), ("mu_edca", TRIGGERED_ONLY), ("ofdma_bsrp", "false")];
-    let s = uplink(4, 20, &keys, None);
+    let s = uplink(4, 20, SATURATING, &keys, None);
     let got = goodput_sum(&s);
     eprintln!("UL OFDMA without BSRP, 4 stations: {got:.2} Mbit/s, hand-computed {want:.2}");
     assert!((got / want - 1.0).abs() < 0.01, "{got} vs {want}");
@@ -93,8 +96,8 @@ fn mpdus_lost_in_a_tb_ppdu_are_retried() {
     // The Multi-STA Block Ack leaves out the MPDUs in error; the stations send them again in
     // a later TB PPDU, so UDP loses nothing and the goodput falls by about the error rate.
     let keys = [("ofdma", "\"ul\""), ("mu_edca", TRIGGERED_ONLY)];
-    let clean = goodput_sum(&uplink(4, 20, &keys, None));
-    let s = uplink(4, 20, &[keys[0], keys[1], ("per", "0.1")], None);
+    let clean = goodput_sum(&uplink(4, 20, SATURATING, &keys, None));
+    let s = uplink(4, 20, SATURATING, &[keys[0], keys[1], ("per", "0.1")], None);
     let lossy = goodput_sum(&s);
     eprintln!("UL OFDMA with PER 0.1: {lossy:.2} Mbit/s against {clean:.2}");
     assert!((lossy / clean - 0.9).abs() < 0.03, "{lossy} vs {clean}");
@@ -114,9 +117,9 @@ fn mu_edca_moves_the_uplink_from_contention_to_triggers() {
         tb / all
     };
     let collisions = |s: &Value| uplink_links(s).map(|l| f64_of(&l["collisions"])).sum::<f64>();
-    let edca = uplink(4, 20, &[("ofdma", "\"ul\"")], None);
-    let openwrt = uplink(4, 20, &[("ofdma", "\"ul\""), ("mu_edca", "{}")], None);
-    let off = uplink(4, 20, &[("ofdma", "\"ul\""), ("mu_edca", TRIGGERED_ONLY)], None);
+    let edca = uplink(4, 20, SATURATING, &[("ofdma", "\"ul\"")], None);
+    let openwrt = uplink(4, 20, SATURATING, &[("ofdma", "\"ul\""), ("mu_edca", "{}")], None);
+    let off = uplink(4, 20, SATURATING, &[("ofdma", "\"ul\""), ("mu_edca", TRIGGERED_ONLY)], None);
     let shares = [tb_share(&edca), tb_share(&openwrt), tb_share(&off)];
     eprintln!(
         "TB share of uplink PPDUs: EDCA {:.3}, OpenWrt MU EDCA {:.3}, AIFSN 0 {:.3}; collisions {} / {} / {}",
@@ -132,13 +135,41 @@ fn mu_edca_moves_the_uplink_from_contention_to_triggers() {
 }
 
 #[test]
+fn with_edca_disabled_light_uplink_waits_for_the_aps_polls() {
+    // At 2 Mbit/s per station each frame leaves by EDCA before the next arrives, so the
+    // stations report empty queues and the AP never triggers. Polling every 5 ms, the AP gets
+    // them into TB PPDUs; MU AIFSN 0 then keeps them from contending, and a datagram waits for
+    // the next poll: the one-way delay grows from EDCA's 2 ms to about the poll interval.
+    let edca_off = ("mu_edca", TRIGGERED_ONLY);
+    let unpolled = uplink(4, 20, "2Mbit", &[("ofdma", "\"ul\""), edca_off], None);
+    let polled = uplink(4, 20, "2Mbit", &[("ofdma", "\"ul\""), edca_off, ("ofdma_poll_interval", "\"5ms\"")], None);
+    let owd_p95 = |s: &Value| {
+        s["flows"].as_array().unwrap().iter().map(|f| f64_of(&f["udp"]["owd_ms"]["p95"])).fold(0.0, f64::max)
+    };
+    let (ul, polled_ul) = (&unpolled["wifi"][0]["ul_ofdma"], &polled["wifi"][0]["ul_ofdma"]);
+    eprintln!(
+        "light uplink: OWD p95 {:.2} ms unpolled ({ul}), {:.2} ms polled every 5 ms ({polled_ul})",
+        owd_p95(&unpolled),
+        owd_p95(&polled)
+    );
+    assert_eq!(ul["cycles"], 0);
+    assert!(owd_p95(&unpolled) < 3.0);
+    // A BSRP per 5 ms over the 3 s window (a few more when reports ask for a grant), with
+    // most stations in each TB PPDU.
+    assert!((600.0..610.0).contains(&f64_of(&polled_ul["bsrps"])), "{polled_ul}");
+    assert!(f64_of(&polled_ul["users_per_trigger"]) > 3.0, "{polled_ul}");
+    assert!((4.5..6.5).contains(&owd_p95(&polled)), "{}", owd_p95(&polled));
+    assert!((goodput_sum(&polled) / goodput_sum(&unpolled) - 1.0).abs() < 0.01);
+}
+
+#[test]
 fn hidden_stations_are_triggered_together() {
     // The stations do not hear each other; the AP's trigger reaches all of them and their TB
     // PPDUs arrive together, so the cycle is the same as in a fully connected cell.
     let hidden = r#"[["ap", "s1"], ["ap", "s2"], ["ap", "s3"], ["ap", "s4"]]"#;
     let keys = [("ofdma", "\"ul\""), ("mu_edca", TRIGGERED_ONLY)];
-    let connected = goodput_sum(&uplink(4, 20, &keys, None));
-    let s = uplink(4, 20, &[keys[0], keys[1], ("hears", hidden)], None);
+    let connected = goodput_sum(&uplink(4, 20, SATURATING, &keys, None));
+    let s = uplink(4, 20, SATURATING, &[keys[0], keys[1], ("hears", hidden)], None);
     assert!((goodput_sum(&s) / connected - 1.0).abs() < 0.002, "{} vs {connected}", goodput_sum(&s));
 }
 
@@ -190,4 +221,6 @@ fn uplink_ofdma_keys_are_checked() {
     let bad_timer = [ul, ("mu_edca", r#"{ timer = "10ms" }"#)];
     assert_error(load_with(&with(&bad_timer), &[]), "wifi[0].mu_edca.timer", "8.192ms");
     assert_error(load_with(&with(&[ul, ("mu_edca", "{ aifs = 2 }")]), &[]), "wifi[0].mu_edca.aifs", "aifsn");
+    let poll = [ul, ("ofdma_poll_interval", "\"100us\"")];
+    assert_error(load_with(&with(&poll), &[]), "wifi[0].ofdma_poll_interval", "1ms to 10s");
 }

@@ -6,6 +6,7 @@
 pub mod dl;
 pub mod ul;
 
+use crate::sim::Time;
 use serde::Serialize;
 pub use ul::{MuEdca, UlScheduler};
 
@@ -29,6 +30,9 @@ pub struct UlOfdma {
     /// The MU EDCA parameters the AP advertises, which a station uses after an uplink
     /// trigger-based transmission of its was acknowledged; `None`: stations keep EDCA.
     pub mu_edca: Option<MuEdca>,
+    /// The AP also polls its stations this often, reports or not (ns-3's
+    /// `AccessReqInterval`); `None`: only when a station reported data.
+    pub poll_interval: Option<Time>,
 }
 
 impl Ofdma {
