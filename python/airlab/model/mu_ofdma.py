@@ -153,10 +153,11 @@ def he_cycle(
     stations: int, width_mhz: int, mcs: int, gi_ns: int = 800, t_d: float = 5484e-6
 ) -> TfCycle:
     """The durations of eq. 1 for ``stations`` saturated stations on equal RUs of a
-    ``width_mhz`` channel at HE-MCS ``mcs``, 1 spatial stream, granted TB PPDUs of ``t_d``
-    (aPPDUMaxTime by default): triggers at 6 Mbit/s (28 + 5 or 6 bytes per user), QoS Null
-    reports (34 bytes) in HE TB PPDUs (48 us preamble), and the Multi-STA Block Ack
-    (22 + 36 bytes per user) at the control response rate (24 Mbit/s from HE-MCS 3)."""
+    ``width_mhz`` channel at HE-MCS ``mcs``, 1 spatial stream, granted TB PPDUs of at most
+    ``t_d`` (aPPDUMaxTime by default; the PPDU is the whole data symbols that fit after its
+    48 us preamble): triggers at 6 Mbit/s (28 + 5 or 6 bytes per user), QoS Null reports (34
+    bytes) in HE TB PPDUs, and the Multi-STA Block Ack (22 + 36 bytes per user) at the control
+    response rate (24 Mbit/s from HE-MCS 3)."""
     tones, count = equal_ru(width_mhz, stations)
     symbol = (12.8 + gi_ns / 1000) * US
     per_symbol = _ru_bits_per_symbol(tones, mcs)
@@ -167,7 +168,7 @@ def he_cycle(
         d_tfr=_non_ht(6, 28 + 5 * count),
         d_bsr=d_bsr,
         d_tf=_non_ht(6, 28 + 6 * count),
-        d_ppdu=t_d,
+        d_ppdu=t_phy + math.floor(round((t_d - t_phy) / symbol, 9)) * symbol,
         d_mb=_non_ht(response_rate, 22 + 36 * count),
         t_d=t_d,
         t_phy=t_phy,

@@ -1298,7 +1298,6 @@ impl WifiNet {
         } else {
             nav_until += self.sifs + ul::multi_sta_block_ack_duration(count, &txvs[0].with_ru(plan.alloc.tones));
             self.mu.as_mut().expect("checked above").ul.served(peers[count - 1]);
-            self.ul_stats.basic_triggers += 1;
             (Frame::BasicTrigger, Frame::TbData)
         };
         let ex = self.devs[ap as usize].exchange.as_mut().expect("a trigger belongs to an uplink cycle");
@@ -1333,9 +1332,15 @@ impl WifiNet {
             .copied()
             .filter(|&s| self.intact.contains(&s) && self.devs[s as usize].can_answer_trigger())
             .collect();
+        if !polling {
+            // Counted as the trigger ends, with the stations it got data from, so that both
+            // fall in the same measurement window.
+            self.ul_stats.basic_triggers += 1;
+        }
         let Some(&first) = responders.first() else { return };
         for &s in &responders {
             let part = self.tb_response(ap, s, polling, tones, tb_dur);
+            self.ul_stats.tb_users += u64::from(!part.mpdus.is_empty());
             self.devs[s as usize].tb = Some(part);
         }
         let mut nav_until = now + self.sifs + tb_dur;
@@ -1440,9 +1445,7 @@ impl WifiNet {
         self.ul_stats.cycle_time += now - ex.started;
         let senders =
             ex.responders.iter().filter(|&&s| self.devs[s as usize].tb.as_ref().is_some_and(|p| !p.mpdus.is_empty()));
-        let n = senders.count() as Time;
-        self.ul_stats.tb_users += n;
-        let share = (now - ex.started) / n.max(1);
+        let share = (now - ex.started) / (senders.count() as Time).max(1);
         for &s in &ex.responders {
             let Some(part) = self.devs[s as usize].tb.take() else { continue };
             let acked = part.acked && part.received.iter().any(|&r| r);

@@ -47,9 +47,11 @@ fn uplink_links(s: &Value) -> impl Iterator<Item = &Value> {
 /// the AP's first trigger to the Multi-STA Block Ack: BSRP for 4 (48 bytes at 6 Mbit/s,
 /// 88 us), SIFS, the QoS Null reports in HE TB PPDUs (48 us preamble + 2 symbols of 13.6 us),
 /// SIFS, the Basic Trigger for 4 (52 bytes, 96 us), SIFS, the TB data PPDU the AP grants in
-/// full (the stations report 65,024 bytes, more than aPPDUMaxTime holds: 5484 us), SIFS, the
-/// Multi-STA Block Ack for 4 (166 bytes at 24 Mbit/s, 80 us).
-const CYCLE_4_US: f64 = 88.0 + 16.0 + 75.2 + 16.0 + 96.0 + 16.0 + 5484.0 + 16.0 + 80.0;
+/// full (the stations report 65,024 bytes, more than aPPDUMaxTime holds: the 48 us preamble
+/// and the 399 whole symbols of 13.6 us that fit in 5484 us), SIFS, the Multi-STA Block Ack
+/// for 4 (166 bytes at 24 Mbit/s, 80 us).
+const TB_PPDU_US: f64 = 48.0 + 399.0 * 13.6;
+const CYCLE_4_US: f64 = 88.0 + 16.0 + 75.2 + 16.0 + 96.0 + 16.0 + TB_PPDU_US + 16.0 + 80.0;
 
 #[test]
 fn a_saturated_ul_trigger_cycle_matches_its_hand_computed_duration() {
@@ -79,7 +81,7 @@ fn a_saturated_ul_trigger_cycle_matches_its_hand_computed_duration() {
 fn without_bsrp_the_ap_grants_from_the_queue_sizes_the_data_carried() {
     // The cycle is the Basic Trigger, the TB data and the Multi-STA Block Ack: each station's
     // QoS Control field reported its queue for the next grant.
-    let cycle_us = 96.0 + 16.0 + 5484.0 + 16.0 + 80.0;
+    let cycle_us = 96.0 + 16.0 + TB_PPDU_US + 16.0 + 80.0;
     let want = 4.0 * 7.0 * 1472.0 * 8.0 / (43.0 + 67.5 + cycle_us); // 56.9 Mbit/s
     let keys = [("ofdma", "\"ul\""), ("mu_edca", TRIGGERED_ONLY), ("ofdma_bsrp", "false")];
     let s = uplink(4, 20, SATURATING, &keys, None);

@@ -123,11 +123,16 @@ pub fn plan_bsrp(width_mhz: u16, users: &[TxVector]) -> TriggerPlan {
 
 /// A Basic Trigger for the stations `users` = (uplink vector, reported queue in PSDU bytes):
 /// the first `alloc.count` get equal RUs, and the TB PPDU lasts what the largest queue needs
-/// on its RU, at most `max_duration`.
+/// on its RU, at most the whole data symbols that fit in `max_duration` (a TB PPDU's length
+/// comes from the trigger's L-SIG length, which the station rounds to whole symbols: ns-3
+/// `HePhy::ConvertLSigLengthToHeTbPpduDuration`, with the first user's preamble and symbol).
 pub fn plan_basic(width_mhz: u16, users: &[(TxVector, u32)], max_duration: Time) -> TriggerPlan {
     let alloc = RuAllocation::equal(width_mhz, users.len());
     let needed = users[..alloc.count].iter().map(|&(txv, bytes)| txv.with_ru(alloc.tones).ppdu_duration(bytes));
-    let tb_dur = needed.max().unwrap_or(0).min(max_duration);
+    let first = users[0].0.with_ru(alloc.tones);
+    let (preamble, symbol) = (first.preamble_duration(), first.symbol_duration());
+    let longest = preamble + max_duration.saturating_sub(preamble) / symbol * symbol;
+    let tb_dur = needed.max().unwrap_or(0).min(longest);
     TriggerPlan { alloc, trigger_dur: trigger_duration(frames::basic_trigger_bytes(alloc.count)), tb_dur }
 }
 
@@ -173,7 +178,9 @@ mod tests {
         assert_eq!(bsrp.tb_dur, 48 * US + 2 * 13_600 * crate::sim::NS);
         let basic = plan_basic(20, &[(he, 6_000), (he, 100_000), (he, 256), (he, 256)], 5_484 * US);
         assert_eq!(basic.trigger_dur, 96 * US, "52 bytes: 20 + 4 * ceil((22 + 416) / 24)");
-        assert_eq!(basic.tb_dur, 5_484 * US, "the largest queue is capped by the PPDU limit");
+        // The largest queue is capped by the PPDU limit, in whole symbols: (5484 - 48) / 13.6
+        // = 399.7, so 399.
+        assert_eq!(basic.tb_dur, 48 * US + 399 * 13_600 * crate::sim::NS);
         let small = plan_basic(20, &[(he, 6_000), (he, 256)], 5_484 * US);
         // Two 106-tone RUs: N_DBPS 102 * 6 * 5/6 = 510 bits; ceil((16 + 48000 + 6) / 510) = 95 symbols.
         assert_eq!(small.tb_dur, 48 * US + 95 * 13_600 * crate::sim::NS);
