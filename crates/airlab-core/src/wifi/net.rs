@@ -9,9 +9,9 @@
 //! Acks in HE TB PPDUs: one transmission from several nodes. With uplink OFDMA the AP also
 //! triggers its stations ([`super::ofdma::ul`]): a Buffer Status Report Poll, the stations'
 //! reports in HE TB PPDUs, a Basic Trigger, their data in HE TB PPDUs, and a Multi-STA Block
-//! Ack. Every frame, including the responses, is a transmission on the channel: nodes that hear it turn busy, lock onto it
-//! if they were idle, and lose it if another transmission they hear overlaps it. What is
-//! abstracted away is listed in `docs/models/wifi.md`.
+//! Ack. Every frame, including the responses, is a transmission on the channel: nodes that
+//! hear it turn busy, lock onto it if they were idle, and lose it if another transmission they
+//! hear overlaps it. What is abstracted away is listed in `docs/models/wifi.md`.
 
 use super::link::{LinkStats, Peer};
 use super::mac80211;
