@@ -122,3 +122,54 @@ def test_paper_000_defaults_against_the_simulator() -> None:
     assert s["wifi"][0]["ul_ofdma"]["cycle_us"] == pytest.approx(
         m.cycle_duration(m.he_cycle(2, 20, 7, t_d=2.5e-3)) * 1e6
     )
+
+
+def random_access_cell(n: int, ra_rus: int) -> dict:
+    """``n`` saturated stations and an AP that schedules nobody: every RU of each Basic
+    Trigger is an RA-RU (UORA, OCW 7-31), and MU AIFSN 0 keeps the stations off EDCA."""
+    stations = [f"s{i}" for i in range(n)]
+    names = ", ".join(f'"{s}"' for s in stations)
+    rate = f"{max(30, 300 // n)}Mbit"
+    flows = "".join(
+        f'[[flow]]\nfrom = "{s}"\nto = "ap"\napp = {{ kind = "udp", rate = "{rate}" }}\n'
+        for s in stations
+    )
+    text = f"""
+name = "uora-cell"
+duration = "6s"
+hosts = ["ap", {names}]
+[metrics]
+warmup = "1s"
+[[wifi]]
+name = "bss"
+standard = "ax"
+ap = "ap"
+stations = [{names}]
+width = 20
+mcs = 7
+gi = "800ns"
+ofdma = "ul"
+ofdma_stations = 0
+ofdma_bsrp = false
+mu_edca = {{ aifsn = 0 }}
+uora = {{ ra_rus = {ra_rus} }}
+{flows}"""
+    return airlab.run_text(text, seed=1).summary
+
+
+@pytest.mark.parametrize(("stations", "ra_rus"), [(4, 2), (8, 4), (16, 9)])
+def test_random_access_collisions_follow_eqs_4_and_5(stations: int, ra_rus: int) -> None:
+    """Eq. 5 with the simulated attempt probability gives the simulated collision probability
+    (the stations pick RA-RUs uniformly and independently); eqs. 4-5 solved together predict
+    the successes per trigger when a trigger counts as ``ra_rus`` backoff slots, and fall 30-40 %
+    short when eq. 4's slot probability is read as a per-trigger one."""
+    ul = random_access_cell(stations, ra_rus)["wifi"][0]["ul_ofdma"]
+    triggers = ul["basic_triggers"]
+    beta = ul["ra_attempts"] / (stations * triggers)
+    gamma = 1 - ul["ra_successes"] / ul["ra_attempts"]
+    assert gamma == pytest.approx(m.ra_collision_probability(beta, ra_rus, stations), abs=0.02)
+    successes = ul["ra_successes"] / triggers
+    beta_b, gamma_b = m.ra_fixed_point(stations, ra_rus)
+    assert successes == pytest.approx(stations * beta_b * (1 - gamma_b), rel=0.08)
+    beta_a, gamma_a = m.ra_fixed_point(stations, ra_rus, per_ru=False)
+    assert stations * beta_a * (1 - gamma_a) < 0.75 * successes

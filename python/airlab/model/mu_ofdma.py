@@ -27,6 +27,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from scipy.optimize import brentq
+
 __all__ = [
     "P0_DEFAULTS",
     "TfCycle",
@@ -38,6 +40,7 @@ __all__ = [
     "he_cycle",
     "max_aggregation",
     "ra_collision_probability",
+    "ra_fixed_point",
 ]
 
 SIFS = 16e-6
@@ -107,6 +110,33 @@ def ra_collision_probability(beta: float, ra_rus: float, ra_stations: int) -> fl
     """Eq. 5: the probability that one of the other ``n_ra - 1`` random-access stations picks
     the same of the ``r_A`` RA-RUs."""
     return 1 - (1 - beta / ra_rus) ** (ra_stations - 1)
+
+
+def ra_fixed_point(
+    stations: int,
+    ra_rus: int,
+    ocw_min: int = 7,
+    max_stage: int = 2,
+    fixed_stages: int = 4,
+    per_ru: bool = True,
+) -> tuple[float, float]:
+    """Eqs. 4-5 solved together for ``stations`` saturated random-access stations on
+    ``ra_rus`` RA-RUs per trigger; returns (beta, gamma), beta per station per trigger.
+
+    The paper uses beta of eq. 4 both as an attempt probability per backoff slot (eq. 4 counts
+    slots) and per trigger (eq. 5 divides it among the RA-RUs). Under UORA a trigger takes
+    ``ra_rus`` off the OFDMA backoff, so a trigger is ``ra_rus`` slots: with ``per_ru`` (the
+    default) beta per trigger is ``min(1, ra_rus * tau)``, tau from eq. 4; without it, eq. 4's
+    value is used as the per-trigger probability, the literal reading. The defaults are
+    UORA's OCW 7-31 (two doublings) and four more stages at 31: seven attempts, the retry
+    limit."""
+
+    def beta_of(gamma: float) -> float:
+        tau = attempt_probability(gamma, ocw_min, max_stage, fixed_stages)
+        return min(1.0, ra_rus * tau) if per_ru else tau
+
+    gamma = brentq(lambda g: g - ra_collision_probability(beta_of(g), ra_rus, stations), 0.0, 1.0)
+    return beta_of(gamma), gamma
 
 
 def failure_probability(gamma: float, p_phy: float) -> float:

@@ -259,7 +259,8 @@ fn wifi_summary(w: &World, last: &Counters, window: &Counters, span: Time) -> Va
 }
 
 /// A BSS's uplink OFDMA cycles in the window: how many, how long on average (the trigger-frame
-/// cycle), and how many stations sent data per Basic Trigger.
+/// cycle), how many stations sent data per Basic Trigger, and the transmissions on random-access
+/// RUs (those alone on their RU succeed).
 fn ul_ofdma_summary(n: &UlStats) -> Value {
     json!({
         "cycles": n.cycles,
@@ -267,6 +268,8 @@ fn ul_ofdma_summary(n: &UlStats) -> Value {
         "bsrps": n.bsrps,
         "basic_triggers": n.basic_triggers,
         "users_per_trigger": (n.basic_triggers > 0).then(|| n.tb_users as f64 / n.basic_triggers as f64),
+        "ra_attempts": n.ra_attempts,
+        "ra_successes": n.ra_successes,
     })
 }
 

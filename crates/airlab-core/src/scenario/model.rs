@@ -405,6 +405,9 @@ pub struct Wifi {
     /// Uplink OFDMA: the AP also polls its stations this often (none by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ofdma_poll_interval: Option<Duration>,
+    /// Uplink OFDMA: random-access RUs in every Basic Trigger (none by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uora: Option<WifiUora>,
     /// Uplink OFDMA: the MU EDCA parameter set the AP advertises (none by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mu_edca: Option<WifiMuEdca>,
@@ -499,6 +502,19 @@ pub struct WifiEdca {
     pub retry_limit: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub txop: Option<Duration>,
+}
+
+/// UL OFDMA random access as written; missing keys take one RA-RU and the default OFDMA
+/// contention window (OCW 7-31).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WifiUora {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ra_rus: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ocw_min: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ocw_max: Option<u32>,
 }
 
 /// The MU EDCA parameter set as written; missing keys take OpenWrt's best-effort values

@@ -16,7 +16,7 @@ use crate::qdisc;
 use crate::sim::{Time, US};
 use crate::wifi::mac80211::Mac80211Params;
 use crate::wifi::net::{Aggregation, Edca};
-use crate::wifi::ofdma::{MuEdca, Ofdma, UlOfdma};
+use crate::wifi::ofdma::{MuEdca, Ofdma, UlOfdma, Uora};
 use crate::wifi::queues::DeviceLayer;
 use std::collections::BTreeMap;
 
@@ -334,15 +334,15 @@ fn check_aggregation_keys(standard: Standard, agg: &WifiAggregation) -> Result<(
     Ok(())
 }
 
-/// A contention window pair (`cw_min`, `cw_max`, each 2^k - 1 from `least` to [`MAX_CW`],
+/// A contention window pair (the keys `names`, each 2^k - 1 from `least` to [`MAX_CW`],
 /// ordered), missing values taken from `default`.
 fn resolve_cw(
-    cw_min: Option<u32>,
-    cw_max: Option<u32>,
+    (cw_min, cw_max): (Option<u32>, Option<u32>),
+    names: (&'static str, &'static str),
     default: (u32, u32),
     least: u32,
 ) -> Result<(u32, u32), (&'static str, String)> {
-    for (field, cw) in [("cw_min", cw_min), ("cw_max", cw_max)] {
+    for (field, cw) in [(names.0, cw_min), (names.1, cw_max)] {
         if let Some(cw) = cw {
             if !(least..=MAX_CW).contains(&cw) || !(cw + 1).is_power_of_two() {
                 return Err((
@@ -356,15 +356,18 @@ fn resolve_cw(
     }
     let (min, max) = (cw_min.unwrap_or(default.0), cw_max.unwrap_or(default.1));
     if max < min {
-        let (blame, note) = if cw_max.is_some() { ("cw_max", "") } else { ("cw_min", ", the default") };
-        return Err((blame, format!("cw_max ({max}{note}) must be at least cw_min ({min})")));
+        let (blame, note) = if cw_max.is_some() { (names.1, "") } else { (names.0, ", the default") };
+        return Err((blame, format!("{} ({max}{note}) must be at least {} ({min})", names.1, names.0)));
     }
     Ok((min, max))
 }
 
+/// The keys of an EDCA contention window.
+const CW_KEYS: (&str, &str) = ("cw_min", "cw_max");
+
 fn resolve_edca(edca: &WifiEdca) -> Result<Edca, (&'static str, String)> {
     let d = Edca::BEST_EFFORT;
-    let (cw_min, cw_max) = resolve_cw(edca.cw_min, edca.cw_max, (d.cw_min, d.cw_max), 1)?;
+    let (cw_min, cw_max) = resolve_cw((edca.cw_min, edca.cw_max), CW_KEYS, (d.cw_min, d.cw_max), 1)?;
     let aifsn = edca.aifsn.unwrap_or(d.aifsn);
     if !(1..=MAX_AIFSN).contains(&aifsn) {
         return Err((
@@ -889,11 +892,21 @@ const MAX_POLL_INTERVAL: Time = 10_000_000 * US;
 /// With `ofdma = "off"` they stay unused, so that a sweep can turn OFDMA off.
 fn resolve_ofdma(key: &str, w: &Wifi) -> Result<Option<Ofdma>, KeyError> {
     let max_stations = w.ofdma_stations.map_or(Ofdma::DEFAULT_MAX_STATIONS, |n| n as usize);
-    if !(1..=Ofdma::MAX_STATIONS).contains(&max_stations) {
-        let message =
-            format!("must be 1 to {} stations (the RUs of a channel), not {max_stations}", Ofdma::MAX_STATIONS);
+    // With random access only, an AP may schedule nobody: every RU is an RA-RU.
+    let least = if w.uora.is_some() && w.ofdma == Some(OfdmaMode::Ul) { 0 } else { 1 };
+    if !(least..=Ofdma::MAX_STATIONS).contains(&max_stations) {
+        let message = format!(
+            "must be {least} to {} stations (the RUs of a channel; 0 only for uplink random access), not {max_stations}",
+            Ofdma::MAX_STATIONS
+        );
         return Err(KeyError::new(format!("{key}.ofdma_stations"), message));
     }
+    let uora = w
+        .uora
+        .as_ref()
+        .map(resolve_uora)
+        .transpose()
+        .map_err(|(field, message)| KeyError::new(format!("{key}.uora.{field}"), message))?;
     let mu_edca = w
         .mu_edca
         .as_ref()
@@ -904,6 +917,7 @@ fn resolve_ofdma(key: &str, w: &Wifi) -> Result<Option<Ofdma>, KeyError> {
         ("ofdma_bsrp", w.ofdma_bsrp.is_some()),
         ("ofdma_poll_interval", w.ofdma_poll_interval.is_some()),
         ("mu_edca", w.mu_edca.is_some()),
+        ("uora", w.uora.is_some()),
     ];
     let poll_interval = w.ofdma_poll_interval.map(|d| d.0);
     if let Some(interval) = poll_interval.filter(|t| !(MIN_POLL_INTERVAL..=MAX_POLL_INTERVAL).contains(t)) {
@@ -937,15 +951,32 @@ fn resolve_ofdma(key: &str, w: &Wifi) -> Result<Option<Ofdma>, KeyError> {
             return Err(KeyError::new(format!("{key}.{name}"), message));
         }
     }
-    let ul = uplink.then(|| UlOfdma { bsrp: w.ofdma_bsrp.unwrap_or(true), mu_edca, poll_interval });
+    let ul = uplink.then(|| UlOfdma { bsrp: w.ofdma_bsrp.unwrap_or(true), mu_edca, poll_interval, uora });
     Ok(Some(Ofdma { max_stations, dl: matches!(mode, OfdmaMode::Dl | OfdmaMode::Both), ul }))
 }
+
+/// The `uora` table: 1 to 74 RA-RUs (at most the RUs of a channel) and an OFDMA contention
+/// window (OCW, 2^k - 1 up to 127: the UORA Parameter Set's 3-bit exponents).
+fn resolve_uora(t: &WifiUora) -> Result<Uora, (&'static str, String)> {
+    let ra_rus = t.ra_rus.map_or(1, |n| n as usize);
+    if !(1..=Ofdma::MAX_STATIONS).contains(&ra_rus) {
+        return Err(("ra_rus", format!("ra_rus must be 1 to {} RUs, got {ra_rus}", Ofdma::MAX_STATIONS)));
+    }
+    let (ocw_min, ocw_max) = resolve_cw((t.ocw_min, t.ocw_max), ("ocw_min", "ocw_max"), Uora::DEFAULT_OCW, 0)?;
+    if ocw_max > MAX_OCW {
+        return Err(("ocw_max", format!("ocw_max must be at most {MAX_OCW} (2^7 - 1), got {ocw_max}")));
+    }
+    Ok(Uora { ra_rus, ocw_min, ocw_max })
+}
+
+/// The largest OFDMA contention window a UORA Parameter Set can announce.
+const MAX_OCW: u32 = 127;
 
 /// The `mu_edca` table: AIFSN 0 (EDCA off while the timer runs) or 2 to 15, contention
 /// windows as for EDCA (0 allowed), and a timer of 1 to 255 units of 8 TU (8.192 ms).
 fn resolve_mu_edca(t: &WifiMuEdca) -> Result<MuEdca, (&'static str, String)> {
     let d = MuEdca::OPENWRT_BEST_EFFORT;
-    let (cw_min, cw_max) = resolve_cw(t.cw_min, t.cw_max, (d.cw_min, d.cw_max), 0)?;
+    let (cw_min, cw_max) = resolve_cw((t.cw_min, t.cw_max), CW_KEYS, (d.cw_min, d.cw_max), 0)?;
     let aifsn = t.aifsn.unwrap_or(d.aifsn);
     if aifsn == 1 || aifsn > MAX_AIFSN {
         let message = format!("aifsn must be 0 (EDCA disabled while the timer runs) or 2 to {MAX_AIFSN}, got {aifsn}");

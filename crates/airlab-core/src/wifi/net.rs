@@ -16,7 +16,7 @@
 use super::link::{LinkStats, Peer};
 use super::mac80211;
 use super::medium::Medium;
-use super::ofdma::{self, ul, MuEdca, Ofdma, UlScheduler};
+use super::ofdma::{self, ul, MuEdca, Obo, Ofdma, UlScheduler};
 use super::phy::{self, TxVector};
 use super::queues::{DeviceQueues, Mpdu};
 use crate::metrics::FlowStats;
@@ -167,6 +167,19 @@ struct UlCycle {
     addressed: Vec<u32>,
     /// A BSRP (answered by buffer status reports) rather than a Basic Trigger (data).
     polling: bool,
+    /// Random-access RUs in the trigger, and the stations that sent on them with their RU.
+    ra_rus: usize,
+    ra: Vec<(u32, u16)>,
+}
+
+impl UlCycle {
+    /// Whether station `s` sent on an RA-RU another station picked too.
+    fn collided(&self, s: u32) -> bool {
+        self.ra
+            .iter()
+            .find(|&&(x, _)| x == s)
+            .is_some_and(|&(_, ru)| self.ra.iter().filter(|&&(_, r)| r == ru).count() > 1)
+    }
 }
 
 /// The frame exchange a node is in the middle of: one part, or one per station of an HE MU
@@ -280,6 +293,8 @@ pub struct WifiDev {
     tb: Option<Part>,
     /// A station uses the MU EDCA parameters until then.
     mu_edca_until: Time,
+    /// A station's OFDMA backoff for random-access RUs.
+    obo: Obo,
     wake_at: Option<Time>,
     verdicts: Verdicts,
     rng: Rng,
@@ -313,6 +328,7 @@ impl WifiDev {
             txop_start: 0,
             tb: None,
             mu_edca_until: 0,
+            obo: Obo::default(),
             wake_at: None,
             verdicts: Verdicts::default(),
             rng,
@@ -377,6 +393,9 @@ pub struct UlStats {
     pub basic_triggers: u64,
     /// Stations that sent data in HE TB PPDUs, summed over the Basic Triggers.
     pub tb_users: u64,
+    /// Transmissions on random-access RUs, and those alone on their RU.
+    pub ra_attempts: u64,
+    pub ra_successes: u64,
 }
 
 impl UlStats {
@@ -387,6 +406,8 @@ impl UlStats {
             bsrps: self.bsrps - earlier.bsrps,
             basic_triggers: self.basic_triggers - earlier.basic_triggers,
             tb_users: self.tb_users - earlier.tb_users,
+            ra_attempts: self.ra_attempts - earlier.ra_attempts,
+            ra_successes: self.ra_successes - earlier.ra_successes,
         }
     }
 }
@@ -451,8 +472,12 @@ impl WifiNet {
             ul: UlScheduler::new(devs[dev as usize].peers.len()),
             poll_due: false,
         });
+        let uora = mu.as_ref().and_then(|mu| mu.settings.ul?.uora);
         for d in devs.iter_mut() {
             d.cw = edca.cw_min;
+            if let Some(uora) = uora {
+                d.obo.after_attempt(true, &uora, &mut d.rng);
+            }
             d.peer_of = vec![None; n];
             for (k, p) in d.peers.iter().enumerate() {
                 d.peer_of[p.dev as usize] = Some(k as u16);
@@ -1240,10 +1265,10 @@ impl WifiNet {
     /// its periodic poll is due).
     fn start_ul_cycle(&mut self, now: Time) {
         let mu = self.mu.as_mut().expect("an uplink OFDMA AP");
-        let bsrp = mu.settings.ul.expect("uplink OFDMA is on").bsrp || mu.poll_due;
-        if bsrp {
-            mu.poll_due = false;
-        }
+        let ul = mu.settings.ul.expect("uplink OFDMA is on");
+        // A due poll is a BSRP, or, with random access, a Basic Trigger with its RA-RUs.
+        let bsrp = ul.bsrp || (mu.poll_due && ul.uora.is_none());
+        mu.poll_due = false;
         let ap = mu.dev;
         self.ul_stats.cycles += 1;
         let d = &mut self.devs[ap as usize];
@@ -1262,7 +1287,7 @@ impl WifiNet {
             timeout_gen: 0,
         });
         let sent = self.send_trigger(bsrp, now, now);
-        debug_assert!(sent, "an AP grants without polling only when a station reported data");
+        debug_assert!(sent, "an AP grants without polling only with reported data or RA-RUs");
     }
 
     /// The PHY of station `s`'s link to its AP `ap`.
@@ -1273,31 +1298,37 @@ impl WifiNet {
 
     /// The AP sends the next trigger of its uplink cycle at `at` (now, or a SIFS after the
     /// buffer status reports): a BSRP to the stations in turn (`polling`), or a Basic Trigger
-    /// to those that reported data. False when no station has data to grant.
+    /// to those that reported data, with the random-access RUs if any. False when it would
+    /// address nobody.
     fn send_trigger(&mut self, polling: bool, at: Time, now: Time) -> bool {
         let mu = self.mu.as_ref().expect("an uplink OFDMA AP");
         let (ap, max) = (mu.dev, mu.settings.max_stations);
+        let ra_rus = mu.settings.ul.and_then(|ul| ul.uora).map_or(0, |u| u.ra_rus);
         let peers = if polling { mu.ul.poll(max) } else { mu.ul.candidates(max) };
-        let Some(&first_peer) = peers.first() else { return false };
+        if peers.is_empty() && (polling || ra_rus == 0) {
+            return false;
+        }
         let a = &self.devs[ap as usize];
-        let width = a.peers[first_peer as usize].txv().width_mhz;
+        let reference = self.uplink_txv(ap, a.peers[0].dev);
         let stations: Vec<u32> = peers.iter().map(|&p| a.peers[p as usize].dev).collect();
         let txvs: Vec<TxVector> = stations.iter().map(|&s| self.uplink_txv(ap, s)).collect();
         let plan = if polling {
-            ul::plan_bsrp(width, &txvs)
+            ul::plan_bsrp(reference.width_mhz, &txvs)
         } else {
             let users: Vec<(TxVector, u32)> = txvs.iter().zip(&peers).map(|(&t, &p)| (t, mu.ul.reported(p))).collect();
-            ul::plan_basic(width, &users, a.aggregation.max_duration)
+            ul::plan_basic(reference.width_mhz, &users, ra_rus, &reference, a.aggregation.max_duration)
         };
-        let count = plan.alloc.count;
+        let (count, scheduled) = (plan.alloc.count, plan.scheduled());
         // The trigger reserves the medium through the TB PPDUs and, for data, the Block Ack.
         let mut nav_until = at + plan.trigger_dur + self.sifs + plan.tb_dur;
         let (frame, resp) = if polling {
             self.ul_stats.bsrps += 1;
             (Frame::Bsrp, Frame::TbBsr)
         } else {
-            nav_until += self.sifs + ul::multi_sta_block_ack_duration(count, &txvs[0].with_ru(plan.alloc.tones));
-            self.mu.as_mut().expect("checked above").ul.served(peers[count - 1]);
+            nav_until += self.sifs + ul::multi_sta_block_ack_duration(count, &reference.with_ru(plan.alloc.tones));
+            if scheduled > 0 {
+                self.mu.as_mut().expect("checked above").ul.served(peers[scheduled - 1]);
+            }
             (Frame::BasicTrigger, Frame::TbData)
         };
         let ex = self.devs[ap as usize].exchange.as_mut().expect("a trigger belongs to an uplink cycle");
@@ -1306,7 +1337,8 @@ impl WifiNet {
         ex.resp = resp;
         ex.resp_dur = plan.tb_dur;
         ex.responders.clear();
-        ex.ul = Some(UlCycle { addressed: stations[..count].to_vec(), polling });
+        let ra_rus = plan.ra_rus;
+        ex.ul = Some(UlCycle { addressed: stations[..scheduled].to_vec(), polling, ra_rus, ra: Vec::new() });
         let pending = Pending { to: GROUP, frame, dur: plan.trigger_dur, nav_until, resp_dur: plan.tb_dur };
         if at == now {
             self.start_tx(ap, pending, now);
@@ -1326,17 +1358,37 @@ impl WifiNet {
         let ex = self.devs[ap as usize].exchange.as_ref().expect("a trigger belongs to an uplink cycle");
         let cycle = ex.ul.as_ref().expect("a trigger belongs to an uplink cycle");
         let (polling, tones, tb_dur, resp) = (cycle.polling, ex.ru_tones, ex.resp_dur, ex.resp);
-        let responders: Vec<u32> = cycle
-            .addressed
+        let heard = |s: u32| self.intact.contains(&s) && self.devs[s as usize].can_answer_trigger();
+        let mut responders: Vec<u32> = cycle.addressed.iter().copied().filter(|&s| heard(s)).collect();
+        // The other stations with data for the AP run their OFDMA backoff on the RA-RUs.
+        let contenders: Vec<(u32, u16)> = self.devs[ap as usize]
+            .peers
             .iter()
-            .copied()
-            .filter(|&s| self.intact.contains(&s) && self.devs[s as usize].can_answer_trigger())
+            .map(|p| p.dev)
+            .filter(|&s| cycle.ra_rus > 0 && !cycle.addressed.contains(&s) && heard(s))
+            .filter_map(|s| {
+                let d = &self.devs[s as usize];
+                let peer = d.peer_of[ap as usize].expect("stations link to their AP");
+                (d.queues.queued_psdu_bytes(peer, 1) > 0).then_some((s, peer))
+            })
             .collect();
+        let ra_rus = cycle.ra_rus;
+        let mut ra = Vec::new();
+        for (s, _) in contenders {
+            let d = &mut self.devs[s as usize];
+            if let Some(ru) = d.obo.on_trigger(ra_rus, &mut d.rng) {
+                ra.push((s, ru));
+                responders.push(s);
+            }
+        }
         if !polling {
             // Counted as the trigger ends, with the stations it got data from, so that both
             // fall in the same measurement window.
             self.ul_stats.basic_triggers += 1;
+            self.ul_stats.ra_attempts += ra.len() as u64;
         }
+        let ex = self.devs[ap as usize].exchange.as_mut().expect("checked above");
+        ex.ul.as_mut().expect("checked above").ra = ra;
         let Some(&first) = responders.first() else { return };
         for &s in &responders {
             let part = self.tb_response(ap, s, polling, tones, tb_dur);
@@ -1387,18 +1439,29 @@ impl WifiNet {
         part
     }
 
-    /// The AP received the stations' HE TB PPDUs: it takes each station's data and queue size.
-    /// After buffer status reports it grants RUs with a Basic Trigger a SIFS later (or ends the
-    /// cycle if nobody has data); after data it sends the Multi-STA Block Ack.
+    /// The AP received the stations' HE TB PPDUs: it takes each station's data and queue size
+    /// (nothing from stations that collided on a random-access RU). After buffer status
+    /// reports it grants RUs with a Basic Trigger a SIFS later (or ends the cycle if nobody has
+    /// data); after data it sends the Multi-STA Block Ack, or, having decoded nothing, ends
+    /// the cycle as failed.
     fn receive_tb(&mut self, tx: &Tx, now: Time, flows: &mut [FlowStats]) {
         let ap = tx.dst;
         let ex = self.devs[ap as usize].exchange.as_mut().expect("HE TB PPDUs answer an uplink cycle");
         ex.timeout_gen = ex.timeout_gen.wrapping_add(1);
         let (responders, tones) = (ex.responders.clone(), ex.ru_tones);
+        let cycle = ex.ul.as_ref().expect("HE TB PPDUs answer an uplink cycle");
+        let decoded: Vec<u32> = responders.iter().copied().filter(|&s| !cycle.collided(s)).collect();
+        self.ul_stats.ra_successes += cycle.ra.iter().filter(|&&(s, _)| !cycle.collided(s)).count() as u64;
         let polling = tx.frame == Frame::TbBsr;
         for &s in &responders {
+            let d = &mut self.devs[s as usize];
+            if !decoded.contains(&s) {
+                let peer = d.tb.as_ref().expect("a TB responder has its response").peer;
+                d.peers[peer as usize].stats.collisions += 1;
+                continue;
+            }
             if polling {
-                let report = self.devs[s as usize].tb.take().expect("a TB responder has its response").report;
+                let report = d.tb.take().expect("a TB responder has its response").report;
                 self.report_queue(ap, s, report, now);
             } else {
                 self.receive_part(s, PartOf::Tb);
@@ -1412,8 +1475,11 @@ impl WifiNet {
             }
             return;
         }
-        let first = self.uplink_txv(ap, responders[0]).with_ru(tones);
-        let dur = ul::multi_sta_block_ack_duration(responders.len(), &first);
+        let Some(&first) = decoded.first() else {
+            return self.finish_ul_cycle(ap, false, now, flows);
+        };
+        let first = self.uplink_txv(ap, first).with_ru(tones);
+        let dur = ul::multi_sta_block_ack_duration(decoded.len(), &first);
         let nav_until = now + self.sifs + dur;
         self.respond(ap, Pending { to: GROUP, frame: Frame::MultiStaBa, dur, nav_until, resp_dur: 0 }, now);
     }
@@ -1429,9 +1495,12 @@ impl WifiNet {
     /// arrived; the cycle is over.
     fn end_ul_cycle(&mut self, ap: u32, now: Time, flows: &mut [FlowStats]) {
         let ex = self.devs[ap as usize].exchange.as_ref().expect("a Multi-STA Block Ack ends an uplink cycle");
-        for s in ex.responders.clone() {
+        let cycle = ex.ul.as_ref().expect("a Multi-STA Block Ack ends an uplink cycle");
+        let acked: Vec<(u32, bool)> =
+            ex.responders.iter().map(|&s| (s, self.intact.contains(&s) && !cycle.collided(s))).collect();
+        for (s, acked) in acked {
             if let Some(part) = self.devs[s as usize].tb.as_mut() {
-                part.acked = self.intact.contains(&s);
+                part.acked = acked;
             }
         }
         self.finish_ul_cycle(ap, true, now, flows);
@@ -1446,12 +1515,19 @@ impl WifiNet {
         let senders =
             ex.responders.iter().filter(|&&s| self.devs[s as usize].tb.as_ref().is_some_and(|p| !p.mpdus.is_empty()));
         let share = (now - ex.started) / (senders.count() as Time).max(1);
+        let uora = self.mu.as_ref().and_then(|mu| mu.settings.ul?.uora);
+        let cycle = ex.ul.as_ref().expect("an uplink cycle in progress");
         for &s in &ex.responders {
             let Some(part) = self.devs[s as usize].tb.take() else { continue };
             let acked = part.acked && part.received.iter().any(|&r| r);
             self.settle_part(s, part, (share, share), Some(ex.ru_tones), flows);
             if acked {
                 self.start_mu_edca(s, now);
+            }
+            // A random-access sender's window resets on success and doubles otherwise.
+            if let Some(uora) = uora.filter(|_| cycle.ra.iter().any(|&(x, _)| x == s)) {
+                let d = &mut self.devs[s as usize];
+                d.obo.after_attempt(acked, &uora, &mut d.rng);
             }
             self.pump(s, now, flows);
         }

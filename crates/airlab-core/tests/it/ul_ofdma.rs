@@ -165,6 +165,39 @@ fn with_edca_disabled_light_uplink_waits_for_the_aps_polls() {
 }
 
 #[test]
+fn a_lone_random_access_station_follows_the_obo_rule() {
+    // All RUs random access (ofdma_stations = 0), one RA-RU, one saturated station whose EDCA
+    // MU AIFSN 0 disables after its first success. Each attempt succeeds and draws a new OBO
+    // uniform on 0..7; the station sends at the trigger where the OBO is within the one RA-RU,
+    // i.e. after max(OBO, 1) triggers: 29/8 = 3.625 on average, 0.276 successes per trigger.
+    // (Paper 000's eq. 4 counts (W + 1) / 2 = 4.5 backoff slots per stage-0 attempt: 0.222.)
+    let keys = [("ofdma", "\"ul\""), ("mu_edca", TRIGGERED_ONLY), ("ofdma_bsrp", "false"), ("uora", "{ ra_rus = 1 }")];
+    let scenario = |stations: &str| {
+        let bss = Wifi::bss("ax", "ap", &["s1"]).name("bss").key("mcs", 7).key("ofdma_stations", stations);
+        let bss = keys.iter().fold(bss, |bss, (k, v)| bss.key(k, v));
+        let flow = Flow::new("s1", "ap").app(udp("300Mbit"));
+        Scenario::new("uora", "12s").hosts(&["ap", "s1"]).warmup("1s").wifi(bss).flows([flow]).to_string()
+    };
+    // A run has about 1950 triggers and 540 successes; seeds 1-6 spread 520-583, so the
+    // rate is taken over all six.
+    let (mut successes, mut triggers) = (0.0, 0.0);
+    for seed in 1..=6 {
+        let s = run_toml(&scenario("0"), Some(seed)).summary;
+        let ul = &s["wifi"][0]["ul_ofdma"];
+        successes += f64_of(&ul["ra_successes"]);
+        triggers += f64_of(&ul["basic_triggers"]);
+        assert_eq!(s["wifi"][0]["links"][1]["collisions"], 0);
+    }
+    let per_trigger = successes / triggers;
+    eprintln!("lone UORA station: {per_trigger:.4} successes per trigger against 8/29 = 0.2759");
+    assert!((per_trigger / (8.0 / 29.0) - 1.0).abs() < 0.04, "{per_trigger}");
+    // With the station scheduled (ofdma_stations = 1) it never needs the RA-RU.
+    let scheduled = run_toml(&scenario("1"), None).summary;
+    let ul = &scheduled["wifi"][0]["ul_ofdma"];
+    assert_eq!((ul["ra_attempts"].clone(), ul["users_per_trigger"].clone()), (0.into(), 1.0.into()), "{ul}");
+}
+
+#[test]
 fn hidden_stations_are_triggered_together() {
     // The stations do not hear each other; the AP's trigger reaches all of them and their TB
     // PPDUs arrive together, so the cycle is the same as in a fully connected cell.
@@ -223,6 +256,12 @@ fn uplink_ofdma_keys_are_checked() {
     let bad_timer = [ul, ("mu_edca", r#"{ timer = "10ms" }"#)];
     assert_error(load_with(&with(&bad_timer), &[]), "wifi[0].mu_edca.timer", "8.192ms");
     assert_error(load_with(&with(&[ul, ("mu_edca", "{ aifs = 2 }")]), &[]), "wifi[0].mu_edca.aifs", "aifsn");
+    let ra = |t: &str| with(&[ul, ("uora", t)]);
+    assert_error(load_with(&ra("{ ra_rus = 0 }"), &[]), "wifi[0].uora.ra_rus", "1 to 74");
+    assert_error(load_with(&ra("{ ocw_max = 255 }"), &[]), "wifi[0].uora.ocw_max", "127");
+    assert_error(load_with(&ra("{ ocw_min = 31, ocw_max = 15 }"), &[]), "wifi[0].uora.ocw_max", "at least ocw_min");
+    let no_ra = [ul, ("ofdma_stations", "0")];
+    assert_error(load_with(&with(&no_ra), &[]), "wifi[0].ofdma_stations", "0 only for uplink random access");
     let poll = [ul, ("ofdma_poll_interval", "\"100us\"")];
     assert_error(load_with(&with(&poll), &[]), "wifi[0].ofdma_poll_interval", "1ms to 10s");
 }

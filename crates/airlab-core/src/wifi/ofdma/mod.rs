@@ -8,7 +8,7 @@ pub mod ul;
 
 use crate::sim::Time;
 use serde::Serialize;
-pub use ul::{MuEdca, UlScheduler};
+pub use ul::{MuEdca, Obo, UlScheduler, Uora};
 
 /// OFDMA settings of a BSS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -33,6 +33,8 @@ pub struct UlOfdma {
     /// The AP also polls its stations this often, reports or not (ns-3's
     /// `AccessReqInterval`); `None`: only when a station reported data.
     pub poll_interval: Option<Time>,
+    /// Random-access RUs in every Basic Trigger.
+    pub uora: Option<Uora>,
 }
 
 impl Ofdma {

@@ -8,7 +8,8 @@
 //! to `max_stations` stations in turn, and grants up to `max_stations` of those that reported
 //! a non-empty queue, starting with the next in turn. The TB PPDU lasts what the largest
 //! granted queue needs, at most the AP's PPDU limit; stations with less send what they have
-//! and pad.
+//! and pad. With random access ([`Uora`]) a Basic Trigger also offers RA-RUs, on which the
+//! stations it does not schedule contend by their OFDMA backoff ([`Obo`]).
 
 use crate::sim::{Time, US};
 use crate::wifi::phy::mu::{frames, RuAllocation};
@@ -42,6 +43,51 @@ impl MuEdca {
     /// Whether the set disables EDCA while its timer runs (MU AIFSN 0).
     pub fn disables_edca(&self) -> bool {
         self.aifsn == 0
+    }
+}
+
+/// UL OFDMA random access (UORA, 802.11ax-2021 26.5.4): every Basic Trigger also offers
+/// `ra_rus` random-access RUs. A station with data and no RU of its own in the trigger counts
+/// its OFDMA backoff (OBO) down by the number of RA-RUs and, once it is within them, sends on
+/// one picked at random. Two stations on one RA-RU collide. The OFDMA contention window (OCW)
+/// starts at `ocw_min`, doubles after a failure up to `ocw_max`, and resets after a success.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Uora {
+    pub ra_rus: usize,
+    pub ocw_min: u32,
+    pub ocw_max: u32,
+}
+
+impl Uora {
+    /// dot11OCWmin and dot11OCWmax, used when the AP sends no UORA Parameter Set.
+    pub const DEFAULT_OCW: (u32, u32) = (7, 31);
+}
+
+/// A station's OFDMA backoff.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Obo {
+    pub counter: u32,
+    pub ocw: u32,
+}
+
+impl Obo {
+    /// Run the backoff for a trigger with `ra_rus` RA-RUs: the RA-RU to send on, if any.
+    pub fn on_trigger(&mut self, ra_rus: usize, rng: &mut crate::sim::Rng) -> Option<u16> {
+        let ra = ra_rus as u32;
+        if self.counter <= ra {
+            self.counter = 0;
+            Some(rng.below(u64::from(ra)) as u16)
+        } else {
+            self.counter -= ra;
+            None
+        }
+    }
+
+    /// After a random-access transmission: the window resets on success (or when the frames
+    /// were given up), doubles otherwise, and a new backoff is drawn.
+    pub fn after_attempt(&mut self, reset: bool, uora: &Uora, rng: &mut crate::sim::Rng) {
+        self.ocw = if reset { uora.ocw_min } else { (2 * self.ocw + 1).min(uora.ocw_max) };
+        self.counter = rng.below(u64::from(self.ocw) + 1) as u32;
     }
 }
 
@@ -95,12 +141,21 @@ impl UlScheduler {
 }
 
 /// A trigger about to be sent: the RUs it assigns, its own airtime and the HE TB PPDU length
-/// it asks for (the same for every station: the trigger's UL Length).
+/// it asks for (the same for every station: the trigger's UL Length). The first
+/// `alloc.count - ra_rus` RUs go to stations, the rest are random-access RUs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TriggerPlan {
     pub alloc: RuAllocation,
+    pub ra_rus: usize,
     pub trigger_dur: Time,
     pub tb_dur: Time,
+}
+
+impl TriggerPlan {
+    /// The RUs assigned to stations.
+    pub fn scheduled(&self) -> usize {
+        self.alloc.count - self.ra_rus
+    }
 }
 
 /// Control frames of the cycle go at 6 Mbit/s, non-HT duplicate over the channel (ns-3 sends
@@ -118,22 +173,34 @@ pub fn plan_bsrp(width_mhz: u16, users: &[TxVector]) -> TriggerPlan {
         .map(|txv| txv.with_ru(alloc.tones).ppdu_duration(BSR_PSDU_BYTES))
         .max()
         .unwrap_or(0);
-    TriggerPlan { alloc, trigger_dur: trigger_duration(frames::bsrp_trigger_bytes(alloc.count)), tb_dur }
+    TriggerPlan { alloc, ra_rus: 0, trigger_dur: trigger_duration(frames::bsrp_trigger_bytes(alloc.count)), tb_dur }
 }
 
-/// A Basic Trigger for the stations `users` = (uplink vector, reported queue in PSDU bytes):
-/// the first `alloc.count` get equal RUs, and the TB PPDU lasts what the largest queue needs
-/// on its RU, at most the whole data symbols that fit in `max_duration` (a TB PPDU's length
-/// comes from the trigger's L-SIG length, which the station rounds to whole symbols: ns-3
-/// `HePhy::ConvertLSigLengthToHeTbPpduDuration`, with the first user's preamble and symbol).
-pub fn plan_basic(width_mhz: u16, users: &[(TxVector, u32)], max_duration: Time) -> TriggerPlan {
-    let alloc = RuAllocation::equal(width_mhz, users.len());
-    let needed = users[..alloc.count].iter().map(|&(txv, bytes)| txv.with_ru(alloc.tones).ppdu_duration(bytes));
-    let first = users[0].0.with_ru(alloc.tones);
-    let (preamble, symbol) = (first.preamble_duration(), first.symbol_duration());
+/// A Basic Trigger for the stations `users` = (uplink vector, reported queue in PSDU bytes)
+/// and `ra_rus` random-access RUs: equal RUs for both, the RA-RUs kept when the channel has
+/// fewer RUs than asked (the last users wait). The TB PPDU lasts what the largest granted
+/// queue needs on its RU (all of it when there are RA-RUs, whose senders the AP does not
+/// know), at most the whole data symbols that fit in `max_duration` (a TB PPDU's length comes
+/// from the trigger's L-SIG length, which the station rounds to whole symbols: ns-3
+/// `HePhy::ConvertLSigLengthToHeTbPpduDuration`), with the preamble and symbol of `reference`,
+/// a station's uplink vector.
+pub fn plan_basic(
+    width_mhz: u16,
+    users: &[(TxVector, u32)],
+    ra_rus: usize,
+    reference: &TxVector,
+    max_duration: Time,
+) -> TriggerPlan {
+    let alloc = RuAllocation::equal(width_mhz, users.len() + ra_rus);
+    let ra_rus = ra_rus.min(alloc.count);
+    let granted = &users[..alloc.count - ra_rus];
+    let reference = reference.with_ru(alloc.tones);
+    let (preamble, symbol) = (reference.preamble_duration(), reference.symbol_duration());
     let longest = preamble + max_duration.saturating_sub(preamble) / symbol * symbol;
-    let tb_dur = needed.max().unwrap_or(0).min(longest);
-    TriggerPlan { alloc, trigger_dur: trigger_duration(frames::basic_trigger_bytes(alloc.count)), tb_dur }
+    let needed = granted.iter().map(|&(txv, bytes)| txv.with_ru(alloc.tones).ppdu_duration(bytes)).max();
+    let tb_dur = if ra_rus > 0 { longest } else { needed.unwrap_or(0).min(longest) };
+    let trigger_dur = trigger_duration(frames::basic_trigger_bytes(alloc.count));
+    TriggerPlan { alloc, ra_rus, trigger_dur, tb_dur }
 }
 
 /// The Multi-STA Block Ack to `users` stations, the first of which sent with `first` (its RU
@@ -167,6 +234,26 @@ mod tests {
     }
 
     #[test]
+    fn the_ofdma_backoff_counts_down_by_the_ra_rus_and_doubles_on_failure() {
+        let uora = Uora { ra_rus: 2, ocw_min: 7, ocw_max: 31 };
+        let mut rng = crate::sim::Rng::stream(1, "obo");
+        let mut obo = Obo { counter: 5, ocw: 7 };
+        assert_eq!(obo.on_trigger(2, &mut rng), None);
+        assert_eq!(obo.counter, 3);
+        assert_eq!(obo.on_trigger(2, &mut rng), None);
+        // Within the two RA-RUs: send on one of them.
+        assert!(obo.on_trigger(2, &mut rng).is_some_and(|ru| ru < 2));
+        assert_eq!(obo.counter, 0);
+        for want in [15, 31, 31] {
+            obo.after_attempt(false, &uora, &mut rng);
+            assert_eq!(obo.ocw, want);
+            assert!(obo.counter <= want);
+        }
+        obo.after_attempt(true, &uora, &mut rng);
+        assert_eq!(obo.ocw, 7);
+    }
+
+    #[test]
     fn cycle_frames_have_ns3_durations() {
         // 4 users at 20 MHz: BSRP 28 + 20 = 48 bytes at 6 Mbit/s = 20 + 4 * ceil((22 + 384) / 24)
         // = 88 us; a Basic Trigger 52 bytes, 92 us (facts file, section 3).
@@ -176,14 +263,18 @@ mod tests {
         // The QoS Null on a 52-tone RU at HE-MCS 7 (N_DBPS 48 * 6 * 5/6 = 240 bits per 13.6 us symbol):
         // 48 us TB preamble + ceil((16 + 272 + 6) / 234) = 2 symbols.
         assert_eq!(bsrp.tb_dur, 48 * US + 2 * 13_600 * crate::sim::NS);
-        let basic = plan_basic(20, &[(he, 6_000), (he, 100_000), (he, 256), (he, 256)], 5_484 * US);
+        let basic = plan_basic(20, &[(he, 6_000), (he, 100_000), (he, 256), (he, 256)], 0, &he, 5_484 * US);
         assert_eq!(basic.trigger_dur, 96 * US, "52 bytes: 20 + 4 * ceil((22 + 416) / 24)");
         // The largest queue is capped by the PPDU limit, in whole symbols: (5484 - 48) / 13.6
         // = 399.7, so 399.
         assert_eq!(basic.tb_dur, 48 * US + 399 * 13_600 * crate::sim::NS);
-        let small = plan_basic(20, &[(he, 6_000), (he, 256)], 5_484 * US);
+        let small = plan_basic(20, &[(he, 6_000), (he, 256)], 0, &he, 5_484 * US);
         // Two 106-tone RUs: N_DBPS 102 * 6 * 5/6 = 510 bits; ceil((16 + 48000 + 6) / 510) = 95 symbols.
         assert_eq!(small.tb_dur, 48 * US + 95 * 13_600 * crate::sim::NS);
+        // Two RA-RUs beside three users: four 52-tone RUs, two of them random access, and the
+        // TB PPDU as long as the limit allows.
+        let ra = plan_basic(20, &[(he, 256), (he, 256), (he, 256)], 2, &he, 5_484 * US);
+        assert_eq!((ra.alloc.count, ra.ra_rus, ra.scheduled(), ra.tb_dur), (4, 2, 2, basic.tb_dur));
         // Multi-STA BA for 4 users: 22 + 4 * 36 = 166 bytes at 24 Mbit/s = 20 + 4 * ceil(1350 / 96) = 80 us.
         assert_eq!(multi_sta_block_ack_duration(4, &he.with_ru(52)), 80 * US);
     }
