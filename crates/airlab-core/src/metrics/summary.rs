@@ -226,7 +226,7 @@ fn wifi_summary(w: &World, last: &Counters, window: &Counters, span: Time) -> Va
                     k += 1;
                     // The link's own PHY; a rate schedule's steps show in the series.
                     let txv = p.base_txv();
-                    links.push(json!({
+                    let mut link = json!({
                         "name": format!("{}:{}->{}", net.name, w.nodes[d.node as usize].name, w.nodes[p.node as usize].name),
                         "from": w.nodes[d.node as usize].name, "to": w.nodes[p.node as usize].name,
                         "phy_rate_mbps": txv.rate_bps() as f64 / 1e6,
@@ -244,7 +244,13 @@ fn wifi_summary(w: &World, last: &Counters, window: &Counters, span: Time) -> Va
                         "mu_ppdus": n.mu_ppdus,
                         "mu_ru_tones": (n.mu_ppdus > 0).then(|| n.mu_ru_tones as f64 / n.mu_ppdus as f64),
                         "mu_ru_rate_mbps": (n.mu_ppdus > 0).then(|| n.mu_ru_rate as f64 / n.mu_ppdus as f64 / 1e6),
-                    }));
+                    });
+                    // With a channel model: the receiver's SNR and power (the link's own, too).
+                    if let Some(radio) = p.base_radio() {
+                        link["snr_db"] = json!(radio.snr_db);
+                        link["rx_power_dbm"] = json!(radio.rx_power_dbm);
+                    }
+                    links.push(link);
                 }
             }
             let busy = last.wifi_busy[i] - window.wifi_busy[i];

@@ -103,6 +103,7 @@ fn wifi_net(w: &ResolvedWifi, ids: &HashMap<&str, NodeId>, seed: u64) -> WifiNet
                         ids[l.to.as_str()],
                         super::wifi::tx_vector(w.standard, &l.phy),
                         l.per,
+                        l.radio,
                     );
                     match &l.schedule {
                         None => peer,
@@ -110,7 +111,7 @@ fn wifi_net(w: &ResolvedWifi, ids: &HashMap<&str, NodeId>, seed: u64) -> WifiNet
                             steps: s
                                 .steps
                                 .iter()
-                                .map(|step| (step.at, super::wifi::tx_vector(w.standard, &step.phy)))
+                                .map(|step| (step.at, super::wifi::tx_vector(w.standard, &step.phy), step.radio))
                                 .collect(),
                             period: s.period,
                         }),

@@ -389,6 +389,18 @@ pub struct Wifi {
     /// Per-MPDU error probability, in [0, 1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per: Option<f64>,
+    /// Distance between the link's ends, in metres (the SNR follows from `channel`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distance_m: Option<f64>,
+    /// The receiver's SNR over the channel width, in dB (instead of a distance).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snr_db: Option<f64>,
+    /// "fixed" (the `mcs`/`rate` keys) or "ideal" (the fastest the SNR allows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_control: Option<RateControl>,
+    /// Transmit power, noise and path loss of the network's radio channel (ns-3's defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<WifiChannel>,
     /// RTS/CTS before every data frame.
     #[serde(default)]
     pub rts: bool,
@@ -444,6 +456,15 @@ pub struct WifiNode {
     pub nss: Option<u8>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per: Option<f64>,
+    /// Distance between the link's ends, in metres (the SNR follows from `channel`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distance_m: Option<f64>,
+    /// The receiver's SNR over the channel width, in dB (instead of a distance).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snr_db: Option<f64>,
+    /// "fixed" (the `mcs`/`rate` keys) or "ideal" (the fastest the SNR allows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_control: Option<RateControl>,
     /// Layered key by key over the network's `aggregation`.
     #[serde(default)]
     pub aggregation: WifiAggregation,
@@ -486,6 +507,42 @@ pub struct WifiScheduleStep {
     pub gi: Option<Duration>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nss: Option<u8>,
+    /// A station that moves: its distance, or its SNR, from this step on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distance_m: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snr_db: Option<f64>,
+}
+
+/// The radio channel of a network as written; missing keys take ns-3's defaults.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WifiChannel {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tx_power_dbm: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_figure_db: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path_loss_exponent: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_loss_db: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_distance_m: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detection_rssi_dbm: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detection_snr_db: Option<f64>,
+}
+
+/// How a link picks its MCS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RateControl {
+    /// The `mcs` (or `rate`) the scenario gives.
+    Fixed,
+    /// The fastest MCS whose decoded bit error at the link's SNR is below 1e-6 (ns-3's
+    /// `IdealWifiManager`), up to the `mcs` (or `rate`) key when one is set.
+    Ideal,
 }
 
 /// EDCA parameters as written; missing ones take the best-effort defaults.
@@ -557,12 +614,16 @@ pub struct WifiPhyKeys {
     pub gi: Option<Duration>,
     pub nss: Option<u8>,
     pub per: Option<f64>,
+    pub distance_m: Option<f64>,
+    pub snr_db: Option<f64>,
+    pub rate_control: Option<RateControl>,
 }
 
 impl Wifi {
     pub fn phy_keys(&self) -> WifiPhyKeys {
         let (rate, mcs, width, gi, nss, per) = (self.rate, self.mcs, self.width, self.gi, self.nss, self.per);
-        WifiPhyKeys { rate, mcs, width, gi, nss, per }
+        let (distance_m, snr_db, rate_control) = (self.distance_m, self.snr_db, self.rate_control);
+        WifiPhyKeys { rate, mcs, width, gi, nss, per, distance_m, snr_db, rate_control }
     }
 
     /// The members: the AP then the stations (a BSS), or `nodes` (ad hoc/mesh).
@@ -595,14 +656,16 @@ impl Wifi {
 impl WifiNode {
     pub fn phy_keys(&self) -> WifiPhyKeys {
         let (rate, mcs, width, gi, nss, per) = (self.rate, self.mcs, self.width, self.gi, self.nss, self.per);
-        WifiPhyKeys { rate, mcs, width, gi, nss, per }
+        let (distance_m, snr_db, rate_control) = (self.distance_m, self.snr_db, self.rate_control);
+        WifiPhyKeys { rate, mcs, width, gi, nss, per, distance_m, snr_db, rate_control }
     }
 }
 
 impl WifiScheduleStep {
-    /// The step's PHY keys (a step has no `per`).
+    /// The step's PHY keys (a step has no `per` and no `rate_control`).
     pub fn phy_keys(&self) -> WifiPhyKeys {
         let (rate, mcs, width, gi, nss) = (self.rate, self.mcs, self.width, self.gi, self.nss);
-        WifiPhyKeys { rate, mcs, width, gi, nss, per: None }
+        let (distance_m, snr_db) = (self.distance_m, self.snr_db);
+        WifiPhyKeys { rate, mcs, width, gi, nss, distance_m, snr_db, ..WifiPhyKeys::default() }
     }
 }

@@ -14,6 +14,7 @@ use super::wifi::*;
 use super::KeyError;
 use crate::qdisc;
 use crate::sim::{Time, US};
+use crate::wifi::channel::{Propagation, Radio};
 use crate::wifi::mac80211::Mac80211Params;
 use crate::wifi::net::{Aggregation, Edca};
 use crate::wifi::ofdma::{MuEdca, Ofdma, UlOfdma, Uora};
@@ -77,6 +78,17 @@ impl Standard {
         let rate_bps = if self == Standard::A { 54_000_000 } else { 0 };
         let mcs = if self == Standard::A { 0 } else { 7 };
         PhySpec { rate_bps, mcs, nss: 1, width_mhz: 20, gi_ns: 800 }
+    }
+
+    /// The fastest PHY of one stream at 20 MHz: what ideal rate control may pick from when
+    /// no `mcs` or `rate` caps it.
+    fn fastest_phy(self) -> PhySpec {
+        let d = self.default_phy();
+        match self {
+            Standard::A => PhySpec { rate_bps: 54_000_000, ..d },
+            Standard::N => PhySpec { mcs: 7, ..d },
+            Standard::Ac | Standard::Ax => PhySpec { mcs: self.max_mcs(), ..d },
+        }
     }
 
     /// Aggregation of an interface that sets nothing: on, up to the Block Ack window and the
@@ -284,7 +296,62 @@ fn check_phy_keys(standard: Standard, keys: &WifiPhyKeys) -> Result<(), (&'stati
             return Err(("per", format!("per must be a probability in [0, 1), such as 0.01; got {per}")));
         }
     }
+    if let Some(d) = keys.distance_m {
+        if !(d > 0.0 && d <= MAX_DISTANCE_M) {
+            return Err((
+                "distance_m",
+                format!("distance_m must be above 0 and at most {MAX_DISTANCE_M} metres, got {d}"),
+            ));
+        }
+        if keys.snr_db.is_some() {
+            return Err(("snr_db", "set distance_m or snr_db, not both: the SNR follows from the distance".into()));
+        }
+    }
+    if let Some(snr) = keys.snr_db {
+        if !(MIN_SNR_DB..=MAX_SNR_DB).contains(&snr) {
+            return Err(("snr_db", format!("snr_db must be {MIN_SNR_DB} to {MAX_SNR_DB} dB, got {snr}")));
+        }
+    }
     Ok(())
+}
+
+/// The range of `distance_m` and `snr_db`.
+const MAX_DISTANCE_M: f64 = 100_000.0;
+const MIN_SNR_DB: f64 = -50.0;
+const MAX_SNR_DB: f64 = 100.0;
+
+/// The `channel` table: ns-3's defaults for the missing keys, every value in a physical range.
+fn resolve_channel(t: &WifiChannel) -> Result<Propagation, (&'static str, String)> {
+    let d = Propagation::NS3;
+    let checked = |name: &'static str, value: Option<f64>, default: f64, range: (f64, f64), unit: &str| {
+        let v = value.unwrap_or(default);
+        if v.is_finite() && (range.0..=range.1).contains(&v) {
+            Ok(v)
+        } else {
+            Err((name, format!("{name} must be {} to {} {unit}, got {v}", range.0, range.1)))
+        }
+    };
+    Ok(Propagation {
+        tx_power_dbm: checked("tx_power_dbm", t.tx_power_dbm, d.tx_power_dbm, (-50.0, 50.0), "dBm")?,
+        noise_figure_db: checked("noise_figure_db", t.noise_figure_db, d.noise_figure_db, (0.0, 30.0), "dB")?,
+        path_loss_exponent: checked("path_loss_exponent", t.path_loss_exponent, d.path_loss_exponent, (1.0, 8.0), "")?,
+        reference_loss_db: checked("reference_loss_db", t.reference_loss_db, d.reference_loss_db, (0.0, 200.0), "dB")?,
+        reference_distance_m: checked(
+            "reference_distance_m",
+            t.reference_distance_m,
+            d.reference_distance_m,
+            (0.001, 1000.0),
+            "metres",
+        )?,
+        detection_rssi_dbm: checked(
+            "detection_rssi_dbm",
+            t.detection_rssi_dbm,
+            d.detection_rssi_dbm,
+            (-200.0, 0.0),
+            "dBm",
+        )?,
+        detection_snr_db: checked("detection_snr_db", t.detection_snr_db, d.detection_snr_db, (-50.0, 100.0), "dB")?,
+    })
 }
 
 fn check_aggregation_keys(standard: Standard, agg: &WifiAggregation) -> Result<(), (&'static str, String)> {
@@ -524,12 +591,29 @@ struct PhyLayer {
     keys: WifiPhyKeys,
 }
 
-/// A link's PHY and PER: each key from the first layer that sets it, else the default.
-fn layered_phy(standard: Standard, layers: &[PhyLayer]) -> (PhySpec, f64) {
+/// Where a link's receiver is: at a distance, or at a given SNR.
+#[derive(Clone, Copy)]
+enum Position {
+    Distance(f64),
+    Snr(f64),
+}
+
+/// A link's PHY keys layered: each key from the first layer that sets it, else the default.
+/// `distance_m` and `snr_db` say the same thing, so the first layer that sets either decides.
+/// Under ideal rate control a missing `mcs` or `rate` means the standard's fastest.
+struct LinkKeys {
+    phy: PhySpec,
+    per: f64,
+    position: Option<Position>,
+    rate_control: RateControl,
+}
+
+fn layered_phy(standard: Standard, layers: &[PhyLayer]) -> LinkKeys {
     fn pick<T>(layers: &[PhyLayer], get: impl Fn(&WifiPhyKeys) -> Option<T>) -> Option<T> {
         layers.iter().find_map(|layer| get(&layer.keys))
     }
-    let d = standard.default_phy();
+    let rate_control = pick(layers, |k| k.rate_control).unwrap_or(RateControl::Fixed);
+    let d = if rate_control == RateControl::Ideal { standard.fastest_phy() } else { standard.default_phy() };
     let mcs = if standard == Standard::A { 0 } else { pick(layers, |k| k.mcs).unwrap_or(d.mcs) };
     let nss = match standard {
         Standard::A => 1,
@@ -544,7 +628,44 @@ fn layered_phy(standard: Standard, layers: &[PhyLayer]) -> (PhySpec, f64) {
         // Checked against the standard's guard intervals, so it fits.
         gi_ns: pick(layers, |k| k.gi).map_or(d.gi_ns, |gi| u16::try_from(gi.0).unwrap_or(u16::MAX)),
     };
-    (phy, pick(layers, |k| k.per).unwrap_or(0.0))
+    let position = pick(layers, |k| match (k.distance_m, k.snr_db) {
+        (Some(d), _) => Some(Position::Distance(d)),
+        (None, Some(snr)) => Some(Position::Snr(snr)),
+        (None, None) => None,
+    });
+    LinkKeys { phy, per: pick(layers, |k| k.per).unwrap_or(0.0), position, rate_control }
+}
+
+/// The link's radio, and under ideal rate control its PHY with the MCS (or 802.11a rate) that
+/// rate control picks: the fastest valid one up to `keys.phy`'s, in its group of streams for
+/// 802.11n.
+fn link_radio(standard: Standard, keys: &LinkKeys, channel: &Propagation) -> (PhySpec, Option<Radio>) {
+    let width = keys.phy.width_mhz;
+    let radio = keys.position.map(|p| match p {
+        Position::Distance(d) => channel.at_distance(d, width),
+        Position::Snr(snr) => channel.with_snr(snr, width),
+    });
+    let Some(radio) = radio.filter(|_| keys.rate_control == RateControl::Ideal) else {
+        return (keys.phy, radio);
+    };
+    let cap = keys.phy;
+    let candidates: Vec<PhySpec> = match standard {
+        Standard::A => A_RATES_MBIT
+            .iter()
+            .map(|&r| PhySpec { rate_bps: r * 1_000_000, ..cap })
+            .filter(|p| p.rate_bps <= cap.rate_bps)
+            .collect(),
+        // 802.11n numbers its MCS across streams: the candidates keep the cap's streams.
+        Standard::N => (cap.mcs / 8 * 8..=cap.mcs).map(|mcs| PhySpec { mcs, ..cap }).collect(),
+        // 802.11ac leaves some MCS out at some widths and streams.
+        Standard::Ac | Standard::Ax => {
+            (0..=cap.mcs).map(|mcs| PhySpec { mcs, ..cap }).filter(|p| check_phy(standard, p).is_ok()).collect()
+        }
+    };
+    let txvs: Vec<_> = candidates.iter().map(|p| tx_vector(standard, p)).collect();
+    let chosen = crate::wifi::channel::ideal(&txvs, radio.snr_db);
+    let phy = candidates[txvs.iter().position(|t| *t == chosen).expect("ideal picks a candidate")];
+    (phy, Some(radio))
 }
 
 /// The key a PHY field of a link was taken from (the network's key when it is a default).
@@ -555,6 +676,7 @@ fn phy_source(layers: &[PhyLayer], field: &str, network: &str) -> String {
         "width" => k.width.is_some(),
         "gi" => k.gi.is_some(),
         "nss" => k.nss.is_some(),
+        "rate_control" => k.rate_control.is_some(),
         _ => k.per.is_some(),
     };
     let at = layers.iter().find(|layer| set(&layer.keys)).map_or(network, |layer| layer.at.as_str());
@@ -772,6 +894,8 @@ fn resolve_network(
     let edca =
         resolve_edca(&w.edca).map_err(|(field, message)| KeyError::new(format!("{key}.edca.{field}"), message))?;
     let ofdma = resolve_ofdma(key, w)?;
+    let channel = resolve_channel(w.channel.as_ref().unwrap_or(&WifiChannel::default()))
+        .map_err(|(field, message)| KeyError::new(format!("{key}.channel.{field}"), message))?;
     let mut tables: BTreeMap<&str, (String, &WifiNode)> = BTreeMap::new();
     let mut qdiscs: BTreeMap<&str, qdisc::Config> = BTreeMap::new();
     for (j, table) in w.node.iter().enumerate() {
@@ -812,13 +936,23 @@ fn resolve_network(
                 owners.iter().map(|(at, t)| PhyLayer { at: at.to_string(), keys: t.phy_keys() }).collect();
             layers.push(PhyLayer { at: key.to_string(), keys: w.phy_keys() });
             let check = |layers: &[PhyLayer]| {
-                let (phy, per) = layered_phy(standard, layers);
+                let keys = layered_phy(standard, layers);
+                if keys.rate_control == RateControl::Ideal && keys.position.is_none() {
+                    return Err(KeyError::new(
+                        phy_source(layers, "rate_control", key),
+                        format!(
+                            "ideal rate control picks the MCS from the SNR, and link {from} -> {to} has none: \
+                             set `distance_m` or `snr_db`"
+                        ),
+                    ));
+                }
+                let (phy, radio) = link_radio(standard, &keys, &channel);
                 check_phy(standard, &phy).map_err(|(field, message)| {
                     KeyError::new(phy_source(layers, field, key), format!("{message} (link {from} -> {to})"))
                 })?;
-                Ok::<_, KeyError>((phy, per))
+                Ok::<_, KeyError>((phy, keys.per, radio))
             };
-            let (phy, per) = check(&layers)?;
+            let (phy, per, radio) = check(&layers)?;
             // The first table in precedence order with a schedule; each step's keys rank just
             // above that table's own.
             let schedule = match owners.iter().position(|(_, t)| t.schedule.is_some()) {
@@ -831,12 +965,13 @@ fn resolve_network(
                         let mut layers = layers.clone();
                         let step_at = format!("{at}.schedule.steps[{k}]");
                         layers.insert(owner, PhyLayer { at: step_at, keys: step.phy_keys() });
-                        steps.push(ResolvedStep { at: step.at.0, phy: check(&layers)?.0 });
+                        let (phy, _, radio) = check(&layers)?;
+                        steps.push(ResolvedStep { at: step.at.0, phy, radio });
                     }
                     Some(ResolvedSchedule { period: schedule.period.map(|p| p.0), steps })
                 }
             };
-            links.push(ResolvedWifiLink { from: from.to_string(), to: to.to_string(), phy, per, schedule });
+            links.push(ResolvedWifiLink { from: from.to_string(), to: to.to_string(), phy, per, radio, schedule });
         }
     }
 

@@ -3,6 +3,7 @@
 
 use super::units::{Bytes, Duration};
 use crate::sim::Time;
+use crate::wifi::channel::Radio;
 use crate::wifi::mac80211::Mac80211Params;
 use crate::wifi::net::{Aggregation, Edca};
 use crate::wifi::ofdma::Ofdma;
@@ -148,6 +149,9 @@ pub struct ResolvedWifiLink {
     pub phy: PhySpec,
     /// Probability that an MPDU is received in error, independently per MPDU.
     pub per: f64,
+    /// The receiver's channel (`distance_m` or `snr_db`); `None`: errors come from `per` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub radio: Option<Radio>,
     /// PHY changes over time (`schedule` of the member whose PHY keys the link follows);
     /// `phy` applies before the first step.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -168,6 +172,8 @@ pub struct ResolvedSchedule {
 pub struct ResolvedStep {
     pub at: Time,
     pub phy: PhySpec,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub radio: Option<Radio>,
 }
 
 /// A Wi-Fi network: an infrastructure BSS (an AP and its stations) or an ad-hoc/mesh network.

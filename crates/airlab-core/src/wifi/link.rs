@@ -1,20 +1,22 @@
 //! A directed Wi-Fi link as its transmitter sees it: the PHY it uses now (fixed, or following
-//! a rate schedule), the control-response rate, the MPDU error probability, the sequence
-//! numbers it hands out, the receiver-side reordering of the frames coming the other way, and
-//! its counters.
+//! a rate schedule), the control-response rate, what decides its MPDU errors (a fixed
+//! probability, and the radio channel when the scenario gives one), the sequence numbers it
+//! hands out, the receiver-side reordering of the frames coming the other way, and its
+//! counters.
 
-use super::phy::TxVector;
+use super::channel::Radio;
+use super::phy::{self, TxVector};
 use super::reorder::Reorder;
 use crate::metrics::counters;
 use crate::net::NodeId;
 use crate::sim::Time;
 
 /// A link's PHY over time: from each step's time on (from the start, or from the start of
-/// each period), its TX vector.
+/// each period), its TX vector and radio channel.
 #[derive(Clone, Debug)]
 pub struct RateSchedule {
     /// At least one step, times strictly increasing and below `period`.
-    pub steps: Vec<(Time, TxVector)>,
+    pub steps: Vec<(Time, TxVector, Option<Radio>)>,
     /// The steps repeat every period; `None`: once.
     pub period: Option<Time>,
 }
@@ -65,13 +67,17 @@ pub struct Peer {
     /// Since when `stats.rate_time` lacks the current rate.
     pub(super) rate_since: Time,
     pub(super) per: f64,
+    /// The receiver's SNR and preamble detection now, and as built; `None`: no channel model
+    /// (only `per`).
+    pub(super) radio: Option<Radio>,
+    base_radio: Option<Radio>,
     /// Reordering of the frames this peer sends to us.
     pub(super) rx: Reorder,
     pub stats: LinkStats,
 }
 
 impl Peer {
-    pub fn new(dev: u32, node: NodeId, txv: TxVector, per: f64) -> Self {
+    pub fn new(dev: u32, node: NodeId, txv: TxVector, per: f64, radio: Option<Radio>) -> Self {
         let basic = txv.control_response_rate();
         Peer {
             dev,
@@ -82,6 +88,8 @@ impl Peer {
             schedule: None,
             rate_since: 0,
             per,
+            radio,
+            base_radio: radio,
             rx: Reorder::default(),
             stats: LinkStats::default(),
         }
@@ -116,9 +124,50 @@ impl Peer {
         self.rate_since = now;
     }
 
-    pub(super) fn set_txv(&mut self, txv: TxVector, now: Time) {
+    /// The receiver's channel as the link was built (before its schedule's first step), if
+    /// the scenario models one.
+    pub fn base_radio(&self) -> Option<&Radio> {
+        self.base_radio.as_ref()
+    }
+
+    pub(super) fn set_phy(&mut self, txv: TxVector, radio: Option<Radio>, now: Time) {
         self.settle_rate(now);
         self.txv = txv;
         self.basic = txv.control_response_rate();
+        self.radio = radio;
+    }
+
+    /// How MPDUs sent now with `txv` (this link's vector, possibly on an RU; `trigger_based`
+    /// for an HE TB PPDU) fare at the receiver.
+    pub(super) fn reception(&self, txv: &TxVector, trigger_based: bool) -> Reception {
+        let bit_error = match self.radio {
+            None => 0.0,
+            Some(r) if !r.detected => 1.0,
+            Some(r) => txv.bit_error(r.snr_db(txv, trigger_based)),
+        };
+        Reception { per: self.per, bit_error, nss: txv.nss }
+    }
+}
+
+/// What decides whether each MPDU of one transmission arrives: the link's fixed error
+/// probability and the decoded bit error of the PPDU at the receiver's SNR (0 without a
+/// channel model, 1 when the receiver does not detect the PPDU). Taken when the frames are
+/// sent, so a rate or channel change during the exchange does not touch them.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Reception {
+    per: f64,
+    bit_error: f64,
+    nss: u8,
+}
+
+impl Reception {
+    /// The probability that an MPDU carrying an IP packet of `ip_bytes` is lost: it is lost to
+    /// `per`, or to a bit error in any of its bits (split over the spatial streams).
+    pub(super) fn mpdu_error(&self, ip_bytes: u32) -> f64 {
+        if self.bit_error == 0.0 {
+            return self.per;
+        }
+        let bits = (8 * u64::from(phy::mpdu_bytes(ip_bytes))).div_ceil(u64::from(self.nss));
+        1.0 - (1.0 - self.per) * phy::bits_success(self.bit_error, bits)
     }
 }

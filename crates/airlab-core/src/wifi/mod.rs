@@ -2,6 +2,8 @@
 //! aggregation, Block Ack) that carry packets over a shared channel.
 //!
 //! - [`phy`]: rates and PPDU durations per format.
+//! - [`channel`]: a link's radio channel: path loss, noise, SNR, preamble detection, ideal
+//!   rate control.
 //! - [`link`]: a directed link: its PHY (and rate schedule), sequence numbers, counters.
 //! - [`medium`]: one node's carrier sense and backoff countdown.
 //! - [`queues`]: the device layer below the qdisc (driver FIFO, per-station queues with
@@ -12,6 +14,7 @@
 //! - [`net`]: a network of nodes sharing a channel, and its frame exchanges.
 //! - [`ofdma`]: 802.11ax downlink OFDMA: the AP's multi-user scheduling and RU allocation.
 
+pub mod channel;
 pub mod link;
 pub mod mac80211;
 pub mod medium;

@@ -13,7 +13,7 @@
 //! hear it turn busy, lock onto it if they were idle, and lose it if another transmission they
 //! hear overlaps it. What is abstracted away is listed in `docs/models/wifi.md`.
 
-use super::link::{LinkStats, Peer};
+use super::link::{LinkStats, Peer, Reception};
 use super::mac80211;
 use super::medium::Medium;
 use super::ofdma::{self, ul, MuEdca, Obo, Ofdma, UlScheduler};
@@ -136,6 +136,8 @@ enum Stage {
 struct Part {
     peer: u16,
     mpdus: Vec<Mpdu>,
+    /// What decides each MPDU's fate at the peer.
+    reception: Reception,
     /// Per MPDU: received intact by the peer.
     received: Vec<bool>,
     /// The peer's ACK or Block Ack arrived.
@@ -146,9 +148,9 @@ struct Part {
 }
 
 impl Part {
-    fn new(peer: u16, mpdus: Vec<Mpdu>) -> Self {
+    fn new(peer: u16, mpdus: Vec<Mpdu>, reception: Reception) -> Self {
         let received = vec![false; mpdus.len()];
-        Part { peer, mpdus, received, acked: false, report: 0 }
+        Part { peer, mpdus, reception, received, acked: false, report: 0 }
     }
 }
 
@@ -590,15 +592,15 @@ impl WifiNet {
     fn on_rate_change(&mut self, dev: u32, peer: u16, step: usize, now: Time) {
         let p = &mut self.devs[dev as usize].peers[peer as usize];
         let schedule = p.schedule.as_ref().expect("rate changes come from a schedule");
-        let (at, txv) = schedule.steps[step];
+        let (at, txv, radio) = schedule.steps[step];
         // The start of this run through the steps.
         let origin = now - at;
         let next = match (schedule.steps.get(step + 1), schedule.period) {
-            (Some(&(next_at, _)), _) => Some((step + 1, origin + next_at)),
+            (Some(&(next_at, ..)), _) => Some((step + 1, origin + next_at)),
             (None, Some(period)) => Some((0, origin + period + schedule.steps[0].0)),
             (None, None) => None,
         };
-        p.set_txv(txv, now);
+        p.set_phy(txv, radio, now);
         if let Some((step, at)) = next {
             self.events.push((at, WifiEvent::RateChange { dev, peer, step: step as u32 }));
         }
@@ -734,7 +736,11 @@ impl WifiNet {
             let d = &mut self.devs[dev as usize];
             if let Some(mu) = ofdma::dl::plan_dl_mu(&mut d.queues, &d.peers, d.aggregation, settings) {
                 let mut parts = std::mem::take(&mut d.spare_parts);
-                parts.extend(mu.users.into_iter().map(|(peer, mpdus)| Part::new(peer, mpdus)));
+                let tones = mu.alloc.tones;
+                parts.extend(mu.users.into_iter().map(|(peer, mpdus)| {
+                    let p = &d.peers[peer as usize];
+                    Part::new(peer, mpdus, p.reception(&p.txv.with_ru(tones), false))
+                }));
                 return Plan {
                     parts,
                     data_dur: mu.data_dur,
@@ -777,7 +783,7 @@ impl WifiNet {
         };
         let protection = if self.rts { Some((phy::rts_duration(&basic), phy::cts_duration(&basic))) } else { None };
         let data_dur = txv.ppdu_duration(psdu);
-        let mut part = Part::new(peer, mpdus);
+        let mut part = Part::new(peer, mpdus, d.peers[peer as usize].reception(&txv, false));
         let to_ul_ap =
             self.mu.as_ref().is_some_and(|mu| mu.settings.ul.is_some() && mu.dev == d.peers[peer as usize].dev);
         if to_ul_ap {
@@ -1072,12 +1078,11 @@ impl WifiNet {
         let peer = part(s, which).peer;
         let dst = s.peers[peer as usize].dev;
         let [s, r] = self.devs.get_disjoint_mut([src as usize, dst as usize]).expect("a node does not send to itself");
-        let per = s.peers[peer as usize].per;
         let part = part(s, which);
         let back = r.peer_of[src as usize].expect("links are symmetric") as usize;
         let mut any = false;
         for (i, m) in part.mpdus.iter().enumerate() {
-            if self.err_rng.chance(per) {
+            if self.err_rng.chance(part.reception.mpdu_error(m.pkt.size)) {
                 continue;
             }
             part.received[i] = true;
@@ -1414,9 +1419,9 @@ impl WifiNet {
     fn tb_response(&mut self, ap: u32, s: u32, polling: bool, tones: u16, tb_dur: Time) -> Part {
         let d = &mut self.devs[s as usize];
         let peer = d.peer_of[ap as usize].expect("stations link to their AP");
+        let txv = d.peers[peer as usize].txv().with_ru(tones);
         let mut mpdus = Vec::new();
         if !polling {
-            let txv = d.peers[peer as usize].txv().with_ru(tones);
             let agg = d.aggregation;
             let window = phy::Format::He.block_ack_window().expect("HE has Block Ack") as usize;
             let max = if agg.enabled { (agg.max_mpdus as usize).min(window) } else { 1 };
@@ -1434,7 +1439,7 @@ impl WifiNet {
                 m.attempts += 1;
             }
         }
-        let mut part = Part::new(peer, mpdus);
+        let mut part = Part::new(peer, mpdus, d.peers[peer as usize].reception(&txv, true));
         part.report = ofdma::queue_size_report(d.queues.queued_psdu_bytes(peer, ofdma::MAX_QUEUE_REPORT).into());
         part
     }
@@ -1601,9 +1606,9 @@ mod tests {
             d.set_route(to, 0);
             d
         };
-        let schedule = RateSchedule { steps: vec![(switch_at, TxVector::non_ht(6))], period: None };
-        let a = dev(0, 1, Peer::new(1, 1, TxVector::non_ht(24), 0.0).with_schedule(schedule));
-        let b = dev(1, 0, Peer::new(0, 0, TxVector::non_ht(24), 0.0));
+        let schedule = RateSchedule { steps: vec![(switch_at, TxVector::non_ht(6), None)], period: None };
+        let a = dev(0, 1, Peer::new(1, 1, TxVector::non_ht(24), 0.0, None).with_schedule(schedule));
+        let b = dev(1, 0, Peer::new(0, 0, TxVector::non_ht(24), 0.0, None));
         let timing = phy::MacTiming::ofdm_5ghz();
         let hears = vec![vec![1], vec![0]];
         WifiNet::new("w".into(), timing, Edca::BEST_EFFORT, false, None, vec![a, b], hears, Rng::stream(1, "err"))

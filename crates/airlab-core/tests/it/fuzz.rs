@@ -238,15 +238,17 @@ fn apply(doc: &mut Value, m: &Mutation) {
     }
 }
 
-/// Every number in the summary is finite and non-negative, shares and utilizations are at
+/// Every number in the summary is finite and non-negative (but levels in dB), shares and utilizations are at
 /// most 1, and nothing is acknowledged that was not sent.
 fn assert_sane(s: &Json, name: &str) {
     fn walk(v: &Json, at: &str, name: &str) {
         match v {
             Json::Number(n) => {
                 let x = n.as_f64().unwrap();
-                assert!(x.is_finite() && x >= 0.0, "{name}: {at} = {x}");
                 let key = at.rsplit('.').next().unwrap();
+                // Levels in decibels are signed.
+                let signed = matches!(key, "snr_db" | "rx_power_dbm");
+                assert!(x.is_finite() && (signed || x >= 0.0), "{name}: {at} = {x}");
                 if matches!(key, "utilization" | "airtime_share" | "busy_share" | "loss_rate" | "jain_index") {
                     assert!(x <= 1.0 + 1e-9, "{name}: {at} = {x} above 1");
                 }

@@ -23,6 +23,7 @@ mod scenario;
 mod tcp_reference;
 mod ul_ofdma;
 mod wifi;
+mod wifi_channel;
 mod wifi_rate_schedule;
 mod wifi_scenario;
 mod xlayer;

@@ -564,7 +564,7 @@ fn non_ht(mbit: u64) -> PhySpec {
 }
 
 fn steps(period: Option<u64>, steps: &[(u64, PhySpec)]) -> Option<ResolvedSchedule> {
-    let steps = steps.iter().map(|&(at, phy)| ResolvedStep { at, phy }).collect();
+    let steps = steps.iter().map(|&(at, phy)| ResolvedStep { at, phy, radio: None }).collect();
     Some(ResolvedSchedule { period, steps })
 }
 

@@ -1,5 +1,6 @@
 //! 802.11 PHY: data rates and PPDU durations for non-HT OFDM (802.11a/g), HT (802.11n), VHT
-//! (802.11ac) and HE (802.11ax), plus the MAC timing and frame sizes that go with them.
+//! (802.11ac) and HE (802.11ax), plus the MAC timing and frame sizes that go with them, and
+//! the bit error of each MCS at an SNR (`error.rs`, the NIST model).
 //!
 //! A [`TxVector`] says how a PPDU is sent (format, MCS, spatial streams, channel width, guard
 //! interval and, for HE OFDMA, the resource unit). From it come the data rate and the airtime of
@@ -24,6 +25,7 @@
 //! The 6 µs signal extension of OFDM PPDUs in the 2.4 GHz band is not part of
 //! [`TxVector::ppdu_duration`]: it belongs to the band, so [`MacTiming::airtime`] adds it.
 
+mod error;
 mod frames;
 pub mod mu;
 mod tables;
@@ -32,6 +34,7 @@ mod timing;
 #[cfg(test)]
 mod tests;
 
+pub use error::bits_success;
 pub use frames::{
     ack_duration, ampdu_append, ampdu_bytes, ampdu_subframe_bytes, block_ack_bytes, block_ack_duration, cts_duration,
     mpdu_bytes, rts_duration, ACK_BYTES, AMPDU_DELIMITER_BYTES, CTS_BYTES, FCS_BYTES, LLC_SNAP_BYTES, PPDU_MAX_TIME,
