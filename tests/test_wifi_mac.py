@@ -173,3 +173,29 @@ def test_uplink_ofdma_through_the_python_api() -> None:
     assert rtt_p50(mu) < rtt_p50(su)
     with pytest.raises(airlab.ScenarioError, match=r"wifi\[0\]\.mu_edca\.aifsn: aifsn must be 0"):
         airlab.run(path, seed=1, set={**short, "cell.mu_edca": {"aifsn": 1}})
+
+
+def test_range_cell_through_the_python_api_and_the_cli(cli) -> None:
+    """The built-in range cell: ideal rate control gives each station the fastest HE-MCS its
+    distance allows, the summary reports each link's SNR, and the near stations get more
+    goodput for the same airtime (mac80211's airtime fairness). Moving the far station beyond
+    the -82 dBm detection floor (51.5 m) starves it. A bad distance names its key from the CLI."""
+    path = "wifi6/range"
+    short = {"duration": "5s", "metrics.warmup": "1s"}
+    resolved = airlab.validate(path)
+    mcs = {lk["to"]: lk["phy"]["mcs"] for lk in resolved["wifi"][0]["links"] if lk["from"] == "ap"}
+    assert mcs == {"sta_3m": 11, "sta_12m": 9, "sta_25m": 4, "sta_40m": 3}
+    s = airlab.run(path, seed=1, set=short).summary
+    down = {lk["to"]: lk for lk in s["wifi"][0]["links"] if lk["from"] == "ap"}
+    # 63.31 - 30 log10(d) dB over 20 MHz.
+    assert down["sta_12m"]["snr_db"] == pytest.approx(63.31 - 30 * math.log10(12), abs=0.01)
+    goodput = {f["name"]: f["goodput_mbps"] for f in s["flows"]}
+    order = ["to_sta_3m", "to_sta_12m", "to_sta_25m", "to_sta_40m"]
+    assert [goodput[n] for n in order] == sorted(goodput.values(), reverse=True)
+    shares = [down[n]["airtime_share"] for n in down]
+    assert max(shares) - min(shares) < 0.05
+    gone = airlab.run(path, seed=1, set={**short, "cell.node[3].distance_m": 60}).summary
+    assert next(f for f in gone["flows"] if f["name"] == "to_sta_40m")["goodput_mbps"] == 0.0
+    bad = cli("run", path, "--set", "cell.node[1].distance_m=0")
+    assert bad.returncode == 2
+    assert "wifi[0].node[1].distance_m: distance_m must be above 0" in bad.stderr

@@ -28,6 +28,7 @@ DEFAULT_SCENARIOS = [
     "wifi/hop-300-ampdu",
     "wifi6/dl-ofdma",
     "wifi6/ul-ofdma",
+    "wifi6/range",
     "bufferbloat-11n/parking-lot",
     "basics/gigabit-50flows",
 ]

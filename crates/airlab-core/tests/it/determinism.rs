@@ -71,3 +71,29 @@ fn seed_is_recorded_and_defaults_to_the_scenario_seed() {
     let b = run_builtin("basics/dumbbell-cubic", &[("duration", "1s")], Some(42));
     assert_eq!(b.summary["seed"], 42);
 }
+
+/// OFDMA (DL MU PPDUs, trigger cycles, random access) and the channel error model draw from
+/// the same seeded streams: a seed fixes every draw.
+#[test]
+fn ofdma_and_channel_errors_are_bit_identical_for_a_seed() {
+    let overrides = [
+        ("duration", "3s"),
+        ("metrics.warmup", "1s"),
+        ("wifi.cell.uora", "{ ra_rus = 1 }"),
+        ("wifi.cell.snr_db", "24"),
+    ];
+    let a = run_builtin("wifi6/ul-ofdma", &overrides, Some(3));
+    let b = run_builtin("wifi6/ul-ofdma", &overrides, Some(3));
+    assert_eq!(a.deterministic_summary(), b.deterministic_summary());
+    assert!(tables_equal(&a.wifi, &b.wifi) && tables_equal(&a.flows, &b.flows));
+    let s = a.deterministic_summary();
+    let links = s["wifi"][0]["links"].as_array().unwrap();
+    // At 24 dB HE-MCS 7 loses MPDUs: the draws are exercised.
+    assert!(links.iter().any(|l| l["mpdus_acked"] != l["mpdus"]), "{links:?}");
+    let c = run_builtin("wifi6/ul-ofdma", &overrides, Some(4));
+    assert_ne!(s["wifi"], c.deterministic_summary()["wifi"]);
+    let range = [("duration", "3s"), ("metrics.warmup", "1s")];
+    let (x, y) = (run_builtin("wifi6/range", &range, Some(2)), run_builtin("wifi6/range", &range, Some(2)));
+    assert_eq!(x.deterministic_summary(), y.deterministic_summary());
+    assert!(tables_equal(&x.wifi, &y.wifi));
+}
