@@ -4,6 +4,7 @@
 use super::units::{Bytes, Duration, Rate};
 use super::wifi::{DeviceSpec, OfdmaMode, Standard};
 use crate::tcp::{self, rto, TcpConfig};
+use crate::wifi::ofdma::SchedulerKind;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -411,6 +412,10 @@ pub struct Wifi {
     /// The most stations in one DL MU PPDU or uplink trigger (ns-3's `NStations`, 4 by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ofdma_stations: Option<u32>,
+    /// Who shares each MU PPDU and trigger: "round_robin" (default), "proportional_fair" or
+    /// "airtime_fair".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ofdma_scheduler: Option<SchedulerKind>,
     /// Uplink OFDMA: start every trigger cycle with a Buffer Status Report Poll (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ofdma_bsrp: Option<bool>,

@@ -1061,7 +1061,10 @@ fn resolve_ofdma(key: &str, w: &Wifi) -> Result<Option<Ofdma>, KeyError> {
     }
     let mode = match w.ofdma {
         None => {
-            let given = [("ofdma_stations", w.ofdma_stations.is_some())].into_iter().chain(uplink_keys);
+            let given =
+                [("ofdma_stations", w.ofdma_stations.is_some()), ("ofdma_scheduler", w.ofdma_scheduler.is_some())]
+                    .into_iter()
+                    .chain(uplink_keys);
             if let Some((name, _)) = given.into_iter().find(|&(_, set)| set) {
                 let message = format!("`{name}` needs an `ofdma` key (\"dl\", \"ul\" or \"both\")");
                 return Err(KeyError::new(format!("{key}.{name}"), message));
@@ -1087,7 +1090,8 @@ fn resolve_ofdma(key: &str, w: &Wifi) -> Result<Option<Ofdma>, KeyError> {
         }
     }
     let ul = uplink.then(|| UlOfdma { bsrp: w.ofdma_bsrp.unwrap_or(true), mu_edca, poll_interval, uora });
-    Ok(Some(Ofdma { max_stations, dl: matches!(mode, OfdmaMode::Dl | OfdmaMode::Both), ul }))
+    let dl = matches!(mode, OfdmaMode::Dl | OfdmaMode::Both);
+    Ok(Some(Ofdma { max_stations, dl, ul, scheduler: w.ofdma_scheduler.unwrap_or_default() }))
 }
 
 /// The `uora` table: 1 to 74 RA-RUs (at most the RUs of a channel) and an OFDMA contention

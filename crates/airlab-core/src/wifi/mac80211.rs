@@ -246,9 +246,9 @@ impl Mac80211 {
         self.fw_active.front().copied()
     }
 
-    /// Up to `max` stations with frames in the firmware, in the order it serves them.
-    pub fn mu_candidates(&self, max: usize) -> Vec<u16> {
-        self.fw_active.iter().take(max).copied().collect()
+    /// The stations with frames in the firmware, in the order it serves them.
+    pub fn mu_candidates(&self) -> Vec<u16> {
+        self.fw_active.iter().copied().collect()
     }
 
     /// `peer`'s frames in the firmware, oldest first.

@@ -16,6 +16,7 @@
 use super::link::{LinkStats, Peer, Reception};
 use super::mac80211;
 use super::medium::Medium;
+use super::ofdma::sched::{Eligible, MuScheduler, Served};
 use super::ofdma::{self, ul, MuEdca, Obo, Ofdma, UlScheduler};
 use super::phy::{self, TxVector};
 use super::queues::{DeviceQueues, Mpdu};
@@ -373,6 +374,9 @@ struct MuAp {
     dev: u32,
     settings: Ofdma,
     ul: UlScheduler,
+    /// Who shares each HE MU PPDU, and each Basic Trigger.
+    dl_scheduler: Box<dyn MuScheduler>,
+    ul_scheduler: Box<dyn MuScheduler>,
     /// The periodic poll came due and no BSRP has gone out since.
     poll_due: bool,
 }
@@ -468,11 +472,16 @@ impl WifiNet {
         // EDCA defers EIFS − DIFS + AIFS after a corrupted frame (802.11-2020 10.23.2.4).
         let eifs = timing.eifs(&TxVector::non_ht(6)) - timing.difs() + aifs;
         let n = devs.len();
-        let mu = ofdma.map(|(dev, settings)| MuAp {
-            dev,
-            settings,
-            ul: UlScheduler::new(devs[dev as usize].peers.len()),
-            poll_due: false,
+        let mu = ofdma.map(|(dev, settings)| {
+            let peers = devs[dev as usize].peers.len();
+            MuAp {
+                dev,
+                settings,
+                ul: UlScheduler::new(peers),
+                dl_scheduler: settings.scheduler.create(peers),
+                ul_scheduler: settings.scheduler.create(peers),
+                poll_due: false,
+            }
         });
         let uora = mu.as_ref().and_then(|mu| mu.settings.ul?.uora);
         for d in devs.iter_mut() {
@@ -732,9 +741,10 @@ impl WifiNet {
     /// frames, greedily as paper 002's scheduler (what is queued now, up to the aggregation
     /// limits); and work out the durations of the exchange.
     fn plan_exchange(&mut self, dev: u32) -> Plan {
-        if let Some(settings) = self.mu.as_ref().filter(|mu| mu.dev == dev && mu.settings.dl).map(|mu| mu.settings) {
+        if let Some(ap) = self.mu.as_mut().filter(|mu| mu.dev == dev && mu.settings.dl) {
             let d = &mut self.devs[dev as usize];
-            if let Some(mu) = ofdma::dl::plan_dl_mu(&mut d.queues, &d.peers, d.aggregation, settings) {
+            let scheduler = ap.dl_scheduler.as_mut();
+            if let Some(mu) = ofdma::dl::plan_dl_mu(&mut d.queues, &d.peers, d.aggregation, ap.settings, scheduler) {
                 let mut parts = std::mem::take(&mut d.spare_parts);
                 let tones = mu.alloc.tones;
                 parts.extend(mu.users.into_iter().map(|(peer, mpdus)| {
@@ -1309,10 +1319,23 @@ impl WifiNet {
         let mu = self.mu.as_ref().expect("an uplink OFDMA AP");
         let (ap, max) = (mu.dev, mu.settings.max_stations);
         let ra_rus = mu.settings.ul.and_then(|ul| ul.uora).map_or(0, |u| u.ra_rus);
-        let peers = if polling { mu.ul.poll(max) } else { mu.ul.candidates(max) };
+        let peers = if polling {
+            mu.ul.poll(max)
+        } else {
+            // The stations that reported data, in turn, go to the scheduler.
+            let a = &self.devs[ap as usize];
+            let eligible: Vec<Eligible> = mu
+                .ul
+                .candidates()
+                .into_iter()
+                .map(|peer| Eligible { peer, rate_bps: self.uplink_txv(ap, a.peers[peer as usize].dev).rate_bps() })
+                .collect();
+            self.mu.as_mut().expect("checked above").ul_scheduler.pick(&eligible, max)
+        };
         if peers.is_empty() && (polling || ra_rus == 0) {
             return false;
         }
+        let mu = self.mu.as_ref().expect("checked above");
         let a = &self.devs[ap as usize];
         let reference = self.uplink_txv(ap, a.peers[0].dev);
         let stations: Vec<u32> = peers.iter().map(|&p| a.peers[p as usize].dev).collect();
@@ -1331,8 +1354,20 @@ impl WifiNet {
             (Frame::Bsrp, Frame::TbBsr)
         } else {
             nav_until += self.sifs + ul::multi_sta_block_ack_duration(count, &reference.with_ru(plan.alloc.tones));
+            // Each scheduled station may send what it reported, as far as the TB PPDU holds.
+            let mu = self.mu.as_mut().expect("checked above");
+            let served: Vec<Served> = peers[..scheduled]
+                .iter()
+                .zip(&txvs)
+                .map(|(&peer, txv)| {
+                    let txv = txv.with_ru(plan.alloc.tones);
+                    let psdu = mu.ul.reported(peer).min(txv.psdu_bytes_within(plan.tb_dur));
+                    Served { peer, bits: 8 * u64::from(psdu), airtime: txv.data_duration(psdu) }
+                })
+                .collect();
+            mu.ul_scheduler.served(&served);
             if scheduled > 0 {
-                self.mu.as_mut().expect("checked above").ul.served(peers[scheduled - 1]);
+                mu.ul.served(peers[scheduled - 1]);
             }
             (Frame::BasicTrigger, Frame::TbData)
         };

@@ -184,24 +184,21 @@ impl DeviceQueues {
         }
     }
 
-    /// Up to `max` distinct destinations with frames, in the order they would be served: what
+    /// The distinct destinations with frames, in the order they would be served: the stations
     /// a multi-user PPDU can carry (the ring's order of first appearance for the FIFO).
-    pub fn mu_candidates(&self, max: usize) -> Vec<u16> {
+    pub fn mu_candidates(&self) -> Vec<u16> {
         match &self.kind {
             Kind::Fifo(ring) => {
                 let mut peers: Vec<u16> = Vec::new();
                 for &(peer, _) in ring {
-                    if peers.len() == max {
-                        break;
-                    }
                     if !peers.contains(&peer) {
                         peers.push(peer);
                     }
                 }
                 peers
             }
-            Kind::PerStation { active, .. } => active.iter().take(max).copied().collect(),
-            Kind::Mac80211(m) => m.mu_candidates(max),
+            Kind::PerStation { active, .. } => active.iter().copied().collect(),
+            Kind::Mac80211(m) => m.mu_candidates(),
         }
     }
 

@@ -57,3 +57,12 @@ pub fn link<'a>(s: &'a Value, name: &str) -> &'a Value {
 pub fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
+
+/// An 802.11ax BSS of one station with the network keys `keys` (TOML lines), the AP sending it
+/// UDP: a small scenario to check keys on.
+pub fn one_station_ax(keys: &str) -> String {
+    format!(
+        "name = \"t\"\nduration = \"1s\"\nhosts = [\"ap\", \"sta\"]\n[[wifi]]\nstandard = \"ax\"\nap = \"ap\"\n\
+         stations = [\"sta\"]\n{keys}\n[[flow]]\nfrom = \"ap\"\nto = \"sta\"\napp = {{ kind = \"udp\" }}\n"
+    )
+}

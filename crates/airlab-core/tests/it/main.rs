@@ -18,6 +18,7 @@ mod host_queue;
 mod layering;
 mod mac80211;
 mod metrics;
+mod mu_scheduler;
 mod ofdma;
 mod scenario;
 mod tcp_reference;

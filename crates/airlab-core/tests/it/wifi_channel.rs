@@ -166,12 +166,7 @@ fn a_station_that_walks_away_drops_its_rate_step_by_step() {
 
 #[test]
 fn channel_keys_are_checked() {
-    let base = |keys: &str| {
-        format!(
-            "name = \"t\"\nduration = \"1s\"\nhosts = [\"ap\", \"sta\"]\n[[wifi]]\nstandard = \"ax\"\nap = \"ap\"\n\
-             stations = [\"sta\"]\n{keys}\n[[flow]]\nfrom = \"ap\"\nto = \"sta\"\napp = {{ kind = \"udp\" }}\n"
-        )
-    };
+    let base = one_station_ax;
     let err = |keys: &str, key: &str, fragment: &str| assert_error(load_with(&base(keys), &[]), key, fragment);
     err("rate_control = \"ideal\"", "wifi[0].rate_control", "set `distance_m` or `snr_db`");
     err("distance_m = 5\nsnr_db = 20", "wifi[0].snr_db", "not both");

@@ -3,10 +3,12 @@
 //! trigger-based Block Acks that acknowledge it. The exchange itself (sending, the
 //! acknowledgements on the air, retries) is in [`crate::wifi::net`].
 //!
-//! The scheduler is ns-3's round robin (`RrMultiUserScheduler`) in its simplest reading: the
-//! first `max_stations` stations with frames, in the device layer's service order, each on an
-//! equal RU ([`RuAllocation::equal`]). With one station to serve the AP sends an SU PPDU.
+//! The stations with frames, in the device layer's service order, go to the BSS's scheduler
+//! ([`super::sched`]; by default ns-3's round robin: the first `max_stations`), and those it
+//! picks each get an equal RU ([`RuAllocation::equal`]). With one station to serve the AP
+//! sends an SU PPDU.
 
+use super::sched::{Eligible, MuScheduler, Served};
 use super::Ofdma;
 use crate::sim::Time;
 use crate::wifi::link::Peer;
@@ -28,13 +30,25 @@ pub struct DlMuPlan {
     pub tb_dur: Time,
 }
 
-/// Plan the AP's next DL MU PPDU from the frames queued in `queues` for `peers`; `None` when
-/// fewer than two stations have frames (the AP then sends an SU PPDU).
-pub fn plan_dl_mu(queues: &mut DeviceQueues, peers: &[Peer], agg: Aggregation, ofdma: Ofdma) -> Option<DlMuPlan> {
-    let candidates = queues.mu_candidates(ofdma.max_stations);
-    if candidates.len() < 2 {
+/// Plan the AP's next DL MU PPDU from the frames queued in `queues` for `peers`, with the
+/// stations `scheduler` picks; `None` when fewer than two stations have frames (the AP then
+/// sends an SU PPDU).
+pub fn plan_dl_mu(
+    queues: &mut DeviceQueues,
+    peers: &[Peer],
+    agg: Aggregation,
+    ofdma: Ofdma,
+    scheduler: &mut dyn MuScheduler,
+) -> Option<DlMuPlan> {
+    let eligible: Vec<Eligible> = queues
+        .mu_candidates()
+        .into_iter()
+        .map(|peer| Eligible { peer, rate_bps: peers[peer as usize].txv().rate_bps() })
+        .collect();
+    if eligible.len() < 2 {
         return None;
     }
+    let candidates = scheduler.pick(&eligible, ofdma.max_stations);
     let width = peers[candidates[0] as usize].txv().width_mhz;
     let alloc = RuAllocation::equal(width, candidates.len());
     let served = &candidates[..alloc.count];
@@ -60,6 +74,12 @@ pub fn plan_dl_mu(queues: &mut DeviceQueues, peers: &[Peer], agg: Aggregation, o
         psdus.push((txv, psdu));
         users.push((peer, mpdus));
     }
+    let charged: Vec<Served> = users
+        .iter()
+        .zip(&psdus)
+        .map(|(&(peer, _), &(txv, psdu))| Served { peer, bits: 8 * u64::from(psdu), airtime: txv.data_duration(psdu) })
+        .collect();
+    scheduler.served(&charged);
     let data_dur = mu::he_mu_ppdu_duration(&alloc, &psdus);
     let bar_dur = TxVector::non_ht(6).ppdu_duration(mu::frames::mu_bar_bytes(users.len()));
     let tb_dur = vectors.iter().map(|txv| tb_block_ack_duration(txv, window as u16)).max().unwrap_or(0);

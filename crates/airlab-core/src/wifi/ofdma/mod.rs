@@ -1,12 +1,15 @@
 //! 802.11ax multi-user OFDMA in a BSS: the AP splits the channel into resource units and
 //! serves several stations in one PPDU, downlink ([`dl`]: HE MU PPDUs) or uplink ([`ul`]:
 //! trigger frames soliciting HE TB PPDUs). These modules decide who is served, on which RUs and
-//! for how long; the frame exchanges on the air are in [`crate::wifi::net`].
+//! for how long ([`sched`]: the multi-user schedulers); the frame exchanges on the air are in
+//! [`crate::wifi::net`].
 
 pub mod dl;
+pub mod sched;
 pub mod ul;
 
 use crate::sim::Time;
+pub use sched::SchedulerKind;
 use serde::Serialize;
 pub use ul::{MuEdca, Obo, UlScheduler, Uora};
 
@@ -19,6 +22,8 @@ pub struct Ofdma {
     pub dl: bool,
     /// The AP triggers uplink HE TB PPDUs.
     pub ul: Option<UlOfdma>,
+    /// Who shares each MU PPDU and trigger.
+    pub scheduler: SchedulerKind,
 }
 
 /// Uplink OFDMA settings of a BSS.

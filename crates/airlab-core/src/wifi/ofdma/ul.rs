@@ -127,11 +127,11 @@ impl UlScheduler {
         (0..n.min(max)).map(|k| ((self.next + k) % n) as u16).collect()
     }
 
-    /// The stations a Basic Trigger may serve: up to `max` with a non-empty reported queue, in
-    /// turn from the next one.
-    pub fn candidates(&self, max: usize) -> Vec<u16> {
+    /// The stations a Basic Trigger may serve: those with a non-empty reported queue, in turn
+    /// from the next one.
+    pub fn candidates(&self) -> Vec<u16> {
         let n = self.reported.len();
-        (0..n).map(|k| (self.next + k) % n).filter(|&p| self.reported[p] > 0).take(max).map(|p| p as u16).collect()
+        (0..n).map(|k| (self.next + k) % n).filter(|&p| self.reported[p] > 0).map(|p| p as u16).collect()
     }
 
     /// A Basic Trigger served the candidates up to `last`: the turn passes to the next station.
@@ -223,14 +223,14 @@ mod tests {
         s.report(1, 256);
         s.report(3, 512);
         s.report(4, 256);
-        assert_eq!(s.candidates(2), vec![1, 3]);
+        assert_eq!(s.candidates(), vec![1, 3, 4]);
         s.served(3);
         // The turn passed to station 4, and wraps around.
         assert_eq!(s.poll(3), vec![4, 0, 1]);
-        assert_eq!(s.candidates(2), vec![4, 1]);
+        assert_eq!(s.candidates(), vec![4, 1, 3]);
         // Only the first was served (say, RUs ran out): the second keeps its turn.
         s.served(4);
-        assert_eq!(s.candidates(8), vec![1, 3, 4]);
+        assert_eq!(s.candidates(), vec![1, 3, 4]);
     }
 
     #[test]
