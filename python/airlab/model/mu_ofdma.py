@@ -41,6 +41,7 @@ __all__ = [
     "max_aggregation",
     "ra_collision_probability",
     "ra_fixed_point",
+    "ra_service_rate",
 ]
 
 SIFS = 16e-6
@@ -119,24 +120,38 @@ def ra_fixed_point(
     max_stage: int = 2,
     fixed_stages: int = 4,
     per_ru: bool = True,
+    p_phy: float = 0.0,
 ) -> tuple[float, float]:
-    """Eqs. 4-5 solved together for ``stations`` saturated random-access stations on
-    ``ra_rus`` RA-RUs per trigger; returns (beta, gamma), beta per station per trigger.
+    """Eqs. 4-6 solved together for ``stations`` saturated random-access stations on
+    ``ra_rus`` RA-RUs per trigger; returns (beta, gamma), beta per station per trigger and
+    gamma the collision probability of eq. 5.
 
     The paper uses beta of eq. 4 both as an attempt probability per backoff slot (eq. 4 counts
     slots) and per trigger (eq. 5 divides it among the RA-RUs). Under UORA a trigger takes
     ``ra_rus`` off the OFDMA backoff, so a trigger is ``ra_rus`` slots: with ``per_ru`` (the
     default) beta per trigger is ``min(1, ra_rus * tau)``, tau from eq. 4; without it, eq. 4's
-    value is used as the per-trigger probability, the literal reading. The defaults are
-    UORA's OCW 7-31 (two doublings) and four more stages at 31: seven attempts, the retry
-    limit."""
+    value is used as the per-trigger probability, the literal reading. The backoff window
+    doubles after every failed attempt, collision or PHY error (``p_phy``, per attempt), so
+    eq. 4 is driven by eq. 6's failure probability; the paper writes gamma there, which is the
+    same when ``p_phy`` is 0. The defaults are UORA's OCW 7-31 (two doublings) and four more
+    stages at 31: seven attempts, the retry limit."""
 
     def beta_of(gamma: float) -> float:
-        tau = attempt_probability(gamma, ocw_min, max_stage, fixed_stages)
+        tau = attempt_probability(
+            failure_probability(gamma, p_phy), ocw_min, max_stage, fixed_stages
+        )
         return min(1.0, ra_rus * tau) if per_ru else tau
 
     gamma = brentq(lambda g: g - ra_collision_probability(beta_of(g), ra_rus, stations), 0.0, 1.0)
     return beta_of(gamma), gamma
+
+
+def ra_service_rate(beta: float, gamma: float, p_phy: float) -> float:
+    """Eq. 8's factor: a random-access station's successful transmissions per trigger,
+    beta (1 - f) with f from eq. 6. Eq. 8 multiplies it by the cell's throughput Theta of eq. 2;
+    since Theta counts all ``r_A`` RA-RUs of a cycle and a station sends on at most one, a
+    station's throughput is this times Theta / r_A."""
+    return beta * (1 - failure_probability(gamma, p_phy))
 
 
 def failure_probability(gamma: float, p_phy: float) -> float:
