@@ -36,6 +36,7 @@ __all__ = [
     "attempt_probability",
     "cycle_duration",
     "equal_ru",
+    "expected_slot",
     "failure_probability",
     "he_cycle",
     "max_aggregation",
@@ -157,6 +158,30 @@ def ra_service_rate(beta: float, gamma: float, p_phy: float) -> float:
 def failure_probability(gamma: float, p_phy: float) -> float:
     """Eq. 6: an attempt fails by collision or PHY error."""
     return 1 - (1 - gamma) * (1 - p_phy)
+
+
+SLOT = 9e-6
+
+
+def expected_slot(
+    c: TfCycle,
+    p_idle: float,
+    gamma: float = 0.0,
+    p_phy: float = 0.0,
+    sigma: float = SLOT,
+) -> float:
+    """Eq. 7: the expected duration of a contention slot, ``P_0 sigma + P_s T_s + P_f T_c``,
+    with ``T_s = t_s + DIFS`` (a whole TF cycle), ``T_c = t_s - d_mb + DIFS`` (a cycle that
+    gets no Block Ack), ``DIFS = SIFS + 2 sigma`` and ``p_idle`` the probability ``P_0`` that
+    nobody transmits (eq. 7's ``(1 - beta_ap) prod (1 - beta_j)^n_j``). The paper's printed
+    ``P_s`` is not a probability; this takes P0.4's ``P_s = (1 - P_0)(1 - gamma)(1 - p_phy)``.
+    With the AP as the only contender, ``p_idle = 1 - beta_ap`` and a cycle starts every
+    ``E[X] / beta_ap`` on average."""
+    difs = c.sifs + 2 * sigma
+    t_s = cycle_duration(c)
+    p_s = (1 - p_idle) * (1 - gamma) * (1 - p_phy)
+    p_f = 1 - p_idle - p_s
+    return p_idle * sigma + p_s * (t_s + difs) + p_f * (t_s - c.d_mb + difs)
 
 
 # -- The cell's durations from the 802.11ax frame formats --------------------------------------
