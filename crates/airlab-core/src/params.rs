@@ -331,13 +331,19 @@ mod tests {
 
     /// Every registered component declares defaults its own ranges and checks accept, and
     /// builds from them into what it says it is: a component that reads a parameter it does
-    /// not declare, or under another type, panics here.
+    /// not declare, or under another type, panics here. A component with a required
+    /// parameter (no default, such as a shaper's rate) is built with it set.
     #[test]
     fn every_component_builds_from_its_defaults() {
         for component in crate::qdisc::REGISTRY {
-            let config = Config::defaults(component);
+            let mut config = Config::defaults(component);
             for (param, value) in config.iter() {
                 assert!(param.admits(value), "{}.{} default {value:?}", component.name, param.name);
+            }
+            if let Err(e) = config.check() {
+                let required = component.params.iter().find(|p| p.name == e.key && p.default == Value::Unset);
+                assert!(matches!(required, Some(Param { kind: Kind::Rate { .. }, .. })), "{}: {e:?}", component.name);
+                config = config.with(&e.key, Value::Rate(10_000_000));
             }
             assert_eq!(config.check(), Ok(()), "{}", component.name);
             let q = crate::qdisc::create(&config, Rng::stream(1, "t"));

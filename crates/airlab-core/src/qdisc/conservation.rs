@@ -65,6 +65,12 @@ fn specs() -> Vec<Config> {
             cake("flows", Some(2_000_000), "besteffort", 6000),
             cake("triple-isolate", Some(5_000_000), "diffserv3", 6000),
         ),
+        // A shaper over a small FIFO and over FQ-CoDel; its bucket is below the largest
+        // packets, which it drops.
+        config("tbf", &[("rate", Rate(5_000_000)), ("burst", Bytes(1200))])
+            .with("qdisc", Class(Box::new(config("bfifo", &[("limit", Bytes(6000))])))),
+        config("tbf", &[("rate", Rate(20_000_000)), ("burst", Bytes(4000))])
+            .with("qdisc", Class(Box::new(small_fq_codel(20)))),
     ]
 }
 

@@ -12,6 +12,7 @@ mod fifo;
 mod fq_codel;
 mod noqueue;
 mod pfifo_head_drop;
+pub mod tbf;
 pub mod xlayer;
 
 pub use cake::{Cake, CakeConfig};
@@ -33,6 +34,7 @@ pub static REGISTRY: &[&Component] = &[
     &noqueue::NOQUEUE,
     &cake::CAKE,
     &xlayer::XLAYER,
+    &tbf::TBF,
 ];
 
 /// How a qdisc is built from its checked configuration; `rng` is the interface's own stream,

@@ -21,6 +21,7 @@ mod metrics;
 mod mu_scheduler;
 mod ofdma;
 mod scenario;
+mod shaping;
 mod tcp_reference;
 mod ul_ofdma;
 mod wifi;

@@ -5,7 +5,7 @@
 
 mod cobalt;
 mod hash;
-mod shaper;
+pub mod shaper;
 mod tins;
 
 pub use hash::CakeIsolation;
