@@ -121,7 +121,7 @@ def probe_qdiscs(kinds: list[str]) -> dict[str, bool]:
             lo = ip.link_lookup(ifname="lo")[0]
             for kind in kinds:
                 try:
-                    _add_qdisc(ip, lo, kind, {}, root=True)
+                    _add_qdisc(ip, lo, kind, _PROBE_OPTIONS.get(kind, {}), root=True)
                     found[kind] = True
                     ip.tc("del", index=lo, root=True)
                 except Exception:
@@ -131,6 +131,12 @@ def probe_qdiscs(kinds: list[str]) -> dict[str, bool]:
     return found
 
 
+#: Options for qdiscs that cannot be added without any (a shaper needs its rate).
+_PROBE_OPTIONS: dict[str, dict[str, Any]] = {
+    "tbf": {"rate": "1000000bit", "burst": 1514, "limit": 15140},
+}
+
+
 def _add_qdisc(ip: Any, index: int, kind: str, params: dict[str, Any], root: bool) -> None:
     where: dict[str, Any] = {"root": True} if root else {"parent": 0x10001, "handle": 0x100000}
     if not params:  # probing whether the kernel has it
@@ -138,6 +144,9 @@ def _add_qdisc(ip: Any, index: int, kind: str, params: dict[str, Any], root: boo
     elif kind in ("pfifo", "pfifo_head_drop", "bfifo"):
         # All three take struct tc_fifo_qopt: a limit in packets (bytes for bfifo).
         ip.tc("add", kind, index=index, limit=int(params["limit"]), **where)
+    elif kind == "tbf":
+        # tc's tbf builds its own bfifo child of `limit` bytes.
+        ip.tc("add", kind, index=index, **params, **where)
     else:
         raise TestbedError(
             f"the testbed does not set up {kind} yet (its parameters are not translated to "
@@ -152,11 +161,37 @@ def kernel_qdisc_params(direction: Direction) -> tuple[str, dict[str, Any]]:
     kind = KERNEL_QDISC.get(q.pop("kind"), "")
     if not kind:
         raise TestbedError(f"{direction.name}: the kernel has no counterpart of this qdisc")
-    if kind == "bfifo":
-        from airlab import _core
+    from airlab import _core
 
+    if kind == "bfifo":
         q["limit"] = int(_core.quantity("size", q["limit"]))
+    if kind == "tbf":
+        return kind, _kernel_tbf(direction.name, q)
     return kind, q
+
+
+def _kernel_tbf(name: str, q: dict[str, Any]) -> dict[str, Any]:
+    """tc's tbf options for a scenario's tbf: rate and burst in bytes, and the byte limit of
+    the bfifo it builds. The kernel counts what the device carries: on the testbed's TUN
+    devices IP packets without an Ethernet header, so the scenario must say ``overhead = 0``."""
+    from airlab import _core
+
+    child = q.get("qdisc", {"kind": "bfifo"})
+    if child["kind"] != "bfifo":
+        raise TestbedError(
+            f"{name}: the testbed sets up tbf over its own bfifo only, not over {child['kind']}"
+        )
+    if int(q.get("overhead", 14)) != 0:
+        raise TestbedError(
+            f"{name}: the testbed's TUN devices carry IP packets with no Ethernet header, so the "
+            "kernel's tbf counts IP bytes: set the tbf's overhead = 0 to compare"
+        )
+    rate_bps = int(_core.quantity("rate", q["rate"]))
+    burst = int(_core.quantity("size", q["burst"])) if "burst" in q else None
+    if burst is None:
+        burst = max(1514, rate_bps // 8 // 1000)
+    limit = int(_core.quantity("size", child.get("limit", "1514000B")))
+    return {"rate": f"{rate_bps}bit", "burst": burst, "limit": limit}
 
 
 def open_tun(ns: str, device: str) -> int:

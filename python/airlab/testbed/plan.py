@@ -32,6 +32,7 @@ KERNEL_QDISC = {
     "codel": "codel",
     "fq_codel": "fq_codel",
     "cake": "cake",
+    "tbf": "tbf",
 }
 
 #: Apps the testbed runs.
