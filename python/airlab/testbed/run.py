@@ -394,6 +394,7 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
                          ("bytes", f.size)):  # fmt: skip
                 fcts[c].append(v)
         in_window = [(end - start) / 1e9 for start, end in done if start > plan.warmup_ns]
+        segs, retrans = counted.get("tcpi_data_segs_out"), counted.get("tcpi_total_retrans")
         summaries.append({
             "name": f.name, "src": f.src, "dst": f.dst, "cc": f.cc, "app": f.app,
             "bytes_delivered": delivered,
@@ -401,7 +402,10 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
             "goodput_stats_mbps": _stats(goodputs, {"median": 0.5, "p95": 0.95}),
             "rtt_ms": None,
             "srtt_ms": _stats(srtt, {"mean": 0, "min": 0.0, "p50": 0.5, "p95": 0.95}),
-            "retransmits": counted.get("tcpi_total_retrans"),
+            "srtt_jitter_ms": float(np.mean(np.abs(np.diff(srtt)))) if len(srtt) > 1 else None,
+            "data_segs_out": segs,
+            "retransmits": retrans,
+            "retransmit_rate": retrans / segs if segs and retrans is not None else None,
             "lost": None,
             "queue_drops": None, "local_drops": None, "undos": None, "spurious_rtos": None,
             "wire_lost": None,
@@ -425,6 +429,7 @@ def _udp_summary(plan: Plan, sink: dict[str, Any], sender: dict[str, Any]) -> di
     owd = [ns / 1e6 for _, ns in window]
     return {
         "cc": None, "retransmits": 0, "ecn_marks": 0, "srtt_ms": None,
+        "srtt_jitter_ms": None, "data_segs_out": 0, "retransmit_rate": None,
         "udp": {
             "sent": max(0, sender["sent"] - first), "received": len(window),
             "loss_rate": 1 - len(window) / due if due > 0 else 0.0,
@@ -445,8 +450,8 @@ def _ping_summary(plan: Plan, f: Any, record: dict[str, Any]) -> dict[str, Any]:
     return {
         "name": f.name, "src": f.src, "dst": f.dst, "cc": None, "app": "ping",
         "bytes_delivered": 0, "goodput_mbps": 0.0, "goodput_stats_mbps": None,
-        "rtt_ms": dist, "srtt_ms": None, "retransmits": 0,
-        "lost": None,
+        "rtt_ms": dist, "srtt_ms": None, "srtt_jitter_ms": None, "retransmits": 0,
+        "data_segs_out": 0, "retransmit_rate": None, "lost": None,
         "unanswered": sum(1 for _, rtt in window if rtt is None),
         "queue_drops": None, "local_drops": None, "undos": None, "spurious_rtos": None,
         "wire_lost": None, "ecn_marks": 0, "jitter_ms": jitter, "fct_s": None,

@@ -42,6 +42,9 @@ counters! {
     pub struct FlowCounters {
         /// Application bytes delivered in order to the receiver.
         pub bytes_delivered: u64,
+        /// TCP data segments sent, retransmissions included (Linux `tcpi_data_segs_out`),
+        /// and the retransmissions among them.
+        pub data_segs_out: u64,
         pub retransmits: u64,
         /// Segments the sender marked lost.
         pub lost: u64,

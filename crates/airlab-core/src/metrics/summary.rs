@@ -104,6 +104,16 @@ fn sampled_stats(values: &[f64]) -> Value {
     })
 }
 
+/// Mean absolute difference of consecutive samples (`null` with fewer than two): the jitter
+/// tools derive from `ss` polls of the smoothed RTT, one sample per metrics interval.
+fn mean_abs_step(v: &[f64]) -> Value {
+    let steps: Vec<f64> = v.windows(2).map(|w| (w[1] - w[0]).abs()).filter(|d| d.is_finite()).collect();
+    if steps.is_empty() {
+        return Value::Null;
+    }
+    json!(steps.iter().sum::<f64>() / steps.len() as f64)
+}
+
 /// The summary of the measurement window, from the end of the warm-up to the end of the run.
 pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
     let (end, rec) = (w.duration, &w.recorder);
@@ -139,7 +149,10 @@ pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
                 "rtt_ms": dist_ms(&f.rtt),
                 "srtt_ms": if f.cc.is_some() { sampled_stats(&srtt) } else { Value::Null },
                 "jitter_ms": f.jitter_ms(),
+                "srtt_jitter_ms": if f.cc.is_some() { mean_abs_step(&srtt) } else { Value::Null },
+                "data_segs_out": n.data_segs_out,
                 "retransmits": n.retransmits,
+                "retransmit_rate": (n.data_segs_out > 0).then(|| n.retransmits as f64 / n.data_segs_out as f64),
                 "lost": n.lost,
                 "queue_drops": n.queue_drops,
                 "local_drops": n.local_drops,

@@ -103,6 +103,33 @@ fn the_smoothed_rtt_is_summarized_from_the_series_after_the_warm_up() {
     assert!(flow(&out.summary, "probe")["srtt_ms"].is_null());
 }
 
+/// The jitter `ss`-based tools report: the mean absolute difference of the smoothed RTT from
+/// one sample to the next, over the samples after the warm-up; and the retransmission rate,
+/// retransmissions over data segments sent, which for random loss on the wire is the loss
+/// probability (each lost segment sent once more; the retransmissions lose too).
+#[test]
+fn srtt_jitter_and_retransmit_rate_follow_their_definitions() {
+    let sets = [("duration", "20s"), ("metrics.warmup", "5s"), ("link.bottleneck.loss", "0.01")];
+    let out = run_builtin("basics/dumbbell-cubic", &sets, None);
+    let fl = flow(&out.summary, "cubic");
+    let after: Vec<f64> =
+        series(&out.flows, "cubic", "srtt_ms").into_iter().filter(|(t, _)| *t > 5.0 + 1e-9).map(|(_, v)| v).collect();
+    let steps: Vec<f64> = after.windows(2).map(|w| (w[1] - w[0]).abs()).collect();
+    let jitter = steps.iter().sum::<f64>() / steps.len() as f64;
+    assert!((f(&fl["srtt_jitter_ms"]) - jitter).abs() < 1e-9 && jitter > 0.0, "{} vs {jitter}", fl["srtt_jitter_ms"]);
+    let (segs, retx) = (f(&fl["data_segs_out"]), f(&fl["retransmits"]));
+    assert!((f(&fl["retransmit_rate"]) - retx / segs).abs() < 1e-12);
+    assert!((0.008..0.012).contains(&(retx / segs)), "{retx} of {segs}");
+    // New data: what was delivered in the window, give or take the window's change in flight.
+    let new_bytes = (segs - retx) * 1448.0;
+    let delivered = f(&fl["bytes_delivered"]);
+    assert!((new_bytes - delivered).abs() < 200.0 * 1448.0, "{new_bytes} sent, {delivered} delivered");
+    // UDP has neither.
+    let udp = run_builtin("aqm/bufferbloat-pfifo", &[("duration", "8s")], None);
+    let probe = flow(&udp.summary, "probe");
+    assert!(probe["srtt_jitter_ms"].is_null() && probe["retransmit_rate"].is_null());
+}
+
 /// A 1 Mbit/s link sampled every millisecond: a 1500-byte packet takes 12 ms to serialize,
 /// so one packet spans twelve intervals.
 #[test]

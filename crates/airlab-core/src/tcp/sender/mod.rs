@@ -743,6 +743,7 @@ impl TcpSender {
         });
         let pkt = self.data_packet(self.snd_nxt, len);
         self.snd_nxt += len as u64;
+        ctx.flow.total.data_segs_out += 1;
         ctx.out.push(pkt);
         len
     }
@@ -765,6 +766,7 @@ impl TcpSender {
         }
         self.count_retransmission_for_undo();
         ctx.flow.total.retransmits += 1;
+        ctx.flow.total.data_segs_out += 1;
         let pkt = self.data_packet(seq, len);
         ctx.out.push(pkt);
         len
