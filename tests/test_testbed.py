@@ -150,8 +150,9 @@ def test_a_tbf_becomes_the_kernels_tbf_over_its_own_bfifo() -> None:
         (lambda f: f["tcp"].update(mss=1000), "mss = 1000"),
         (lambda f: f["tcp"].update(profile="linux-3.3"), "tcp.profile = 'linux-3.3'"),
         (lambda f: f["tcp"].update(small_queues=False), "tcp.small_queues = False"),
+        (lambda f: f.update(dscp=8), "dscp = 8"),
     ],
-    ids=["cc", "mss", "profile", "small_queues"],
+    ids=["cc", "mss", "profile", "small_queues", "dscp"],
 )
 def test_plan_refuses_what_the_testbed_cannot_run(change, words: str) -> None:
     resolved = airlab.validate(DUMBBELL)

@@ -293,6 +293,13 @@ impl World {
             self.events.schedule(at.max(now), Event::Timer(conn, kind));
         }
         let mut out = std::mem::take(&mut self.out);
+        let sender = &self.conns[conn as usize].sender;
+        // The sender's socket marks its packets with the flow's DSCP (IP_TOS); the receiver's
+        // ACKs go unmarked.
+        let (sender_node, dscp) = (sender.node, self.apps[sender.flow as usize].dscp);
+        for pkt in out.iter_mut().filter(|p| p.src == sender_node) {
+            pkt.dscp = dscp;
+        }
         for k in 0..out.len() {
             let pkt = out[k];
             let seen = self.released.len();

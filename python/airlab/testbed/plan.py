@@ -192,6 +192,11 @@ def make_plan(resolved: dict[str, Any], run_id: str) -> Plan:
                 f"{name}: flow {f['name']!r} is a {app} flow; the testbed runs "
                 f"{', '.join(APPS)} flows so far"
             )
+        if f.get("dscp", 0):
+            raise PlanError(
+                f"{name}: flow {f['name']!r} marks its packets with dscp = {f['dscp']}; the "
+                "testbed does not set IP_TOS on its sockets yet"
+            )
         if app == "ping":
             flows.append(
                 FlowPlan(

@@ -56,6 +56,8 @@ pub struct App {
     pub kind: AppKind,
     pub start: Time,
     pub stop: Time,
+    /// DSCP of the packets the flow's sender side sends (its sockets' IP_TOS).
+    pub dscp: u8,
     rng: Rng,
     started: bool,
     seq: u64,
@@ -63,7 +65,12 @@ pub struct App {
 
 impl App {
     pub fn new(flow: FlowId, src: NodeId, dst: NodeId, kind: AppKind, start: Time, stop: Time, rng: Rng) -> Self {
-        App { flow, src, dst, kind, start, stop, rng, started: false, seq: 0 }
+        App { flow, src, dst, kind, start, stop, dscp: 0, rng, started: false, seq: 0 }
+    }
+
+    /// The flow's packets carry `dscp`.
+    pub fn with_dscp(self, dscp: u8) -> Self {
+        App { dscp, ..self }
     }
 
     /// When the app first wants to run: its start, plus a random offset for `periodic`.
@@ -133,7 +140,7 @@ impl App {
             dst: self.dst,
             size,
             ecn: Ecn::NotEct,
-            dscp: 0,
+            dscp: self.dscp,
             enqueued_at: 0,
             charged: false,
             payload,

@@ -78,7 +78,7 @@ pub fn build(r: &Resolved, seed: u64) -> World {
         world.flows.push(stats);
         let profile = f.cc.as_ref().map(|cc| TcpProfile { cc: cc.clone(), opts: f.tcp.config() });
         let rng = Rng::stream(seed, &format!("app:{}", f.name));
-        world.apps.push(App::new(i as u32, src, dst, kind, f.start, f.stop, rng));
+        world.apps.push(App::new(i as u32, src, dst, kind, f.start, f.stop, rng).with_dscp(f.dscp));
         world.profiles.push(profile);
         world.app_conns.push(Vec::new());
     }

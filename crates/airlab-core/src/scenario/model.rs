@@ -148,6 +148,9 @@ pub struct Flow {
     pub count: u32,
     #[serde(default)]
     pub tcp: TcpOptions,
+    /// DSCP of the packets the flow's sender sends (its socket's IP_TOS >> 2), 0 to 63.
+    #[serde(default)]
+    pub dscp: u8,
 }
 
 pub fn default_count() -> u32 {

@@ -63,12 +63,16 @@ pub struct ResolvedFlow {
     pub start: Time,
     pub stop: Time,
     pub tcp: TcpOptions,
+    /// DSCP of the packets the sender side sends.
+    pub dscp: u8,
 }
 
 /// The qdisc of an interface a scenario says nothing about. Linux's default on a single-queue
 /// device, `pfifo_fast`, is a FIFO of txqueuelen (1000) packets for traffic without TOS bits.
 pub(super) const DEFAULT_QDISC: &str = "pfifo";
 
+/// The largest DSCP (6 bits).
+const MAX_DSCP: u8 = 63;
 /// Largest IPv4 UDP payload.
 const MAX_UDP_PAYLOAD: u64 = 65_507;
 /// Bounds on a driver ring: beyond this the "device" is really a second, hidden qdisc.
@@ -363,6 +367,10 @@ fn resolve_flows(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedFlow>, KeyEr
         }
         check_app(&key, &flow.app)?;
         check_tcp(&key, &flow.tcp)?;
+        if flow.dscp > MAX_DSCP {
+            let message = format!("dscp must be 0 to {MAX_DSCP} (the 6 bits of the DS field), got {}", flow.dscp);
+            return Err(KeyError::new(format!("{key}.dscp"), message));
+        }
         let start = flow.start.unwrap_or_default();
         let stop = flow.stop.unwrap_or(s.duration);
         if stop > s.duration {
@@ -398,6 +406,7 @@ fn resolve_flows(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedFlow>, KeyEr
                 start: start.0,
                 stop: stop.0,
                 tcp: flow.tcp.filled(),
+                dscp: flow.dscp,
             });
         }
     }

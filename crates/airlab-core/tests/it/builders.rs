@@ -250,6 +250,10 @@ impl Flow {
         self.key("count", count)
     }
 
+    pub fn dscp(self, dscp: u8) -> Self {
+        self.key("dscp", dscp)
+    }
+
     fn key(mut self, key: &str, value: impl Display) -> Self {
         self.0.set(key, value);
         self

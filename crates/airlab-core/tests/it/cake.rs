@@ -86,3 +86,41 @@ fn the_shaper_holds_its_rate_and_keeps_the_queue() {
     // A queue in the 100-packet ring below would add up to 120 ms.
     assert!(rtt - 24.0 - sojourn < 5.0, "RTT {rtt} ms beyond base + CAKE sojourn {sojourn} ms");
 }
+
+/// A flow's `dscp` reaches CAKE's tins: with diffserv3 and both hosts backlogged (UDP at the
+/// link rate, host a's packets marked CS1 = 8), host a lands in the Bulk tin, which keeps
+/// priority only up to its threshold of 1/16 of the bandwidth (Linux `cake_config_diffserv3`),
+/// so host b's best-effort flow takes the rest; unmarked, the hosts share evenly.
+#[test]
+fn a_flows_dscp_selects_cakes_tin() {
+    let cake = r#"{ kind = "cake", bandwidth = "9Mbit", tins = "diffserv3" }"#;
+    let shares = |dscp: u8, tcp: bool| {
+        let bottleneck = Link::bottleneck("10Mbit", "10ms").forward_qdisc(cake);
+        let sender = |from: &str, to: &str| match tcp {
+            true => Flow::bulk(from, to, "cubic").name(from),
+            false => Flow::new(from, to).name(from).app(udp("10Mbit")),
+        };
+        let flows = [sender("a", "c").dscp(dscp), sender("b", "d")];
+        let text = Scenario::new("cake-tins", "10s").warmup("2s");
+        let text = text.dumbbell(&["a", "b"], &["c", "d"], "100Mbit", bottleneck).flows(flows).to_string();
+        let s = run_toml(&text, Some(1)).summary;
+        let (a, b) = (f(&flow(&s, "a")["goodput_mbps"]), f(&flow(&s, "b")["goodput_mbps"]));
+        a / (a + b)
+    };
+    let (marked, unmarked) = (shares(8, false), shares(0, false));
+    eprintln!("host a's share: CS1 {marked:.3}, unmarked {unmarked:.3}");
+    assert!((0.04..0.1).contains(&marked), "{marked}");
+    assert!((unmarked - 0.5).abs() < 0.02, "{unmarked}");
+    // A TCP flow's data segments carry its DSCP too.
+    let tcp = shares(8, true);
+    eprintln!("CUBIC: CS1 {tcp:.3}");
+    assert!(tcp < 0.15, "{tcp}");
+}
+
+#[test]
+fn a_dscp_beyond_six_bits_is_refused() {
+    let bottleneck = Link::bottleneck("10Mbit", "10ms");
+    let flows = [Flow::new("a", "c").app(udp("1Mbit")).dscp(64)];
+    let text = Scenario::new("dscp", "1s").dumbbell(&["a"], &["c"], "100Mbit", bottleneck).flows(flows).to_string();
+    assert_error(load_with(&text, &[]), "flow[0].dscp", "0 to 63");
+}
