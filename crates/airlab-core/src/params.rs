@@ -46,6 +46,11 @@ pub enum Kind {
     Qdisc {
         default: &'static str,
     },
+    /// 1 to `max` classes of a classful qdisc, each a table of `of`'s parameters.
+    Classes {
+        of: &'static Component<()>,
+        max: usize,
+    },
 }
 
 /// An interval of real numbers, each end open or closed.
@@ -97,6 +102,7 @@ pub enum Value {
     Choice(&'static str),
     Text(Cow<'static, str>),
     Qdisc(Box<crate::qdisc::Config>),
+    Classes(Vec<Config<()>>),
 }
 
 /// One parameter of a component.
@@ -126,6 +132,7 @@ impl Param {
             (Kind::Choice(words), Value::Choice(w)) => words.contains(w),
             (Kind::Text, Value::Text(t)) => !t.is_empty(),
             (Kind::Qdisc { .. }, Value::Qdisc(_)) => true,
+            (Kind::Classes { max, .. }, Value::Classes(c)) => (1..=max).contains(&c.len()),
             _ => false,
         }
     }
@@ -156,6 +163,12 @@ pub struct Component<B: 'static> {
     /// Checks across parameters (each parameter's own range is checked from `params`).
     pub check: fn(&Config<B>) -> Result<(), Invalid>,
     pub build: B,
+}
+
+impl<B> fmt::Debug for Component<B> {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{}", self.name)
+    }
 }
 
 /// No checks beyond each parameter's own range.
@@ -249,6 +262,10 @@ impl<B> Config<B> {
         self.one(name, "a whole number", |v| if let Value::Int(x) = v { Some(*x) } else { None })
     }
 
+    pub fn opt_int(&self, name: &str) -> Option<i64> {
+        self.opt(name, "a whole number", |v| if let Value::Int(x) = v { Some(*x) } else { None })
+    }
+
     pub fn real(&self, name: &str) -> f64 {
         self.one(name, "a real number", |v| if let Value::Real(x) = v { Some(*x) } else { None })
     }
@@ -285,6 +302,13 @@ impl<B> Config<B> {
         match self.get(name) {
             Value::Text(t) => t,
             _ => self.mistyped(name, "text"),
+        }
+    }
+
+    pub fn classes(&self, name: &str) -> &[Config<()>] {
+        match self.get(name) {
+            Value::Classes(c) => c,
+            _ => self.mistyped(name, "classes"),
         }
     }
 
@@ -331,8 +355,8 @@ mod tests {
 
     /// Every registered component declares defaults its own ranges and checks accept, and
     /// builds from them into what it says it is: a component that reads a parameter it does
-    /// not declare, or under another type, panics here. A component with a required
-    /// parameter (no default, such as a shaper's rate) is built with it set.
+    /// not declare, or under another type, panics here. A component with required parameters
+    /// (no default, such as a shaper's rate or htb's classes) is built with them set.
     #[test]
     fn every_component_builds_from_its_defaults() {
         for component in crate::qdisc::REGISTRY {
@@ -340,11 +364,7 @@ mod tests {
             for (param, value) in config.iter() {
                 assert!(param.admits(value), "{}.{} default {value:?}", component.name, param.name);
             }
-            if let Err(e) = config.check() {
-                let required = component.params.iter().find(|p| p.name == e.key && p.default == Value::Unset);
-                assert!(matches!(required, Some(Param { kind: Kind::Rate { .. }, .. })), "{}: {e:?}", component.name);
-                config = config.with(&e.key, Value::Rate(10_000_000));
-            }
+            config = with_required(config);
             assert_eq!(config.check(), Ok(()), "{}", component.name);
             let q = crate::qdisc::create(&config, Rng::stream(1, "t"));
             assert_eq!(q.kind(), component.name);
@@ -356,6 +376,21 @@ mod tests {
             let built = CcEnv::scratch(|env| cc::create(&config, env).map(|c| c.name()));
             assert_eq!(built, Ok(component.name));
         }
+    }
+
+    /// `config` with the required parameters its check asks for set: a rate, or one class
+    /// (itself with its required parameters).
+    fn with_required<B>(mut config: Config<B>) -> Config<B> {
+        while let Err(e) = config.check() {
+            let param = config.of.params.iter().find(|p| p.name == e.key && p.default == Value::Unset);
+            let value = match param.map(|p| p.kind) {
+                Some(Kind::Rate { .. }) => Value::Rate(10_000_000),
+                Some(Kind::Classes { of, .. }) => Value::Classes(vec![with_required(Config::defaults(of))]),
+                _ => panic!("{}: {e:?} is not a required parameter", config.of.name),
+            };
+            config = config.with(&e.key, value);
+        }
+        config
     }
 
     #[test]

@@ -71,7 +71,24 @@ fn specs() -> Vec<Config> {
             .with("qdisc", Class(Box::new(config("bfifo", &[("limit", Bytes(6000))])))),
         config("tbf", &[("rate", Rate(20_000_000)), ("burst", Bytes(4000))])
             .with("qdisc", Class(Box::new(small_fq_codel(20)))),
+        // htb: two DSCP classes borrowing from a parent (one over FQ-CoDel), the rest direct.
+        config("htb", &[("rate", Rate(10_000_000))]).with(
+            "classes",
+            Value::Classes(vec![
+                htb_class(2_000_000, 8_000_000, 8, config("pfifo", &[("limit", Int(5))])),
+                htb_class(1_000_000, 10_000_000, 46, small_fq_codel(10)),
+            ]),
+        ),
     ]
+}
+
+/// An htb class of `rate` and `ceil` taking DSCP `dscp` into `leaf`.
+fn htb_class(rate: u64, ceil: u64, dscp: i64, leaf: Config) -> crate::params::Config<()> {
+    crate::params::Config::defaults(&super::htb::HTB_CLASS)
+        .with("rate", Rate(rate))
+        .with("ceil", Rate(ceil))
+        .with("dscp", Int(dscp))
+        .with("qdisc", Class(Box::new(leaf)))
 }
 
 #[derive(Clone, Debug)]

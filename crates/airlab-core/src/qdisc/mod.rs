@@ -10,6 +10,7 @@ pub mod cake;
 pub mod codel;
 mod fifo;
 mod fq_codel;
+pub mod htb;
 mod noqueue;
 mod pfifo_head_drop;
 pub mod tbf;
@@ -35,6 +36,7 @@ pub static REGISTRY: &[&Component] = &[
     &cake::CAKE,
     &xlayer::XLAYER,
     &tbf::TBF,
+    &htb::HTB,
 ];
 
 /// How a qdisc is built from its checked configuration; `rng` is the interface's own stream,

@@ -92,6 +92,18 @@ fn value(param: &Param, written: &Toml, key: &str) -> Result<Value, KeyError> {
             Toml::Table(table) => Value::Qdisc(Box::new(qdisc(table, key)?)),
             _ => return Err(wrong("a table with a `kind`, such as { kind = \"fq_codel\" }".into())),
         },
+        Kind::Classes { of, .. } => {
+            let Toml::Array(tables) = written else { return Err(wrong(describe(&param.kind))) };
+            let mut classes = Vec::with_capacity(tables.len());
+            for (i, table) in tables.iter().enumerate() {
+                let at = format!("{key}[{i}]");
+                let Toml::Table(table) = table else {
+                    return Err(KeyError::new(at, format!("expected a table of {} keys, got {table}", of.name)));
+                };
+                classes.push(read(of, table.iter(), &at)?);
+            }
+            Value::Classes(classes)
+        }
     };
     if !param.admits(&value) {
         return Err(out_of_range(match &value {
@@ -132,6 +144,10 @@ pub fn describe(kind: &Kind) -> String {
         Kind::Choice(words) => format!("one of: {}", words.join(", ")),
         Kind::Text => "a non-empty string".into(),
         Kind::Qdisc { .. } => "a qdisc table, such as { kind = \"fq_codel\" }".into(),
+        Kind::Classes { of, max } => {
+            let keys: Vec<&str> = of.params.iter().map(|p| p.name).collect();
+            format!("a list of 1 to {max} class tables, each with the keys {}", keys.join(", "))
+        }
     }
 }
 
@@ -164,6 +180,7 @@ pub fn written_form(value: &Value) -> String {
         Value::Choice(w) => format!("\"{w}\""),
         Value::Text(t) => format!("{t:?}"),
         Value::Qdisc(q) => format!("{{ kind = \"{}\" }}", q.name()),
+        Value::Classes(c) => format!("[{} class tables]", c.len()),
     }
 }
 
@@ -207,22 +224,42 @@ impl<B> Serialize for Written<'_, B> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(None)?;
         map.serialize_entry("kind", self.0.name())?;
-        for (param, value) in self.0.iter() {
-            match value {
-                Value::Unset => {}
-                Value::Int(v) => map.serialize_entry(param.name, v)?,
-                Value::Real(v) => map.serialize_entry(param.name, v)?,
-                Value::Flag(v) => map.serialize_entry(param.name, v)?,
-                Value::Time(t) => map.serialize_entry(param.name, &Duration(*t))?,
-                Value::Rate(r) => map.serialize_entry(param.name, &Rate(*r))?,
-                Value::Bytes(b) => map.serialize_entry(param.name, &Bytes(*b))?,
-                Value::Choice(w) => map.serialize_entry(param.name, w)?,
-                Value::Text(t) => map.serialize_entry(param.name, t)?,
-                Value::Qdisc(q) => map.serialize_entry(param.name, &Written(&**q))?,
-            }
-        }
+        write_params(&mut map, self.0)?;
         map.end()
     }
+}
+
+/// Writes a resolved class of a classful qdisc: its parameters, without a `kind`.
+struct WrittenClass<'a>(&'a Config<()>);
+
+impl Serialize for WrittenClass<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        write_params(&mut map, self.0)?;
+        map.end()
+    }
+}
+
+fn write_params<M: SerializeMap, B>(map: &mut M, config: &Config<B>) -> Result<(), M::Error> {
+    for (param, value) in config.iter() {
+        match value {
+            Value::Unset => {}
+            Value::Int(v) => map.serialize_entry(param.name, v)?,
+            Value::Real(v) => map.serialize_entry(param.name, v)?,
+            Value::Flag(v) => map.serialize_entry(param.name, v)?,
+            Value::Time(t) => map.serialize_entry(param.name, &Duration(*t))?,
+            Value::Rate(r) => map.serialize_entry(param.name, &Rate(*r))?,
+            Value::Bytes(b) => map.serialize_entry(param.name, &Bytes(*b))?,
+            Value::Choice(w) => map.serialize_entry(param.name, w)?,
+            Value::Text(t) => map.serialize_entry(param.name, t)?,
+            Value::Qdisc(q) => map.serialize_entry(param.name, &Written(&**q))?,
+            Value::Classes(c) => {
+                let classes: Vec<WrittenClass> = c.iter().map(WrittenClass).collect();
+                map.serialize_entry(param.name, &classes)?
+            }
+        }
+    }
+    Ok(())
 }
 
 /// For `#[serde(serialize_with)]` on a resolved qdisc.

@@ -71,3 +71,91 @@ fn tbf_keys_are_checked() {
         "noqueue",
     );
 }
+
+/// Two UDP senders of 20 Mbit/s each, marked `dscp` 1 and 2, over a 100 Mbit/s link whose
+/// r1 -> r2 direction runs `qdisc`, for 10 s: the goodput (Mbit/s) of each.
+fn two_marked_senders(qdisc: &str, app: &str) -> (f64, f64) {
+    let bottleneck = Link::bottleneck("100Mbit", "5ms").forward_qdisc(qdisc);
+    let sender = |from: &str, to: &str, dscp: u8| {
+        let f = if app == "cubic" { Flow::bulk(from, to, "cubic") } else { Flow::new(from, to).app(udp(app)) };
+        f.name(from).dscp(dscp)
+    };
+    let flows = [sender("a", "c", 1), sender("b", "d", 2)];
+    let scenario = Scenario::new("htb", "10s").warmup("2s").host_jitter("0s");
+    let text = scenario.dumbbell(&["a", "b"], &["c", "d"], "1Gbit", bottleneck).flows(flows).to_string();
+    let s = run_toml(&text, Some(1)).deterministic_summary();
+    (f(&flow(&s, "a")["goodput_mbps"]), f(&flow(&s, "b")["goodput_mbps"]))
+}
+
+#[test]
+fn htb_classes_shape_each_dscp_to_its_rate() {
+    // Paper 000's shaper: one 10 Mbit/s class per direction on one interface, told apart by
+    // the flows' marks, each over a 50-packet pfifo. 1472-byte datagrams in 1514-byte frames.
+    let htb = r#"{ kind = "htb", classes = [
+        { rate = "10Mbit", dscp = 1, qdisc = { kind = "pfifo", limit = 50 } },
+        { rate = "10Mbit", dscp = 2, qdisc = { kind = "pfifo", limit = 50 } } ] }"#;
+    let (a, b) = two_marked_senders(htb, "20Mbit");
+    let want = 10.0 * 1472.0 / 1514.0;
+    for got in [a, b] {
+        assert!((got / want - 1.0).abs() < 0.005, "{got} against {want}");
+    }
+}
+
+#[test]
+fn htb_classes_share_a_parent_by_their_rates_and_borrow_when_alone() {
+    // Parent 10 Mbit/s, classes of 3 and 7 Mbit/s that may borrow up to 10: two CUBIC flows
+    // get 3 : 7.
+    let htb = r#"{ kind = "htb", rate = "10Mbit", classes = [
+        { rate = "3Mbit", ceil = "10Mbit", dscp = 1 }, { rate = "7Mbit", ceil = "10Mbit", dscp = 2 } ] }"#;
+    let (a, b) = two_marked_senders(htb, "cubic");
+    let share = a / (a + b);
+    eprintln!("htb 3/7: {a:.2} and {b:.2} Mbit/s, share {share:.3}");
+    assert!((share - 0.3).abs() < 0.02, "{share}");
+    let goodput_at_10 = 10.0 * 1448.0 / 1514.0;
+    assert!(a + b > 0.97 * goodput_at_10, "{a} + {b}");
+    // Alone (the other class has no traffic), a class borrows up to its ceiling: UDP marked 1
+    // and 3, where no class takes 3 so it goes out unshaped beside.
+    let alone = r#"{ kind = "htb", rate = "10Mbit", classes = [
+        { rate = "3Mbit", ceil = "8Mbit", dscp = 1 }, { rate = "7Mbit", dscp = 3 } ] }"#;
+    let (a, b) = two_marked_senders(alone, "20Mbit");
+    let at = |mbit: f64| mbit * 1472.0 / 1514.0;
+    assert!((a / at(8.0) - 1.0).abs() < 0.005, "{a} against {}", at(8.0));
+    // The unclassified 20 Mbit/s passes unshaped (the link has 100).
+    assert!((b / (20.0 * 1472.0 / 1500.0) - 1.0).abs() < 0.01, "{b}");
+}
+
+#[test]
+fn htb_keys_are_checked() {
+    let text = |qdisc: &str| {
+        let bottleneck = Link::bottleneck("100Mbit", "5ms").forward_qdisc(qdisc);
+        let flows = [Flow::new("s", "d").app(udp("1Mbit"))];
+        Scenario::new("htb", "1s").dumbbell(&["s"], &["d"], "1Gbit", bottleneck).flows(flows).to_string()
+    };
+    let err = |qdisc: &str, key: &str, fragment: &str| assert_error(load_with(&text(qdisc), &[]), key, fragment);
+    let q = "link[1].forward.qdisc";
+    err(r#"{ kind = "htb" }"#, &format!("{q}.classes"), "needs `classes`");
+    err(r#"{ kind = "htb", classes = [] }"#, &format!("{q}.classes"), "1 to 64 class tables");
+    err(r#"{ kind = "htb", classes = [{ ceil = "1Mbit" }] }"#, &format!("{q}.classes[0].rate"), "needs a `rate`");
+    err(
+        r#"{ kind = "htb", classes = [{ rate = "2Mbit", ceil = "1Mbit" }] }"#,
+        &format!("{q}.classes[0].ceil"),
+        "at least",
+    );
+    err(
+        r#"{ kind = "htb", classes = [{ rate = "1Mbit", ceil = "2Mbit" }] }"#,
+        &format!("{q}.classes[0].ceil"),
+        "give the htb a `rate`",
+    );
+    err(r#"{ kind = "htb", classes = [{ rate = "1Mbit", dscp = 64 }] }"#, &format!("{q}.classes[0].dscp"), "0 to 63");
+    err(
+        r#"{ kind = "htb", classes = [{ rate = "1Mbit", spead = 1 }] }"#,
+        &format!("{q}.classes[0].spead"),
+        "unknown key",
+    );
+    err(r#"{ kind = "htb", classes = [1] }"#, &format!("{q}.classes[0]"), "expected a table");
+    // A class's key can be overridden like any other.
+    let htb = r#"{ kind = "htb", classes = [{ rate = "1Mbit" }] }"#;
+    let resolved = load_with(&text(htb), &[("bottleneck.forward.qdisc.classes[0].rate", "2Mbit")]).unwrap();
+    let json = serde_json::to_value(&resolved.directions).unwrap().to_string();
+    assert!(json.contains(r#""classes":[{"#) && json.contains(r#""rate":"2Mbit""#), "{json}");
+}
