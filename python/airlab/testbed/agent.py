@@ -101,6 +101,13 @@ def sink(args: argparse.Namespace) -> dict[str, Any]:
     return {"accepted_ns": accepted, **got, "samples": samples}
 
 
+def _marked(s: socket.socket, tos: int) -> socket.socket:
+    """``s`` with its packets' TOS byte set (a flow's DSCP << 2)."""
+    if tos:
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, tos)
+    return s
+
+
 def _await_epoch() -> int:
     print("ready", flush=True)
     return int(sys.stdin.readline())
@@ -109,7 +116,7 @@ def _await_epoch() -> int:
 def send(args: argparse.Namespace) -> dict[str, Any]:
     args.epoch = _await_epoch()
     _sleep_until(args.epoch, args.start)
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s = _marked(socket.socket(socket.AF_INET, socket.SOCK_STREAM), args.tos)
     s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, args.cc.encode())
     started = _now(args.epoch)
     s.connect((args.dst, args.port))
@@ -144,7 +151,7 @@ def psend(args: argparse.Namespace) -> dict[str, Any]:
     while next_open < args.stop or left:
         now = _now(args.epoch)
         if next_open < args.stop and now >= next_open:
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s = _marked(socket.socket(socket.AF_INET, socket.SOCK_STREAM), args.tos)
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, args.cc.encode())
             s.setblocking(False)
             started = _now(args.epoch)
@@ -218,7 +225,7 @@ _STAMP = struct.Struct("!QQ")  # sequence number, send time (ns since the epoch)
 def udpsend(args: argparse.Namespace) -> dict[str, Any]:
     """``--size``-byte payloads every ``--interval`` from ``--start`` to ``--stop``, on a
     schedule of absolute times (a late send is followed by its successors at once)."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s = _marked(socket.socket(socket.AF_INET, socket.SOCK_DGRAM), args.tos)
     pad = b"\0" * max(0, args.size - _STAMP.size)
     args.epoch = _await_epoch()
     seq, t = 0, args.start
@@ -274,7 +281,7 @@ def _echo_request(ident: int, seq: int, payload: bytes) -> bytes:
 def ping(args: argparse.Namespace) -> dict[str, Any]:
     """Echo requests of ``--size`` bytes (IP length, as the simulator's ping) every
     ``--interval`` from ``--start`` to ``--stop``; replies are collected until ``--until``."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+    s = _marked(socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP), args.tos)
     ident = args.port & 0xFFFF
     payload = b"\0" * max(0, args.size - 28)  # 20 bytes of IP header, 8 of ICMP
     args.epoch = _await_epoch()
@@ -320,6 +327,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--stop", type=int, default=0)
     ap.add_argument("--size", type=int)
+    ap.add_argument("--tos", type=int, default=0, help="the sending socket's IP_TOS")
     args = ap.parse_args(argv)
     _die_with_parent(args.parent)
     from pyroute2 import netns

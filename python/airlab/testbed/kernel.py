@@ -131,6 +131,9 @@ def probe_qdiscs(kinds: list[str]) -> dict[str, bool]:
     return found
 
 
+#: The IPv4 ethertype (linux/if_ether.h), which a filter matching IP headers names.
+ETH_P_IP = 0x0800
+
 #: Options for qdiscs that cannot be added without any (a shaper needs its rate).
 _PROBE_OPTIONS: dict[str, dict[str, Any]] = {
     "tbf": {"rate": "1000000bit", "burst": 1514, "limit": 15140},
@@ -147,6 +150,8 @@ def _add_qdisc(ip: Any, index: int, kind: str, params: dict[str, Any], root: boo
     elif kind == "tbf":
         # tc's tbf builds its own bfifo child of `limit` bytes.
         ip.tc("add", kind, index=index, **params, **where)
+    elif kind == "htb" and not root:
+        _add_htb(ip, index, params)
     else:
         raise TestbedError(
             f"the testbed does not set up {kind} yet (its parameters are not translated to "
@@ -167,7 +172,75 @@ def kernel_qdisc_params(direction: Direction) -> tuple[str, dict[str, Any]]:
         q["limit"] = int(_core.quantity("size", q["limit"]))
     if kind == "tbf":
         return kind, _kernel_tbf(direction.name, q)
+    if kind == "htb":
+        return kind, _kernel_htb(direction.name, q)
     return kind, q
+
+
+def _kernel_htb(name: str, q: dict[str, Any]) -> dict[str, Any]:
+    """A scenario's htb in tc's terms: rates in bit/s, buckets and quanta in bytes, and each
+    class's leaf, which must be a FIFO (the testbed translates no other leaf yet)."""
+    from airlab import _core
+
+    def rate(value: Any) -> int:
+        return int(_core.quantity("rate", value))
+
+    def size(value: Any) -> int:
+        return int(_core.quantity("size", value))
+
+    classes = []
+    for i, c in enumerate(q["classes"]):
+        leaf = dict(c.get("qdisc", {"kind": "pfifo", "limit": 1000}))
+        if leaf["kind"] not in ("pfifo", "bfifo", "pfifo_head_drop"):
+            raise TestbedError(
+                f"{name}: htb class {i}'s leaf is {leaf['kind']}; the testbed sets up "
+                "FIFO leaves only"
+            )
+        if leaf["kind"] == "bfifo":
+            leaf["limit"] = size(leaf["limit"])
+        r = rate(c["rate"])
+        ceil = rate(c.get("ceil", c["rate"]))
+        classes.append({
+            "rate": r, "ceil": ceil,
+            "burst": size(c["burst"]) if "burst" in c else r // 8 // 1000 + 1600,
+            "cburst": size(c["cburst"]) if "cburst" in c else ceil // 8 // 1000 + 1600,
+            "prio": int(c.get("prio", 0)),
+            "quantum": size(c["quantum"]) if "quantum" in c else None,
+            "dscp": c.get("dscp"), "leaf": leaf,
+        })  # fmt: skip
+    parent = rate(q["rate"]) if "rate" in q else None
+    burst = size(q["burst"]) if "burst" in q else (parent // 8 // 1000 + 1600 if parent else None)
+    return {"rate": parent, "burst": burst, "r2q": int(q.get("r2q", 10)),
+            "overhead": int(q.get("overhead", 14)), "classes": classes}  # fmt: skip
+
+
+def _add_htb(ip: Any, index: int, spec: dict[str, Any]) -> None:
+    """The htb of ``spec`` as the leaf of the link's shaper class 1:1: qdisc 10:, the parent
+    class 10:1 if it has a rate, classes 10:10, 10:11, ... with FIFO leaves 20:, 21:, ..., and
+    a u32 filter per class on the DS field (first class first; a class without `dscp` takes
+    anything); packets no filter takes go out through htb's direct queue (`default 0`)."""
+    qdisc, parent = 0x100000, 0x100000
+    ip.tc("add", "htb", index=index, parent=0x10001, handle=qdisc, default=0, r2q=spec["r2q"])
+    overhead = spec["overhead"]
+    if spec["rate"]:
+        parent = qdisc | 1
+        ip.tc("add-class", "htb", index=index, parent=qdisc, handle=parent,
+              rate=f"{spec['rate']}bit", ceil=f"{spec['rate']}bit", burst=spec["burst"],
+              cburst=spec["burst"], overhead=overhead)  # fmt: skip
+    for i, c in enumerate(spec["classes"]):
+        classid = qdisc | (0x10 + i)
+        extra = {"quantum": c["quantum"]} if c["quantum"] else {}
+        ip.tc("add-class", "htb", index=index, parent=parent, handle=classid,
+              rate=f"{c['rate']}bit", ceil=f"{c['ceil']}bit", burst=c["burst"],
+              cburst=c["cburst"], prio=c["prio"], overhead=overhead, **extra)  # fmt: skip
+        leaf = c["leaf"]
+        ip.tc("add", leaf["kind"], index=index, parent=classid, handle=(0x20 + i) << 16,
+              limit=int(leaf["limit"]))  # fmt: skip
+        # The TOS byte is the second of the IP header: bits 16-23 of its first word.
+        tos = None if c["dscp"] is None else c["dscp"] << 2
+        key = "0x0/0x0+0" if tos is None else f"0x{tos << 16:08x}/0x00fc0000+0"
+        ip.tc("add-filter", "u32", index=index, parent=qdisc, prio=1 + i,
+              protocol=ETH_P_IP, target=classid, keys=[key])  # fmt: skip
 
 
 def _kernel_tbf(name: str, q: dict[str, Any]) -> dict[str, Any]:

@@ -33,6 +33,7 @@ KERNEL_QDISC = {
     "fq_codel": "fq_codel",
     "cake": "cake",
     "tbf": "tbf",
+    "htb": "htb",
 }
 
 #: Apps the testbed runs.
@@ -97,6 +98,7 @@ class FlowPlan:
     ecn: bool
     interval_ns: int | None = None  # between pings, datagrams (udp) or connections (periodic)
     offset_ns: int = 0  # a periodic flow's random start, drawn from the run's seed
+    dscp: int = 0  # the sender's IP_TOS >> 2
 
 
 @dataclass(frozen=True)
@@ -192,17 +194,13 @@ def make_plan(resolved: dict[str, Any], run_id: str) -> Plan:
                 f"{name}: flow {f['name']!r} is a {app} flow; the testbed runs "
                 f"{', '.join(APPS)} flows so far"
             )
-        if f.get("dscp", 0):
-            raise PlanError(
-                f"{name}: flow {f['name']!r} marks its packets with dscp = {f['dscp']}; the "
-                "testbed does not set IP_TOS on its sockets yet"
-            )
         if app == "ping":
             flows.append(
                 FlowPlan(
                     name=f["name"], src=f["from"], dst=f["to"], cc=None, kernel_cc=None,
                     app=app, size=_quantity("size", f["app"]["size"]),
                     start_ns=int(f["start"]), stop_ns=int(f["stop"]), port=BASE_PORT + k,
+                    dscp=int(f.get("dscp", 0)),
                     ecn=False, interval_ns=_quantity("duration", f["app"]["interval"]),
                 )
             )  # fmt: skip
@@ -216,7 +214,7 @@ def make_plan(resolved: dict[str, Any], run_id: str) -> Plan:
                 FlowPlan(
                     name=f["name"], src=f["from"], dst=f["to"], cc=None, kernel_cc=None,
                     app=app, size=payload, start_ns=int(f["start"]), stop_ns=int(f["stop"]),
-                    port=BASE_PORT + k, ecn=False,
+                    port=BASE_PORT + k, dscp=int(f.get("dscp", 0)), ecn=False,
                     interval_ns=max(1, -(-(payload + UDP_HEADER) * 8 * 10**9 // rate_bps)),
                 )
             )  # fmt: skip
@@ -257,6 +255,7 @@ def make_plan(resolved: dict[str, Any], run_id: str) -> Plan:
                 start_ns=int(f["start"]),
                 stop_ns=int(f["stop"]),
                 port=BASE_PORT + k,
+                dscp=int(f.get("dscp", 0)),
                 ecn=bool(f["tcp"]["ecn"]),
                 interval_ns=period,
                 offset_ns=offset,

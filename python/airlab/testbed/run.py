@@ -204,7 +204,7 @@ def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen], progress: Any) 
             out = tmp / f"ping-{f.port}.json"
             probe = _agent(plan, "ping", f.src, out, dst=plan.addresses[f.dst], port=f.port,
                            size=f.size, interval=f.interval_ns, start=f.start_ns, stop=f.stop_ns,
-                           until=plan.duration_ns)  # fmt: skip
+                           until=plan.duration_ns, tos=f.dscp << 2)  # fmt: skip
             pings[f.name] = (probe, out)
             continue
         out = tmp / f"sink-{f.port}.json"
@@ -218,7 +218,7 @@ def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen], progress: Any) 
         out = tmp / f"send-{f.port}.json"
         sender = _agent(plan, roles[1], f.src, out, dst=plan.addresses[f.dst], port=f.port,
                         cc=f.kernel_cc, start=f.start_ns + f.offset_ns, stop=f.stop_ns,
-                        size=f.size, interval=f.interval_ns)  # fmt: skip
+                        size=f.size, interval=f.interval_ns, tos=f.dscp << 2)  # fmt: skip
         senders[f.name] = (sender, out)
     agents = [*sinks.items(), *senders.items(), *pings.items()]
     procs.extend(p for _, (p, _) in agents)
