@@ -4,6 +4,7 @@ otherwise."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -364,31 +365,46 @@ def test_udp_next_to_a_bulk_flow_matches_the_simulator() -> None:
     assert 20 <= got["udp"]["owd_ms"]["min"] <= got["udp"]["owd_ms"]["p50"]
 
 
-TBF_UDP = """name = "tbf-udp"
-duration = "6s"
-hosts = ["s", "d"]
+def shaped(qdisc: str, senders: dict[str, str]) -> str:
+    """Senders (name: TOML of the flow's `dscp`, `cc` and `app` keys) to their own receivers
+    over 1 Gbit/s access links and a 100 Mbit/s bottleneck running ``qdisc`` (TOML) from r1
+    to r2; 8 s with 2 s of warm-up."""
+    text = """name = "shaped"
+duration = "8s"
+hosts = {hosts}
 routers = ["r1", "r2"]
 [metrics]
 warmup = "2s"
-[[link]]
-between = ["s", "r1"]
-rate = "1Gbit"
-delay = "1ms"
 [[link]]
 name = "bottleneck"
 between = ["r1", "r2"]
 rate = "100Mbit"
 delay = "5ms"
-forward = { qdisc = { kind = "tbf", rate = "10Mbit", burst = "15KB", overhead = 0 } }
-[[link]]
-between = ["r2", "d"]
-rate = "1Gbit"
-delay = "1ms"
-[[flow]]
-from = "s"
-to = "d"
-app = { kind = "udp", rate = "20Mbit" }
+forward = {{ qdisc = {qdisc} }}
 """
+    hosts = [h for s in senders for h in (s, f"{s}_rx")]
+    text = text.format(hosts=json.dumps(hosts), qdisc=qdisc)
+    for s, keys in senders.items():
+        for a, b in ((s, "r1"), ("r2", f"{s}_rx")):
+            text += f'[[link]]\nbetween = ["{a}", "{b}"]\nrate = "1Gbit"\ndelay = "1ms"\n'
+        text += f'[[flow]]\nname = "{s}"\nfrom = "{s}"\nto = "{s}_rx"\n{keys}\n'
+    return text
+
+
+TBF_UDP = shaped(
+    '{ kind = "tbf", rate = "10Mbit", burst = "15KB", overhead = 0 }',
+    {"s": 'app = { kind = "udp", rate = "20Mbit" }'},
+)
+
+HTB_TCP = shaped(
+    '{ kind = "htb", rate = "10Mbit", overhead = 0, classes = ['
+    '{ rate = "3Mbit", ceil = "10Mbit", dscp = 1, qdisc = { kind = "pfifo", limit = 50 } }, '
+    '{ rate = "7Mbit", ceil = "10Mbit", dscp = 2, qdisc = { kind = "pfifo", limit = 50 } }] }',
+    {
+        "a": 'dscp = 1\ncc = "cubic"\napp = { kind = "bulk" }',
+        "b": 'dscp = 2\ncc = "cubic"\napp = { kind = "bulk" }',
+    },
+)
 
 
 @needs_testbed
@@ -404,58 +420,6 @@ def test_a_tbf_shapes_as_the_kernels_does(tmp_path: Path) -> None:
     sim = airlab.run(path).summary["flows"][0]["goodput_mbps"]
     assert sim == pytest.approx(10 * 1472 / 1500, rel=0.001)
     assert real == pytest.approx(sim, rel=0.005)
-
-
-HTB_TCP = """name = "htb-tcp"
-duration = "8s"
-hosts = ["a", "b", "c", "d"]
-routers = ["r1", "r2"]
-[metrics]
-warmup = "2s"
-[[link]]
-between = ["a", "r1"]
-rate = "1Gbit"
-delay = "1ms"
-[[link]]
-between = ["b", "r1"]
-rate = "1Gbit"
-delay = "1ms"
-[[link]]
-name = "bottleneck"
-between = ["r1", "r2"]
-rate = "100Mbit"
-delay = "5ms"
-[link.forward.qdisc]
-kind = "htb"
-rate = "10Mbit"
-overhead = 0
-classes = [
-    { rate = "3Mbit", ceil = "10Mbit", dscp = 1, qdisc = { kind = "pfifo", limit = 50 } },
-    { rate = "7Mbit", ceil = "10Mbit", dscp = 2, qdisc = { kind = "pfifo", limit = 50 } },
-]
-[[link]]
-between = ["r2", "c"]
-rate = "1Gbit"
-delay = "1ms"
-[[link]]
-between = ["r2", "d"]
-rate = "1Gbit"
-delay = "1ms"
-[[flow]]
-name = "a"
-from = "a"
-to = "c"
-dscp = 1
-cc = "cubic"
-app = { kind = "bulk" }
-[[flow]]
-name = "b"
-from = "b"
-to = "d"
-dscp = 2
-cc = "cubic"
-app = { kind = "bulk" }
-"""
 
 
 def test_an_htb_becomes_the_kernels_htb_with_dscp_filters() -> None:

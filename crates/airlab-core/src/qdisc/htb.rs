@@ -94,12 +94,7 @@ pub static HTB: Component = Component {
             default: Value::Int(10),
             doc: "a class's default quantum is its rate in bytes/s divided by this",
         },
-        Param {
-            name: "overhead",
-            kind: Kind::Int { min: -64, max: 256, unit: "bytes" },
-            default: Value::Int(14),
-            doc: "bytes added to each packet's IP length for the tokens (14: the Ethernet header)",
-        },
+        super::tbf::OVERHEAD,
         Param {
             name: "classes",
             kind: Kind::Classes { of: &HTB_CLASS, max: MAX_CLASSES },

@@ -37,12 +37,7 @@ pub static TBF: Component = Component {
             default: Value::Unset,
             doc: "bucket size; unset: the larger of 1514 B and 1 ms at `rate` (tc requires one)",
         },
-        Param {
-            name: "overhead",
-            kind: Kind::Int { min: -64, max: 256, unit: "bytes" },
-            default: Value::Int(14),
-            doc: "bytes added to each packet's IP length for the tokens (14: the Ethernet header)",
-        },
+        OVERHEAD,
         Param {
             name: "qdisc",
             kind: Kind::Qdisc { default: "bfifo" },
@@ -52,6 +47,15 @@ pub static TBF: Component = Component {
     ],
     check,
     build: Build(build),
+};
+
+/// The bytes a shaper adds to each packet's IP length, as Linux counts on Ethernet-like
+/// devices (shared with [`super::htb`]).
+pub(super) const OVERHEAD: Param = Param {
+    name: "overhead",
+    kind: Kind::Int { min: -64, max: 256, unit: "bytes" },
+    default: Value::Int(14),
+    doc: "bytes added to each packet's IP length for the tokens (14: the Ethernet header)",
 };
 
 fn check(c: &Config) -> Result<(), Invalid> {
