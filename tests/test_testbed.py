@@ -432,6 +432,9 @@ def test_an_htb_becomes_the_kernels_htb_with_dscp_filters() -> None:
     )
     with pytest.raises(kernel.TestbedError, match="class 1's leaf is fq_codel"):
         kernel.kernel_qdisc_params(d)
+    d = bottleneck_direction('{ kind = "htb", classes = [{ rate = "8Mbit", dst = "h2" }] }')
+    with pytest.raises(kernel.TestbedError, match="by destination"):
+        kernel.kernel_qdisc_params(d)
     d = bottleneck_direction('{ kind = "htb", classes = [{ rate = "8Mbit", dscp = 46 }] }')
     kind, spec = kernel.kernel_qdisc_params(d)
     assert (kind, spec["rate"], spec["overhead"]) == ("htb", None, 14)

@@ -46,6 +46,9 @@ pub enum Kind {
     Qdisc {
         default: &'static str,
     },
+    /// A host of the scenario, by name; bound to its node id before the component is built
+    /// ([`Config::bind_hosts`]).
+    Host,
     /// 1 to `max` classes of a classful qdisc, each a table of `of`'s parameters.
     Classes {
         of: &'static Component<()>,
@@ -103,6 +106,8 @@ pub enum Value {
     Text(Cow<'static, str>),
     Qdisc(Box<crate::qdisc::Config>),
     Classes(Vec<Config<()>>),
+    /// A host's node id, which a [`Kind::Host`] name becomes when bound.
+    Node(u32),
 }
 
 /// One parameter of a component.
@@ -133,6 +138,8 @@ impl Param {
             (Kind::Text, Value::Text(t)) => !t.is_empty(),
             (Kind::Qdisc { .. }, Value::Qdisc(_)) => true,
             (Kind::Classes { max, .. }, Value::Classes(c)) => (1..=max).contains(&c.len()),
+            (Kind::Host, Value::Text(t)) => !t.is_empty(),
+            (Kind::Host, Value::Node(_)) => true,
             _ => false,
         }
     }
@@ -232,6 +239,39 @@ impl<B> Config<B> {
         (self.of.check)(self)
     }
 
+    /// The host names its parameters and its nested components' name, with their keys below
+    /// the component's table (`classes[1].dst`), for the scenario to check.
+    pub fn host_refs(&self) -> Vec<(String, String)> {
+        let mut refs = Vec::new();
+        for (p, v) in self.iter() {
+            match (p.kind, v) {
+                (Kind::Host, Value::Text(name)) => refs.push((p.name.to_string(), name.to_string())),
+                (_, Value::Qdisc(q)) => {
+                    refs.extend(q.host_refs().into_iter().map(|(k, n)| (format!("{}.{k}", p.name), n)))
+                }
+                (_, Value::Classes(cs)) => {
+                    for (i, c) in cs.iter().enumerate() {
+                        refs.extend(c.host_refs().into_iter().map(|(k, n)| (format!("{}[{i}].{k}", p.name), n)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        refs
+    }
+
+    /// Every host name, here and in nested components, replaced by its node id.
+    pub fn bind_hosts(&mut self, id: &dyn Fn(&str) -> u32) {
+        for (p, v) in self.of.params.iter().zip(self.values.iter_mut()) {
+            match v {
+                Value::Text(name) if matches!(p.kind, Kind::Host) => *v = Value::Node(id(name)),
+                Value::Qdisc(q) => q.bind_hosts(id),
+                Value::Classes(cs) => cs.iter_mut().for_each(|c| c.bind_hosts(id)),
+                _ => {}
+            }
+        }
+    }
+
     /// The value of `name`. The accessors below panic on a name or type the component does
     /// not declare: that is a bug in the component, which its tests of the defaults catch.
     pub fn get(&self, name: &str) -> &Value {
@@ -302,6 +342,15 @@ impl<B> Config<B> {
         match self.get(name) {
             Value::Text(t) => t,
             _ => self.mistyped(name, "text"),
+        }
+    }
+
+    /// A host parameter's node id; the configuration must have been bound.
+    pub fn opt_node(&self, name: &str) -> Option<u32> {
+        match self.get(name) {
+            Value::Unset => None,
+            Value::Node(n) => Some(*n),
+            _ => self.mistyped(name, "a bound host (see `bind_hosts`)"),
         }
     }
 

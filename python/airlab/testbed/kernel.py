@@ -190,6 +190,11 @@ def _kernel_htb(name: str, q: dict[str, Any]) -> dict[str, Any]:
 
     classes = []
     for i, c in enumerate(q["classes"]):
+        if "dst" in c:
+            raise TestbedError(
+                f"{name}: htb class {i} takes packets by destination ({c['dst']}); the testbed "
+                "filters on the DS field only so far"
+            )
         leaf = dict(c.get("qdisc", {"kind": "pfifo", "limit": 1000}))
         if leaf["kind"] not in ("pfifo", "bfifo", "pfifo_head_drop"):
             raise TestbedError(

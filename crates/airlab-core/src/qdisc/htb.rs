@@ -1,9 +1,10 @@
 //! Hierarchical token bucket (Linux `sch_htb`) in its two-level form: leaf classes, each with
 //! an assured `rate`, a `ceil`ing and a leaf qdisc that holds its queue, under an optional
-//! parent class of `rate` from which they borrow. A packet goes to the first class whose
-//! `dscp` it carries (a class without `dscp` takes any); a packet no class takes goes out
-//! unshaped, ahead of the classes (Linux's direct queue of an htb whose `default` names no
-//! class).
+//! parent class of `rate` from which they borrow. A packet goes to the first class that takes
+//! it: by the `dscp` it carries and the host it goes to (`dst`), each unset meaning any, as tc
+//! filters on the DS field and the destination address would; a packet no class takes goes
+//! out unshaped, ahead of the classes (Linux's direct queue of an htb whose `default` names
+//! no class).
 //!
 //! Each class has two token buckets, kept as time like [`super::tbf`]'s: `rate` with `burst`
 //! and `ceil` with `cburst`. At each dequeue, with `diff` the time since the class last sent
@@ -23,7 +24,7 @@
 
 use super::cake::shaper::{adjusted_len, ByteTime};
 use super::{Build, Component, Config, Qdisc, Verdicts};
-use crate::net::Packet;
+use crate::net::{NodeId, Packet};
 use crate::params::{self, Invalid, Kind, Param, Value};
 use crate::sim::{Rng, Time, SEC};
 use std::collections::VecDeque;
@@ -63,7 +64,13 @@ pub static HTB_CLASS: params::Component<()> = params::Component {
             name: "dscp",
             kind: Kind::Int { min: 0, max: 63, unit: "" },
             default: Value::Unset,
-            doc: "the DSCP the class takes (a flow's `dscp`); unset: any packet",
+            doc: "the DSCP the class takes (a flow's `dscp`); unset: any",
+        },
+        Param {
+            name: "dst",
+            kind: Kind::Host,
+            default: Value::Unset,
+            doc: "the destination host the class takes; unset: any",
         },
         Param { name: "qdisc", kind: Kind::Qdisc { default: "pfifo" }, default: Value::Unset, doc: "the leaf qdisc" },
     ],
@@ -167,6 +174,7 @@ fn build(c: &Config, mut rng: Rng) -> Box<dyn Qdisc> {
                 prio: k.int("prio") as usize,
                 quantum: quantum as i64,
                 dscp: k.opt_int("dscp").map(|d| d as u8),
+                dst: k.opt_node("dst"),
                 leaf: super::create(k.qdisc("qdisc"), Rng::stream(rng.next_u64(), "class")),
                 deficit: [0; 2],
             }
@@ -241,11 +249,19 @@ impl Buckets {
     }
 }
 
+impl Class {
+    fn takes(&self, pkt: &Packet) -> bool {
+        self.dscp.is_none_or(|d| d == pkt.dscp) && self.dst.is_none_or(|n| n == pkt.dst)
+    }
+}
+
 struct Class {
     rate: Buckets,
     prio: usize,
     quantum: i64,
+    /// What the class takes: packets with this DSCP, to this host (`None`: any).
     dscp: Option<u8>,
+    dst: Option<NodeId>,
     leaf: Box<dyn Qdisc>,
     /// DRR deficit when served at its own rate (level 0) and when borrowing (level 1).
     deficit: [i64; 2],
@@ -332,7 +348,7 @@ impl Qdisc for Htb {
     }
 
     fn enqueue(&mut self, mut pkt: Packet, now: Time, out: &mut Verdicts) {
-        match self.classes.iter_mut().find(|k| k.dscp.is_none_or(|d| d == pkt.dscp)) {
+        match self.classes.iter_mut().find(|k| k.takes(&pkt)) {
             Some(k) => k.leaf.enqueue(pkt, now, out),
             None if self.direct.len() < DIRECT_QLEN => {
                 pkt.enqueued_at = now;
@@ -382,7 +398,7 @@ mod tests {
     fn class(rate: u64, ceil: u64, prio: usize, dscp: Option<u8>) -> Class {
         let leaf = crate::qdisc::create(&crate::qdisc::defaults("pfifo"), Rng::stream(1, "t"));
         let rates = Buckets::new((rate, u64::from(FRAME)), (ceil, u64::from(FRAME)));
-        Class { rate: rates, prio, quantum: 1514, dscp, leaf, deficit: [0; 2] }
+        Class { rate: rates, prio, quantum: 1514, dscp, dst: None, leaf, deficit: [0; 2] }
     }
 
     fn marked(dscp: u8) -> Packet {
@@ -460,7 +476,7 @@ mod tests {
         // the fourth when the bucket is back at zero (a class may go below zero by a packet).
         let leaf = crate::qdisc::create(&crate::qdisc::defaults("pfifo"), Rng::stream(1, "t"));
         let rates = Buckets::new((10_000_000, 3 * 1514), (10_000_000, 3 * 1514));
-        let k = Class { rate: rates, prio: 0, quantum: 1514, dscp: None, leaf, deficit: [0; 2] };
+        let k = Class { rate: rates, prio: 0, quantum: 1514, dscp: None, dst: None, leaf, deficit: [0; 2] };
         let mut q = Htb::new(None, vec![k], 14);
         let mut out = Verdicts::default();
         for _ in 0..6 {

@@ -37,7 +37,7 @@ pub fn build(r: &Resolved, seed: u64) -> World {
             d.delay.0,
             d.loss,
             d.overhead,
-            qdisc::create(&d.qdisc, qdisc_rng),
+            qdisc::create(&bound(&d.qdisc, &ids), qdisc_rng),
             d.device_queue,
             d.device_queue_bytes.map(|b| b.0),
             rng,
@@ -85,6 +85,13 @@ pub fn build(r: &Resolved, seed: u64) -> World {
     world
 }
 
+/// `config` with the hosts it names as node ids.
+fn bound(config: &qdisc::Config, ids: &HashMap<&str, NodeId>) -> qdisc::Config {
+    let mut config = config.clone();
+    config.bind_hosts(&|name| ids[name]);
+    config
+}
+
 /// The network a resolved `[[wifi]]` describes: one device per member with a peer per link
 /// it transmits on, and who hears whom.
 fn wifi_net(w: &ResolvedWifi, ids: &HashMap<&str, NodeId>, seed: u64) -> WifiNet {
@@ -119,7 +126,7 @@ fn wifi_net(w: &ResolvedWifi, ids: &HashMap<&str, NodeId>, seed: u64) -> WifiNet
                 })
                 .collect();
             let name = format!("{}:{}", w.name, m.name);
-            let qdisc = qdisc::create(&m.qdisc, Rng::stream(seed, &format!("qdisc:{name}")));
+            let qdisc = qdisc::create(&bound(&m.qdisc, ids), Rng::stream(seed, &format!("qdisc:{name}")));
             let perturbation = Rng::stream(seed, &format!("txq:{name}")).next_u64();
             let queues = DeviceQueues::new(&m.device, peers.len(), perturbation);
             let rng = Rng::stream(seed, &format!("backoff:{name}"));

@@ -152,6 +152,11 @@ impl<'a> Nodes<'a> {
     }
 
     /// Checks that `name` is a declared host (flows and routes lead to hosts).
+    /// The hosts a component's parameters name (an htb class's `dst`) exist.
+    pub(super) fn check_host_refs(&self, config: &crate::qdisc::Config, key: &str) -> Result<(), KeyError> {
+        config.host_refs().into_iter().try_for_each(|(sub, name)| self.host(format!("{key}.{sub}"), &name))
+    }
+
     fn host(&self, key: String, name: &str) -> Result<(), KeyError> {
         self.known(key.clone(), name)?;
         if self.is_host(name) {
@@ -197,8 +202,8 @@ fn resolve_links(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedDirection>, 
                 format!("duplicate link name \"{name}\" (also link[{first}])"),
             ));
         }
-        directions.push(resolve_direction(&key, link, &name, "forward", [a, b])?);
-        directions.push(resolve_direction(&key, link, &name, "reverse", [b, a])?);
+        directions.push(resolve_direction(&key, link, &name, "forward", [a, b], nodes)?);
+        directions.push(resolve_direction(&key, link, &name, "reverse", [b, a], nodes)?);
     }
     Ok(directions)
 }
@@ -228,6 +233,7 @@ fn resolve_direction(
     name: &str,
     side: &str,
     [from, to]: [&String; 2],
+    nodes: &Nodes,
 ) -> Result<ResolvedDirection, KeyError> {
     let own = if side == "forward" { &link.forward } else { &link.reverse };
     let layers = Layers { key, side, own: own.as_ref(), shared: &link.both };
@@ -274,7 +280,11 @@ fn resolve_direction(
         ));
     }
     let qdisc = match layers.get("qdisc", |d| d.qdisc.clone()) {
-        Some((table, key)) => components::qdisc(&table, &key)?,
+        Some((table, key)) => {
+            let qdisc = components::qdisc(&table, &key)?;
+            nodes.check_host_refs(&qdisc, &key)?;
+            qdisc
+        }
         None => crate::qdisc::defaults(DEFAULT_QDISC),
     };
     Ok(ResolvedDirection {

@@ -521,11 +521,15 @@ fn check_table(
     aggregation: &WifiAggregation,
     qdisc: Option<&toml::Table>,
     device: Option<&DeviceSpec>,
+    nodes: &Nodes,
 ) -> Result<Option<qdisc::Config>, KeyError> {
     let under = |table: &str, (field, message): (&str, String)| KeyError::new(format!("{at}{table}.{field}"), message);
     check_phy_keys(standard, phy).map_err(|e| under("", e))?;
     check_aggregation_keys(standard, aggregation).map_err(|e| under(".aggregation", e))?;
     let qdisc = qdisc.map(|table| components::qdisc(table, &format!("{at}.qdisc"))).transpose()?;
+    if let Some(q) = &qdisc {
+        nodes.check_host_refs(q, &format!("{at}.qdisc"))?;
+    }
     if let Some(device) = device {
         check_device(device).map_err(|e| under(".device", e))?;
     }
@@ -742,7 +746,7 @@ pub(super) fn resolve_wifi(s: &Scenario, nodes: &Nodes, link_names: &[&str]) -> 
         for (member_key, member) in &listed {
             membership.insert(member, (name.clone(), member_key.clone()));
         }
-        networks.push(resolve_network(&key, name, w, &wired)?);
+        networks.push(resolve_network(&key, name, w, &wired, nodes)?);
     }
     Ok(networks)
 }
@@ -829,6 +833,7 @@ fn resolve_network(
     name: String,
     w: &Wifi,
     wired: &BTreeMap<[&str; 2], usize>,
+    nodes: &Nodes,
 ) -> Result<ResolvedWifi, KeyError> {
     let standard = w.standard;
     let members = w.members();
@@ -890,7 +895,8 @@ fn resolve_network(
         }
     }
 
-    let net_qdisc = check_table(standard, key, &w.phy_keys(), &w.aggregation, w.qdisc.as_ref(), w.device.as_ref())?;
+    let net_qdisc =
+        check_table(standard, key, &w.phy_keys(), &w.aggregation, w.qdisc.as_ref(), w.device.as_ref(), nodes)?;
     let edca =
         resolve_edca(&w.edca).map_err(|(field, message)| KeyError::new(format!("{key}.edca.{field}"), message))?;
     let ofdma = resolve_ofdma(key, w)?;
@@ -907,7 +913,7 @@ fn resolve_network(
             ));
         }
         let (phy, qdisc, device) = (table.phy_keys(), table.qdisc.as_ref(), table.device.as_ref());
-        if let Some(qdisc) = check_table(standard, &at, &phy, &table.aggregation, qdisc, device)? {
+        if let Some(qdisc) = check_table(standard, &at, &phy, &table.aggregation, qdisc, device, nodes)? {
             qdiscs.insert(&table.name, qdisc);
         }
         if let Some(schedule) = &table.schedule {

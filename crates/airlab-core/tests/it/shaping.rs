@@ -125,6 +125,16 @@ fn htb_classes_share_a_parent_by_their_rates_and_borrow_when_alone() {
 }
 
 #[test]
+fn htb_classes_take_packets_by_destination_host() {
+    // RouterOS-style classification by destination: 3 and 7 Mbit/s for the traffic to c and
+    // to d, whatever it is marked.
+    let htb = r#"{ kind = "htb", classes = [{ rate = "3Mbit", dst = "c" }, { rate = "7Mbit", dst = "d" }] }"#;
+    let (a, b) = two_marked_senders(htb, "20Mbit");
+    let at = |mbit: f64| mbit * 1472.0 / 1514.0;
+    assert!((a / at(3.0) - 1.0).abs() < 0.005 && (b / at(7.0) - 1.0).abs() < 0.005, "{a} {b}");
+}
+
+#[test]
 fn htb_keys_are_checked() {
     let text = |qdisc: &str| {
         let bottleneck = Link::bottleneck("100Mbit", "5ms").forward_qdisc(qdisc);
@@ -153,9 +163,31 @@ fn htb_keys_are_checked() {
         "unknown key",
     );
     err(r#"{ kind = "htb", classes = [1] }"#, &format!("{q}.classes[0]"), "expected a table");
+    let unknown = r#"{ kind = "htb", classes = [{ rate = "1Mbit" }, { rate = "1Mbit", dst = "x" }] }"#;
+    err(unknown, &format!("{q}.classes[1].dst"), "x");
+    err(
+        r#"{ kind = "htb", classes = [{ rate = "1Mbit", dst = "r1" }] }"#,
+        &format!("{q}.classes[0].dst"),
+        "is a router",
+    );
     // A class's key can be overridden like any other.
     let htb = r#"{ kind = "htb", classes = [{ rate = "1Mbit" }] }"#;
     let resolved = load_with(&text(htb), &[("bottleneck.forward.qdisc.classes[0].rate", "2Mbit")]).unwrap();
     let json = serde_json::to_value(&resolved.directions).unwrap().to_string();
     assert!(json.contains(r#""classes":[{"#) && json.contains(r#""rate":"2Mbit""#), "{json}");
+}
+
+#[test]
+fn htb_on_a_wifi_ap_shapes_each_stations_traffic() {
+    // An AP's interface above mac80211 with one class per station, as a per-client limit.
+    let htb = r#"{ kind = "htb", classes = [{ rate = "5Mbit", dst = "s1" }, { rate = "3Mbit", dst = "s2" }] }"#;
+    let bss = Wifi::bss("ax", "ap", &["s1", "s2"]).name("bss").node("ap", &[("qdisc", htb)]);
+    let flows = ["s1", "s2"].map(|s| Flow::new("ap", s).name(s).app(udp("20Mbit")));
+    let scenario = Scenario::new("htb-wifi", "6s").hosts(&["ap", "s1", "s2"]).warmup("1s").wifi(bss).flows(flows);
+    let s = run_toml(&scenario.to_string(), Some(1)).deterministic_summary();
+    let at = |mbit: f64| mbit * 1472.0 / 1514.0;
+    for (name, mbit) in [("s1", 5.0), ("s2", 3.0)] {
+        let got = f(&flow(&s, name)["goodput_mbps"]);
+        assert!((got / at(mbit) - 1.0).abs() < 0.005, "{name}: {got} against {}", at(mbit));
+    }
 }
