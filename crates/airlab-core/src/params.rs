@@ -46,9 +46,9 @@ pub enum Kind {
     Qdisc {
         default: &'static str,
     },
-    /// A host of the scenario, by name; bound to its node id before the component is built
-    /// ([`Config::bind_hosts`]).
-    Host,
+    /// One or more hosts of the scenario, by name; bound to their node ids before the
+    /// component is built ([`Config::bind_hosts`]).
+    Hosts,
     /// 1 to `max` classes of a classful qdisc, each a table of `of`'s parameters.
     Classes {
         of: &'static Component<()>,
@@ -106,8 +106,9 @@ pub enum Value {
     Text(Cow<'static, str>),
     Qdisc(Box<crate::qdisc::Config>),
     Classes(Vec<Config<()>>),
-    /// A host's node id, which a [`Kind::Host`] name becomes when bound.
-    Node(u32),
+    /// Host names, and the node ids they become when bound ([`Kind::Hosts`]).
+    Hosts(Vec<String>),
+    Nodes(Vec<u32>),
 }
 
 /// One parameter of a component.
@@ -138,8 +139,8 @@ impl Param {
             (Kind::Text, Value::Text(t)) => !t.is_empty(),
             (Kind::Qdisc { .. }, Value::Qdisc(_)) => true,
             (Kind::Classes { max, .. }, Value::Classes(c)) => (1..=max).contains(&c.len()),
-            (Kind::Host, Value::Text(t)) => !t.is_empty(),
-            (Kind::Host, Value::Node(_)) => true,
+            (Kind::Hosts, Value::Hosts(h)) => !h.is_empty() && h.iter().all(|n| !n.is_empty()),
+            (Kind::Hosts, Value::Nodes(n)) => !n.is_empty(),
             _ => false,
         }
     }
@@ -245,7 +246,7 @@ impl<B> Config<B> {
         let mut refs = Vec::new();
         for (p, v) in self.iter() {
             match (p.kind, v) {
-                (Kind::Host, Value::Text(name)) => refs.push((p.name.to_string(), name.to_string())),
+                (_, Value::Hosts(names)) => refs.extend(names.iter().map(|n| (p.name.to_string(), n.clone()))),
                 (_, Value::Qdisc(q)) => {
                     refs.extend(q.host_refs().into_iter().map(|(k, n)| (format!("{}.{k}", p.name), n)))
                 }
@@ -262,9 +263,9 @@ impl<B> Config<B> {
 
     /// Every host name, here and in nested components, replaced by its node id.
     pub fn bind_hosts(&mut self, id: &dyn Fn(&str) -> u32) {
-        for (p, v) in self.of.params.iter().zip(self.values.iter_mut()) {
+        for v in &mut self.values {
             match v {
-                Value::Text(name) if matches!(p.kind, Kind::Host) => *v = Value::Node(id(name)),
+                Value::Hosts(names) => *v = Value::Nodes(names.iter().map(|n| id(n)).collect()),
                 Value::Qdisc(q) => q.bind_hosts(id),
                 Value::Classes(cs) => cs.iter_mut().for_each(|c| c.bind_hosts(id)),
                 _ => {}
@@ -345,12 +346,12 @@ impl<B> Config<B> {
         }
     }
 
-    /// A host parameter's node id; the configuration must have been bound.
-    pub fn opt_node(&self, name: &str) -> Option<u32> {
+    /// A hosts parameter's node ids; the configuration must have been bound.
+    pub fn opt_nodes(&self, name: &str) -> Option<&[u32]> {
         match self.get(name) {
             Value::Unset => None,
-            Value::Node(n) => Some(*n),
-            _ => self.mistyped(name, "a bound host (see `bind_hosts`)"),
+            Value::Nodes(n) => Some(n),
+            _ => self.mistyped(name, "bound hosts (see `bind_hosts`)"),
         }
     }
 

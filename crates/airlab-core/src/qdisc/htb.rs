@@ -1,7 +1,8 @@
 //! Hierarchical token bucket (Linux `sch_htb`) in its two-level form: leaf classes, each with
 //! an assured `rate`, a `ceil`ing and a leaf qdisc that holds its queue, under an optional
 //! parent class of `rate` from which they borrow. A packet goes to the first class that takes
-//! it: by the `dscp` it carries and the host it goes to (`dst`), each unset meaning any, as tc
+//! it: by the `dscp` it carries and the host it goes to (`dst`, one or several), each unset
+//! meaning any, as tc
 //! filters on the DS field and the destination address would; a packet no class takes goes
 //! out unshaped, ahead of the classes (Linux's direct queue of an htb whose `default` names
 //! no class).
@@ -68,9 +69,9 @@ pub static HTB_CLASS: params::Component<()> = params::Component {
         },
         Param {
             name: "dst",
-            kind: Kind::Host,
+            kind: Kind::Hosts,
             default: Value::Unset,
-            doc: "the destination host the class takes; unset: any",
+            doc: "the destination host(s) the class takes; unset: any",
         },
         Param { name: "qdisc", kind: Kind::Qdisc { default: "pfifo" }, default: Value::Unset, doc: "the leaf qdisc" },
     ],
@@ -174,7 +175,7 @@ fn build(c: &Config, mut rng: Rng) -> Box<dyn Qdisc> {
                 prio: k.int("prio") as usize,
                 quantum: quantum as i64,
                 dscp: k.opt_int("dscp").map(|d| d as u8),
-                dst: k.opt_node("dst"),
+                dst: k.opt_nodes("dst").map(<[NodeId]>::to_vec),
                 leaf: super::create(k.qdisc("qdisc"), Rng::stream(rng.next_u64(), "class")),
                 deficit: [0; 2],
             }
@@ -251,7 +252,7 @@ impl Buckets {
 
 impl Class {
     fn takes(&self, pkt: &Packet) -> bool {
-        self.dscp.is_none_or(|d| d == pkt.dscp) && self.dst.is_none_or(|n| n == pkt.dst)
+        self.dscp.is_none_or(|d| d == pkt.dscp) && self.dst.as_ref().is_none_or(|n| n.contains(&pkt.dst))
     }
 }
 
@@ -261,7 +262,7 @@ struct Class {
     quantum: i64,
     /// What the class takes: packets with this DSCP, to this host (`None`: any).
     dscp: Option<u8>,
-    dst: Option<NodeId>,
+    dst: Option<Vec<NodeId>>,
     leaf: Box<dyn Qdisc>,
     /// DRR deficit when served at its own rate (level 0) and when borrowing (level 1).
     deficit: [i64; 2],

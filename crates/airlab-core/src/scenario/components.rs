@@ -87,8 +87,14 @@ fn value(param: &Param, written: &Toml, key: &str) -> Result<Value, KeyError> {
             let word = written.as_str().and_then(|w| words.iter().find(|c| **c == w));
             Value::Choice(word.ok_or_else(|| wrong(describe(&param.kind)))?)
         }
-        Kind::Text | Kind::Host => {
-            Value::Text(Cow::Owned(written.as_str().ok_or_else(|| wrong("a string".into()))?.to_string()))
+        Kind::Text => Value::Text(Cow::Owned(written.as_str().ok_or_else(|| wrong("a string".into()))?.to_string())),
+        Kind::Hosts => {
+            let one = |v: &Toml| v.as_str().map(str::to_string);
+            let names = match written {
+                Toml::Array(items) => items.iter().map(one).collect::<Option<Vec<_>>>(),
+                single => one(single).map(|n| vec![n]),
+            };
+            Value::Hosts(names.ok_or_else(|| wrong(describe(&param.kind)))?)
         }
         Kind::Qdisc { .. } => match written {
             Toml::Table(table) => Value::Qdisc(Box::new(qdisc(table, key)?)),
@@ -145,7 +151,7 @@ pub fn describe(kind: &Kind) -> String {
         }
         Kind::Choice(words) => format!("one of: {}", words.join(", ")),
         Kind::Text => "a non-empty string".into(),
-        Kind::Host => "a host's name".into(),
+        Kind::Hosts => "a host's name or a list of them".into(),
         Kind::Qdisc { .. } => "a qdisc table, such as { kind = \"fq_codel\" }".into(),
         Kind::Classes { of, max } => {
             let keys: Vec<&str> = of.params.iter().map(|p| p.name).collect();
@@ -184,7 +190,8 @@ pub fn written_form(value: &Value) -> String {
         Value::Text(t) => format!("{t:?}"),
         Value::Qdisc(q) => format!("{{ kind = \"{}\" }}", q.name()),
         Value::Classes(c) => format!("[{} class tables]", c.len()),
-        Value::Node(n) => n.to_string(),
+        Value::Hosts(h) => format!("{h:?}"),
+        Value::Nodes(n) => format!("{n:?}"),
     }
 }
 
@@ -261,7 +268,8 @@ fn write_params<M: SerializeMap, B>(map: &mut M, config: &Config<B>) -> Result<(
                 let classes: Vec<WrittenClass> = c.iter().map(WrittenClass).collect();
                 map.serialize_entry(param.name, &classes)?
             }
-            Value::Node(n) => map.serialize_entry(param.name, n)?,
+            Value::Hosts(h) => map.serialize_entry(param.name, h)?,
+            Value::Nodes(n) => map.serialize_entry(param.name, n)?,
         }
     }
     Ok(())

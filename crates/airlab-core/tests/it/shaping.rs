@@ -135,6 +135,16 @@ fn htb_classes_take_packets_by_destination_host() {
 }
 
 #[test]
+fn an_htb_class_may_take_several_destinations() {
+    // One 6 Mbit/s class for the traffic to c and d together: the two senders share its rate
+    // (how evenly is up to the drop-tail leaf's phase effects between the two CBR senders).
+    let htb = r#"{ kind = "htb", classes = [{ rate = "6Mbit", dst = ["c", "d"] }] }"#;
+    let (a, b) = two_marked_senders(htb, "20Mbit");
+    let at = |mbit: f64| mbit * 1472.0 / 1514.0;
+    assert!(((a + b) / at(6.0) - 1.0).abs() < 0.005 && a > 0.0 && b > 0.0, "{a} {b}");
+}
+
+#[test]
 fn htb_keys_are_checked() {
     let text = |qdisc: &str| {
         let bottleneck = Link::bottleneck("100Mbit", "5ms").forward_qdisc(qdisc);
@@ -170,6 +180,8 @@ fn htb_keys_are_checked() {
         &format!("{q}.classes[0].dst"),
         "is a router",
     );
+    let not_a_name = r#"{ kind = "htb", classes = [{ rate = "1Mbit", dst = [1] }] }"#;
+    err(not_a_name, &format!("{q}.classes[0].dst"), "host's name");
     // A class's key can be overridden like any other.
     let htb = r#"{ kind = "htb", classes = [{ rate = "1Mbit" }] }"#;
     let resolved = load_with(&text(htb), &[("bottleneck.forward.qdisc.classes[0].rate", "2Mbit")]).unwrap();
