@@ -29,6 +29,7 @@ DEFAULT_SCENARIOS = [
     "wifi6/dl-ofdma",
     "wifi6/ul-ofdma",
     "wifi6/range",
+    "bbr-wifi6/bidir-cake",
     "bufferbloat-11n/parking-lot",
     "basics/gigabit-50flows",
 ]
