@@ -18,19 +18,20 @@ UDP_PAYLOAD_BITS = 1472 * 8
 UDP_BITS, IP_BITS = 8 * 8, 20 * 8
 
 
-def uplink_cell(n: int, width: int, max_duration: str | None = None) -> dict:
-    """``n`` stations each sending saturating UDP to the AP, triggered only (MU AIFSN 0)."""
+def saturated_uplink(n: int, duration: str, rate_total_mbit: int, bss_keys: str) -> dict:
+    """``n`` stations each sending saturating UDP to the AP (``rate_total_mbit`` / n each, at
+    least 30 Mbit/s) in an 802.11ax BSS at HE-MCS 7, GI 0.8 us, with uplink OFDMA and MU AIFSN 0
+    (stations send only when triggered) and the network keys ``bss_keys``; seed 1, 1 s warm-up."""
     stations = [f"s{i}" for i in range(n)]
     names = ", ".join(f'"{s}"' for s in stations)
-    rate = f"{max(30, 600 // n)}Mbit"  # more than each station's share
+    rate = f"{max(30, rate_total_mbit // n)}Mbit"  # more than each station's share
     flows = "".join(
         f'[[flow]]\nfrom = "{s}"\nto = "ap"\napp = {{ kind = "udp", rate = "{rate}" }}\n'
         for s in stations
     )
-    aggregation = f'aggregation = {{ max_duration = "{max_duration}" }}\n' if max_duration else ""
     text = f"""
 name = "ul-cell"
-duration = "3s"
+duration = "{duration}"
 hosts = ["ap", {names}]
 [metrics]
 warmup = "1s"
@@ -39,14 +40,21 @@ name = "bss"
 standard = "ax"
 ap = "ap"
 stations = [{names}]
-width = {width}
 mcs = 7
 gi = "800ns"
 ofdma = "ul"
-ofdma_stations = {n}
 mu_edca = {{ aifsn = 0 }}
-{aggregation}{flows}"""
+{bss_keys}
+{flows}"""
     return airlab.run_text(text, seed=1).summary
+
+
+def uplink_cell(n: int, width: int, max_duration: str | None = None) -> dict:
+    """``n`` stations, every one scheduled in every trigger."""
+    keys = f"width = {width}\nofdma_stations = {n}\n"
+    if max_duration:
+        keys += f'aggregation = {{ max_duration = "{max_duration}" }}\n'
+    return saturated_uplink(n, "3s", 600, keys)
 
 
 def goodput_bps(summary: dict) -> float:
@@ -128,37 +136,10 @@ def test_paper_000_defaults_against_the_simulator() -> None:
 
 def random_access_cell(n: int, ra_rus: int, extra: str = "") -> dict:
     """``n`` saturated stations and an AP that schedules nobody: every RU of each Basic
-    Trigger is an RA-RU (UORA, OCW 7-31), and MU AIFSN 0 keeps the stations off EDCA;
-    ``extra`` adds keys to the network."""
-    stations = [f"s{i}" for i in range(n)]
-    names = ", ".join(f'"{s}"' for s in stations)
-    rate = f"{max(30, 300 // n)}Mbit"
-    flows = "".join(
-        f'[[flow]]\nfrom = "{s}"\nto = "ap"\napp = {{ kind = "udp", rate = "{rate}" }}\n'
-        for s in stations
-    )
-    text = f"""
-name = "uora-cell"
-duration = "6s"
-hosts = ["ap", {names}]
-[metrics]
-warmup = "1s"
-[[wifi]]
-name = "bss"
-standard = "ax"
-ap = "ap"
-stations = [{names}]
-width = 20
-mcs = 7
-gi = "800ns"
-ofdma = "ul"
-ofdma_stations = 0
-ofdma_bsrp = false
-mu_edca = {{ aifsn = 0 }}
-uora = {{ ra_rus = {ra_rus} }}
-{extra}
-{flows}"""
-    return airlab.run_text(text, seed=1).summary
+    Trigger is an RA-RU (UORA, OCW 7-31); ``extra`` adds keys to the network."""
+    keys = "width = 20\nofdma_stations = 0\nofdma_bsrp = false\n"
+    keys += f"uora = {{ ra_rus = {ra_rus} }}\n{extra}"
+    return saturated_uplink(n, "6s", 300, keys)
 
 
 @pytest.mark.parametrize(("stations", "ra_rus"), [(4, 2), (8, 4), (16, 9)])
