@@ -106,7 +106,15 @@ def _targets(out: Path) -> list[dict]:
         if r["status"] in ("holds", "fails"):
             continue
         tol, paper, ours = r["tolerance"], r["paper"], r["airlab"]
-        if tol.startswith("factor"):
+        if tol == "range":  # "a to b", "<= b" (from 0) or ">= a"
+            if paper.startswith("<="):
+                lo, hi = 0.0, float(paper[2:])
+            elif paper.startswith(">="):
+                lo, hi = float(paper[2:]), math.inf
+            else:
+                lo, hi = (float(x) for x in paper.split(" to "))
+            ok = lo <= ours <= hi
+        elif tol.startswith("factor"):
             k = float(tol.split()[1])
             ok = paper / k <= ours <= paper * k
         else:
@@ -217,3 +225,93 @@ def test_bufferbloat_11n_reproduction_end_to_end(
 
     again = runner.run_jobs(jobs, tmp_path, 1, series=bufferbloat_11n.SERIES)
     assert (again.executed, again.skipped) == (0, len(jobs))
+
+
+def test_span_rows_read_the_papers_ranges() -> None:
+    row = runner.span("E", "CUBIC Mbit/s", 6.0, 8.0, 7.9)
+    assert (row.status, row.paper, row.tolerance) == ("within", "6 to 8", "range")
+    assert runner.span("E", "CUBIC Mbit/s", 6.0, 8.0, 8.1).status == "outside"
+    assert runner.span("E", "delivery", 0.0, 2.0, 2.5).paper == "<= 2"
+    assert runner.span("E", "swing", 4.0, math.inf, 3.9).status == "outside"
+    assert runner.span("E", "swing", 4.0, math.inf, 4.0).paper == ">= 4"
+
+
+def _wifi6_record() -> dict:
+    """A hand-made paper-000 run: 3 s at 100 ms, 1 s warm-up; the two flows' goodputs move in
+    anti-phase each second (8/2 then 2/8 Mbit/s)."""
+    up = [8.0] * 10 + [2.0] * 10 + [8.0] * 10
+    flows = {
+        "bbr3": {"cwnd_pkts": [10.0] * 30, "srtt_ms": [20.0, 30.0] * 15,
+                 "pacing_rate_mbps": [6.0] * 30, "delivery_rate_mbps": [3.0] * 30},
+        "cubic": {"cwnd_pkts": [20.0] * 30, "srtt_ms": [25.0] * 30,
+                  "pacing_rate_mbps": [5.0] * 30, "delivery_rate_mbps": [5.0] * 30},
+    }  # fmt: skip
+    summary = [
+        {"name": n, "cc": cc, "src": "bbr" if n == "bbr3" else "cubic", "goodput_mbps": g,
+         "srtt_jitter_ms": j, "retransmits": 3, "retransmit_rate": 0.01}
+        for n, cc, g, j in (("bbr3", "bbr3", 6.0, 10.0), ("cubic", "cubic", 4.0, 0.0))
+    ]  # fmt: skip
+    return {
+        "seed": 1,
+        "interval_s": 0.1,
+        "tags": {"mcs": 7, "pattern": "uplink", "aqm": "pfifo", "bbr": "bbr3"},
+        "goodput_mbps": {"bbr3": up, "cubic": [10.0 - x for x in up]},
+        "series": {"flows": flows},
+        "summary": {"flows": summary},
+    }
+
+
+def test_paper_000_metrics_read_the_series_as_iperf3_and_ss_do() -> None:
+    from airlab.reproduce import bbr_wifi6 as p0
+
+    rec = _wifi6_record()
+    assert list(p0.one_second_bins(rec, rec["goodput_mbps"]["bbr3"])) == [8.0, 2.0, 8.0]
+    rows = {r["flow"]: r for r in p0.flow_metrics(rec, warmup_s=1.0)}
+    bbr = rows["bbr3"]
+    # cwnd in KB as iperf3 prints it: 10 x 1448 B / 1024.
+    assert bbr["cwnd_kb"] == pytest.approx(14.140625)
+    # After the 1 s warm-up: 20 samples alternating 20/30 ms.
+    assert bbr["rtt"] == 25.0 and bbr["rtt_iqr"] == 10.0
+    assert bbr["delivery_over_pacing"] == 0.5
+    assert (bbr["bin_min"], bbr["bin_max"], bbr["bins_over_7_5"]) == (2.0, 8.0, 0.5)
+    assert (bbr["role"], bbr["way"], rows["cubic"]["role"]) == ("bbr", "up", "cubic")
+    (pair,) = p0.pair_metrics(rec, warmup_s=1.0)
+    assert pair["bbr_share"] == 0.6 and pair["total"] == 10.0
+    assert pair["correlation"] == pytest.approx(-1.0)
+    assert pair["swing_bbr"] == pair["swing_cubic"] == 6.0
+
+
+def test_bbr_wifi6_reproduction_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`airlab reproduce bbr-wifi6 --quick` on a tiny plan: every experiment of P0.5 as rows,
+    the figures, the PHY sensitivity table."""
+    from airlab import cli
+    from airlab.reproduce import PAPERS, bbr_wifi6
+
+    assert PAPERS["bbr-wifi6"] is bbr_wifi6
+    monkeypatch.setattr(bbr_wifi6, "QUICK", bbr_wifi6.Plan(seeds=(1,), duration_s=8, warmup_s=2))
+    jobs = bbr_wifi6.jobs(quick=True)
+    # 3 patterns x 3 AQMs, BBRv1/v2 x 2 patterns, 4 slower MCS x (3 uplink AQMs + bidir CAKE).
+    assert len({j.id for j in jobs}) == 9 + 4 + 4 * 4
+    with pytest.raises(SystemExit) as done:
+        cli.main(["reproduce", "bbr-wifi6", "--quick", "--out", str(tmp_path)])
+    assert done.value.code in (0, None)
+
+    rows = _targets(tmp_path)
+    assert {r["experiment"].split()[0] for r in rows} == {f"E0-{i}" for i in range(1, 8)}
+    paper = {(r["variant"], r["metric"]): r["paper"] for r in rows}
+    assert paper["CAKE", "retransmissions BBRv3 / CUBIC"] == 3.15
+    assert paper["PFIFO", "CUBIC throughput (Mbit/s)"] == "6 to 8"
+    assert paper["uplink", "BBRv3/CUBIC 1 s throughput correlation"] == "-1 to -0.3"
+    runs = pd.read_parquet(tmp_path / "runs.parquet")
+    main = runs[runs.mcs == 7]
+    # Each direction is shaped to 10 Mbit/s: the two flows of a pattern never carry more.
+    per_way = main.groupby(["pattern", "aqm", "bbr", "way"]).thr.sum()
+    assert (per_way < 10.0).all() and (per_way > 8.0).all(), per_way
+    # PFIFO's 50 packets (60 ms at 10 Mbit/s) against CAKE's 5 ms target.
+    ul = main[(main.pattern == "uplink") & (main.bbr == "bbr3")].groupby("aqm").rtt.mean()
+    assert ul["pfifo"] > 40 > 20 > ul["cake"], ul
+    report = (tmp_path / "report.html").read_text()
+    assert "Sensitivity to the PHY" in report and "point and range rows within" in report
+    figures = {p.name for p in (tmp_path / "figures").iterdir()}
+    for key in ("fig5", "fig6", "fig7", "fig8", "fig9", "fig10", "fig11a", "fig11b", "phy"):
+        assert any(f.startswith(key) and f.endswith(".png") for f in figures), (key, figures)

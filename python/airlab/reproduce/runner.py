@@ -288,6 +288,28 @@ def point(
     return Target(experiment, metric, paper, float(ours), tol, status, variant, note)
 
 
+def span(
+    experiment: str,
+    metric: str,
+    lo: float,
+    hi: float,
+    ours: float,
+    variant: str = "",
+    note: str = "",
+) -> Target:
+    """A range the paper states ("6-8 Mbit/s", "below 2", "at least 4"): within when
+    ``lo <= ours <= hi``; an open side is ``-inf`` or ``inf``."""
+    if math.isinf(hi):
+        paper = f">= {lo:g}"
+    elif lo == 0 or math.isinf(lo):
+        paper = f"<= {hi:g}"
+    else:
+        paper = f"{lo:g} to {hi:g}"
+    ok = lo <= ours <= hi
+    return Target(experiment, metric, paper, float(ours), "range", "within" if ok else "outside",
+                  variant, note)  # fmt: skip
+
+
 def direction(experiment: str, claim: str, holds: bool, margin: float, variant: str = "") -> Target:
     """A qualitative claim of the paper: it ``holds`` or ``fails``; ``margin`` is how far our
     numbers are on the claim's side (positive when it holds), in the units the claim names."""
