@@ -312,6 +312,15 @@ def test_bbr_wifi6_reproduction_end_to_end(tmp_path: Path, monkeypatch: pytest.M
     assert ul["pfifo"] > 40 > 20 > ul["cake"], ul
     report = (tmp_path / "report.html").read_text()
     assert "Sensitivity to the PHY" in report and "point and range rows within" in report
+    assert "The cross-layer model against the simulator" in report
+    # The fluid model beside the simulator: both directions x 3 AQMs x 2 min_rtt readings;
+    # flow queueing splits the shaped rate equally in the model as in the simulator.
+    versus = pd.read_csv(tmp_path / "model_vs_sim.csv")
+    assert len(versus) == 2 * 3 * 2
+    fq = versus[versus.aqm != "pfifo"]
+    assert ((fq.model_bbr_share - 0.5).abs() < 0.01).all()
+    assert ((fq.sim_bbr_share - 0.5).abs() < 0.1).all()
     figures = {p.name for p in (tmp_path / "figures").iterdir()}
-    for key in ("fig5", "fig6", "fig7", "fig8", "fig9", "fig10", "fig11a", "fig11b", "phy"):
+    for key in ("fig5", "fig6", "fig7", "fig8", "fig9", "fig10", "fig11a", "fig11b", "phy",
+                "model_vs_sim"):  # fmt: skip
         assert any(f.startswith(key) and f.endswith(".png") for f in figures), (key, figures)

@@ -515,3 +515,27 @@ def test_a_killed_run_is_cleaned_up(tmp_path: Path) -> None:
     # Gone, whoever removed them (any testbed run also removes the namespaces of dead ones).
     assert not set(left) & set(netns.listnetns())
     assert not {n for n in netns.listnetns() if n.startswith(prefix)} - before
+
+
+@needs_testbed
+def test_bbr1_takes_from_cubic_in_a_deep_fifo_what_the_kernels_bbr_takes() -> None:
+    """Paper 000's PFIFO core without the Wi-Fi: BBRv1 against CUBIC through a 10 Mbit/s
+    bottleneck with a 50-packet drop-tail buffer (about 15 BDP at the 4 ms base RTT). CUBIC
+    keeps the buffer full, BBR's min_rtt filter sees half of it, and BBR takes about 60 % of
+    the link: Linux's tcp_bbr and airlab's BBRv1 within 4 points of each other (paper 000's
+    Fig. 5a: BBRv1 "consistently dominates")."""
+    from airlab import testbed
+
+    sets = {"flow.bbr3.cc": "bbr1", "duration": "20s", "metrics.warmup": "5s",
+            "link.bottleneck.delay": "1ms"}  # fmt: skip
+    sets.update({f"link.{i}.delay": "0.5ms" for i in range(4)})
+
+    def share(run) -> float:
+        flows = {f["name"]: f["goodput_mbps"] for f in run.summary["flows"]}
+        return flows["bbr3"] / (flows["bbr3"] + flows["cubic"])
+
+    scenario = "basics/dumbbell-bbr3-vs-cubic"
+    real = share(testbed.run(scenario, seed=1, set=sets))
+    sim = share(airlab.run(scenario, seed=1, set=sets))
+    assert real > 0.55 and sim > 0.55, (real, sim)
+    assert abs(real - sim) < 0.04, (real, sim)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 import tomllib
@@ -534,6 +535,67 @@ def reproduce(paper: str, quick: bool, jobs: int, out: str | None) -> None:
     console.print(
         f"report: [bold]{out_dir / 'report.html'}[/], targets: {out_dir / 'targets.json'}"
     )
+
+
+#: Analytical models ``airlab model`` solves, each a module with ``Setting`` and ``solve``.
+MODELS = ("bbr-wifi6",)
+
+
+@cli.command()
+@click.argument("name", type=click.Choice(MODELS))
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+              help="A setting of the model, e.g. --set aqm=fq_codel (repeatable).")  # fmt: skip
+@click.option(
+    "--out", type=click.Path(file_okay=False), default=None,
+    help="Output directory [default: results/model-<name>].",
+)  # fmt: skip
+def model(name: str, sets: tuple[str, ...], out: str | None) -> None:
+    """Solve the analytical model NAME (bbr-wifi6: paper 000's MU-OFDMA service rate and
+    BBRv3/CUBIC fluid model under pfifo, fq_codel or cake) and write its trajectories.
+
+    Writes DIR/series.parquet (per flow, every 10 ms: rate, throughput, queue, RTT, cwnd, loss),
+    DIR/summary.json (the setting, the bottleneck and each flow's steady state) and
+    DIR/model.png. Keys: aqm, pattern (uplink, downlink), mcs, shaper_mbps, tau_min_ms,
+    duration_s, warmup_s, bbr_reading (cwnd_limited, printed), min_rtt (propagation, filtered).
+    """
+    from airlab import plots
+    from airlab.model import bbr_wifi6
+
+    items = {}
+    for item in sets:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise CliError(f"--set {item!r}: expected KEY=VALUE")
+        items[key.strip()] = value.strip()
+    try:
+        setting = bbr_wifi6.Setting.parse(items)
+    except ValueError as e:
+        raise CliError(f"--set: {e}") from None
+    out_dir = _out_dir(Path(out) if out else Path("results") / f"model-{name}")
+    console = _console()
+    console.print(f"[bold]{name}[/]: {setting}")
+    res = bbr_wifi6.solve(setting)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _io.write_with(out_dir / "series.parquet", lambda p: res.series.to_parquet(p, index=False))
+    _io.write_json(
+        out_dir / "summary.json",
+        {
+            "model": name,
+            "setting": dataclasses.asdict(setting),
+            "bottleneck_mbps": res.config.capacity_bps / 1e6,
+            "wifi_capacity_mbps": bbr_wifi6.wifi_capacity_bps(setting.mcs) / 1e6,
+            "flows": res.summary.to_dict(orient="records"),
+        },
+    )
+    plots.plot_fluid(res, out_dir / "model.png")
+    t = Table(title="Steady state (after the warm-up)", title_justify="left", title_style="bold")
+    cols = ("flow", "throughput_mbps", "share", "rtt_ms_p50", "queue_pkts", "cwnd_kb_p50", "drops")
+    for col in cols:
+        t.add_column(col)
+    for row in res.summary.to_dict(orient="records"):
+        t.add_row(*(fmt(row[c]) for c in cols))
+    console.print(t)
+    console.print(f"written: {out_dir}/series.parquet, summary.json, model.png")
 
 
 @cli.command()

@@ -20,6 +20,7 @@ from matplotlib.figure import Figure
 from airlab import _io
 
 if TYPE_CHECKING:
+    from airlab.model.fluid import FluidResult
     from airlab.results import Result
 
 DPI = 160
@@ -248,3 +249,26 @@ def plot_all(res: Result, out_dir: str | os.PathLike[str]) -> dict[str, Path]:
             if p is not None:
                 written[name] = p
     return written
+
+
+def plot_fluid(res: FluidResult, path: Path) -> Path:
+    """An analytical fluid model's trajectories (:class:`airlab.model.fluid.FluidResult`):
+    throughput, RTT, bottleneck queue and cwnd per flow."""
+    fig, axes = plt.subplots(2, 2, figsize=(11, 6.5), sharex=True)
+    panels = (
+        ("throughput_mbps", "throughput (Mbit/s)"),
+        ("rtt_ms", "RTT (ms)"),
+        ("queue_pkts", "queue (packets)"),
+        ("cwnd_kb", "cwnd (KB)"),
+    )
+    for ax, (col, label) in zip(axes.flat, panels, strict=True):
+        for name, g in res.series.groupby("flow", sort=False):
+            ax.plot(g.time_s, g[col], lw=0.9, label=str(name))
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+    for ax in axes[1]:
+        ax.set_xlabel("time (s)")
+    axes[0, 0].legend(fontsize=8)
+    cfg = res.config
+    fig.suptitle(f"fluid model: {cfg.aqm}, {cfg.capacity_bps / 1e6:.3g} Mbit/s bottleneck")
+    return _save(fig, path)

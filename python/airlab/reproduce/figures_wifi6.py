@@ -220,6 +220,41 @@ def sensitivity(table: pd.DataFrame, path: Path) -> Path:
     return _save(fig, path)
 
 
+def model_vs_sim(table: pd.DataFrame, path: Path) -> Path:
+    """Per AQM (uplink): each flow's throughput and RTT median, the simulator beside the fluid
+    model under both min_rtt readings."""
+    fig, axes = plt.subplots(2, 3, figsize=(13, 6.5))
+    up = table[table.pattern == "uplink"]
+    sources = [("simulator", "sim", None)] + [
+        (f"model, min_rtt {r}", "model", r) for r in up.min_rtt.unique()
+    ]
+    width = 0.8 / len(sources)
+    for col, aqm in enumerate(AQMS):
+        rows = up[up.aqm == aqm]
+        for k, (label, kind, reading) in enumerate(sources):
+            row = rows.iloc[0] if reading is None else rows[rows.min_rtt == reading].iloc[0]
+            x = np.arange(2) + (k - (len(sources) - 1) / 2) * width
+            hatch = None if kind == "sim" else ("//" if k == 1 else "..")
+            for ax, metric in ((axes[0, col], "mbps"), (axes[1, col], "rtt")):
+                vals = [row[f"{kind}_bbr_{metric}"], row[f"{kind}_cubic_{metric}"]]
+                ax.bar(
+                    x,
+                    vals,
+                    width * 0.9,
+                    color=[COLOR["bbr"], COLOR["cubic"]],
+                    alpha=0.85 if kind == "sim" else 0.45,
+                    hatch=hatch,
+                    edgecolor="black",
+                    label=label if col == 0 else None,
+                )
+        for ax, ylabel in ((axes[0, col], "throughput (Mbit/s)"), (axes[1, col], "RTT p50 (ms)")):
+            _style(ax, "", ylabel)
+            ax.set_xticks(np.arange(2), ["BBRv3", "CUBIC"])
+        axes[0, col].set_title(f"{AQM_LABEL[aqm]}, uplink")
+    axes[0, 0].legend(fontsize=7)
+    return _save(fig, path)
+
+
 def all_figures(
     records: Mapping[str, dict[str, Any]], flows: pd.DataFrame, out: Path, warmup_s: float
 ) -> dict[str, Path]:
