@@ -248,7 +248,8 @@ def _wifi6_record() -> dict:
     }  # fmt: skip
     summary = [
         {"name": n, "cc": cc, "src": "bbr" if n == "bbr3" else "cubic", "goodput_mbps": g,
-         "srtt_jitter_ms": j, "retransmits": 3, "retransmit_rate": 0.01}
+         "srtt_jitter_ms": j, "retransmits": 3, "retransmit_rate": 0.01,
+         "rtt_ms": {"min": 19.0}}
         for n, cc, g, j in (("bbr3", "bbr3", 6.0, 10.0), ("cubic", "cubic", 4.0, 0.0))
     ]  # fmt: skip
     return {
@@ -290,8 +291,9 @@ def test_bbr_wifi6_reproduction_end_to_end(tmp_path: Path, monkeypatch: pytest.M
     assert PAPERS["bbr-wifi6"] is bbr_wifi6
     monkeypatch.setattr(bbr_wifi6, "QUICK", bbr_wifi6.Plan(seeds=(1,), duration_s=8, warmup_s=2))
     jobs = bbr_wifi6.jobs(quick=True)
-    # 3 patterns x 3 AQMs, BBRv1/v2 x 2 patterns, 4 slower MCS x (3 uplink AQMs + bidir CAKE).
-    assert len({j.id for j in jobs}) == 9 + 4 + 4 * 4
+    # 3 patterns x 3 AQMs, BBRv1/v2 x 2 patterns, 4 slower MCS x (3 uplink AQMs + bidir CAKE),
+    # 3 wired base RTTs x 3 AQMs.
+    assert len({j.id for j in jobs}) == 9 + 4 + 4 * 4 + 3 * 3
     with pytest.raises(SystemExit) as done:
         cli.main(["reproduce", "bbr-wifi6", "--quick", "--out", str(tmp_path)])
     assert done.value.code in (0, None)
@@ -303,7 +305,7 @@ def test_bbr_wifi6_reproduction_end_to_end(tmp_path: Path, monkeypatch: pytest.M
     assert paper["PFIFO", "CUBIC throughput (Mbit/s)"] == "6 to 8"
     assert paper["uplink", "BBRv3/CUBIC 1 s throughput correlation"] == "-1 to -0.3"
     runs = pd.read_parquet(tmp_path / "runs.parquet")
-    main = runs[runs.mcs == 7]
+    main = runs[(runs.mcs == 7) & (runs.wire_ms == 0)]
     # Each direction is shaped to 10 Mbit/s: the two flows of a pattern never carry more.
     per_way = main.groupby(["pattern", "aqm", "bbr", "way"]).thr.sum()
     assert (per_way < 10.0).all() and (per_way > 8.0).all(), per_way
@@ -313,6 +315,13 @@ def test_bbr_wifi6_reproduction_end_to_end(tmp_path: Path, monkeypatch: pytest.M
     report = (tmp_path / "report.html").read_text()
     assert "Sensitivity to the PHY" in report and "point and range rows within" in report
     assert "The cross-layer model against the simulator" in report
+    assert "Sensitivity to the base RTT" in report
+    # A longer wire to the receiver raises the base RTT, and with it CAKE's RTT.
+    wired = runs[(runs.pattern == "uplink") & (runs.aqm == "cake") & (runs.bbr == "bbr3")
+                 & (runs.mcs == 7)].groupby("wire_ms")  # fmt: skip
+    base, cake_rtt = wired.rtt_min.min(), wired.rtt.mean()
+    assert base[4.5] > base[0.5] + 6 and base[0] < 3, base
+    assert cake_rtt[4.5] > cake_rtt[0] + 5, cake_rtt
     # The fluid model beside the simulator: both directions x 3 AQMs x 2 min_rtt readings;
     # flow queueing splits the shaped rate equally in the model as in the simulator.
     versus = pd.read_csv(tmp_path / "model_vs_sim.csv")
@@ -322,5 +331,5 @@ def test_bbr_wifi6_reproduction_end_to_end(tmp_path: Path, monkeypatch: pytest.M
     assert ((fq.sim_bbr_share - 0.5).abs() < 0.1).all()
     figures = {p.name for p in (tmp_path / "figures").iterdir()}
     for key in ("fig5", "fig6", "fig7", "fig8", "fig9", "fig10", "fig11a", "fig11b", "phy",
-                "model_vs_sim"):  # fmt: skip
+                "model_vs_sim", "base_rtt"):  # fmt: skip
         assert any(f.startswith(key) and f.endswith(".png") for f in figures), (key, figures)

@@ -65,6 +65,9 @@ MAIN_MCS = 7
 #: Slower PHYs run for the sensitivity study (X.1: is the Wi-Fi the bottleneck?): uplink under
 #: each AQM and bidirectional CAKE, BBRv3 against CUBIC.
 SENSITIVITY_MCS = (2, 3, 4, 5)
+#: One-way delays (ms) of the wire to the receiver/sender laptop in the base-RTT study
+#: (``scenarios/bbr-wifi6/wired-rs-uplink-*``): base RTTs of about 2, 6 and 10 ms.
+WIRE_MS = (0.5, 2.5, 4.5)
 
 
 @dataclass(frozen=True)
@@ -82,21 +85,28 @@ def plan(quick: bool) -> Plan:
     return QUICK if quick else FULL
 
 
-def _job(pattern: str, aqm: str, bbr: str, seed: int, p: Plan, mcs: int = MAIN_MCS) -> Job:
+def _job(
+    pattern: str, aqm: str, bbr: str, seed: int, p: Plan, mcs: int = MAIN_MCS, wire_ms: float = 0
+) -> Job:
+    """One run; ``wire_ms`` > 0 puts the receiver/sender laptop behind a wire of that delay."""
     flows = FLOWS[pattern]
     starts = np.random.default_rng(seed).uniform(0.0, 100.0, size=len(flows))  # ms
     params = [("duration", f"{p.duration_s}s"), ("metrics.warmup", f"{p.warmup_s}s")]
     params.append(("wifi.cell.mcs", str(mcs)))
     params += [(f"flow.{name}.start", f"{s:.3f}ms") for name, s in zip(flows, starts, strict=True)]
     params += [(f"flow.{name}.cc", bbr) for name in flows if name.startswith("bbr")]
-    tags = (("mcs", mcs), ("pattern", pattern), ("aqm", aqm), ("bbr", bbr))
-    return Job(f"bbr-wifi6/{pattern}-{aqm}", tuple(params), seed, tags)
+    scenario = f"bbr-wifi6/{pattern}-{aqm}"
+    if wire_ms:
+        scenario = f"bbr-wifi6/wired-rs-{pattern}-{aqm}"
+        params.append(("link.wire.delay", f"{wire_ms}ms"))
+    tags = (("mcs", mcs), ("wire_ms", wire_ms), ("pattern", pattern), ("aqm", aqm), ("bbr", bbr))
+    return Job(scenario, tuple(params), seed, tags)
 
 
 def jobs(quick: bool = False) -> list[Job]:
     """Every run: BBRv3 vs CUBIC in each pattern under each AQM (E0-2..E0-7), BBRv1 and BBRv2
-    vs CUBIC under PFIFO uplink and downlink (E0-1, beside the BBRv3 runs), and the slower PHYs
-    of the sensitivity study."""
+    vs CUBIC under PFIFO uplink and downlink (E0-1, beside the BBRv3 runs), the slower PHYs
+    of the sensitivity study and the longer base RTTs of the base-RTT study."""
     p = plan(quick)
     out = []
     for seed in p.seeds:
@@ -110,6 +120,9 @@ def jobs(quick: bool = False) -> list[Job]:
             for aqm in AQMS:
                 out.append(_job("uplink", aqm, "bbr3", seed, p, mcs))
             out.append(_job("bidir", "cake", "bbr3", seed, p, mcs))
+        for wire in WIRE_MS:
+            for aqm in AQMS:
+                out.append(_job("uplink", aqm, "bbr3", seed, p, wire_ms=wire))
     return out
 
 
@@ -172,6 +185,7 @@ def flow_metrics(rec: Mapping[str, Any], warmup_s: float) -> list[dict[str, Any]
                 "cwnd_kb_p95": float(np.percentile(cwnd_kb, 95)),
                 "rtt": float(np.median(srtt)),
                 "rtt_iqr": float(q3 - q1),
+                "rtt_min": f["rtt_ms"]["min"],
                 "jitter": f["srtt_jitter_ms"],
                 "retransmits": f["retransmits"],
                 "retransmit_pct": 100 * f["retransmit_rate"],
@@ -688,6 +702,7 @@ def sensitivity(flows: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
     flows), PFIFO jitter, CUBIC's PFIFO share, and what bidirectional CAKE carries (the
     weaker direction)."""
     rows = []
+    flows, pairs = flows[flows.wire_ms == 0], pairs[pairs.wire_ms == 0]
     for mcs in sorted({*SENSITIVITY_MCS, MAIN_MCS}):
         f = flows[(flows.mcs == mcs) & (flows.bbr == "bbr3")]
         q = pairs[(pairs.mcs == mcs) & (pairs.bbr == "bbr3")]
@@ -706,6 +721,45 @@ def sensitivity(flows: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: The paper's uplink numbers the base RTT moves (P0.5 E0-3, E0-4), as (low, high) ranges.
+PAPER_UPLINK = {
+    "rtt_fq_codel": (25.0, 25.0),
+    "rtt_cake": (18.0, 18.0),
+    "cwnd_cubic_fq_codel": (15.0, 20.0),
+    "cwnd_bbr_fq_codel": (20.0, 30.0),
+    "cwnd_cubic_cake": (12.0, 18.0),
+    "retx_ratio_cake": (3.15, 3.15),
+}
+
+
+def base_rtt_study(flows: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
+    """Uplink at HE-MCS 7 with the receiver/sender laptop on Wi-Fi (wire 0) and behind wires of
+    ``WIRE_MS``: the base RTT (the smallest RTT sample), the RTT medians per AQM, the cwnd
+    medians and CAKE's retransmission ratio BBRv3 / CUBIC."""
+    f = flows[(flows.mcs == MAIN_MCS) & (flows.pattern == "uplink") & (flows.bbr == "bbr3")]
+    q = pairs[(pairs.mcs == MAIN_MCS) & (pairs.pattern == "uplink") & (pairs.bbr == "bbr3")]
+    rows = []
+    for wire in (0, *WIRE_MS):
+        fw, qw = f[f.wire_ms == wire], q[q.wire_ms == wire]
+        # The base RTT: the smallest RTT sample of any flow in any run of the setting.
+        row: dict[str, Any] = {"wire_ms": wire, "base_rtt_ms": float(fw.rtt_min.min())}
+        for aqm in AQMS:
+            per_seed = fw[fw.aqm == aqm].groupby("seed").rtt.mean()
+            row[f"rtt_{aqm}"], row[f"rtt_{aqm}_ci"] = mean_ci(per_seed.tolist())
+            for role in ("bbr", "cubic"):
+                sel = fw[(fw.aqm == aqm) & (fw.role == role)]
+                row[f"cwnd_{role}_{aqm}"], row[f"cwnd_{role}_{aqm}_ci"] = mean_ci(
+                    sel.cwnd_kb.tolist()
+                )
+        cake = fw[fw.aqm == "cake"]
+        rx = {r: cake[cake.role == r].retransmits.mean() for r in ("bbr", "cubic")}
+        row["retx_ratio_cake"] = rx["bbr"] / max(rx["cubic"], 1.0)
+        share = 1 - qw[qw.aqm == "pfifo"].bbr_share
+        row["cubic_share_pfifo"], row["cubic_share_pfifo_ci"] = mean_ci(share.tolist())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -> dict[str, Any]:
     """Tables, figures and targets from finished runs; returns what the report shows."""
     from airlab.reproduce import figures_wifi6
@@ -715,17 +769,26 @@ def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -
     pairs = pd.DataFrame([row for r in records.values() for row in pair_metrics(r, p.warmup_s)])
     write_runs_table(out_dir, flows)
     keys = ["pattern", "aqm", "bbr"]
-    main_flows, main_pairs = flows[flows.mcs == MAIN_MCS], pairs[pairs.mcs == MAIN_MCS]
+    main_flows = flows[(flows.mcs == MAIN_MCS) & (flows.wire_ms == 0)]
+    main_pairs = pairs[(pairs.mcs == MAIN_MCS) & (pairs.wire_ms == 0)]
     t = Tables(
         aggregate(main_flows, [*keys, "way", "role"], FLOW_METRICS),
         aggregate(main_pairs, [*keys, "way"], PAIR_METRICS),
     )
     groups = targets(t)
     write_targets(out_dir, "bbr-wifi6", quick, [x for g in groups.values() for x in g])
-    main = {k: r for k, r in records.items() if r["tags"]["mcs"] == MAIN_MCS}
+    main = {
+        k: r
+        for k, r in records.items()
+        if r["tags"]["mcs"] == MAIN_MCS and r["tags"]["wire_ms"] == 0
+    }
     figs = figures_wifi6.all_figures(main, t.flows, out_dir / "figures", p.warmup_s)
     sens = sensitivity(flows, pairs)
     figs["sensitivity"] = figures_wifi6.sensitivity(sens, out_dir / "figures" / "phy.png")
+    base = base_rtt_study(flows, pairs)
+    figs["base_rtt"] = figures_wifi6.base_rtt(
+        base, PAPER_UPLINK, out_dir / "figures" / "base_rtt.png"
+    )
     versus = model_comparison(t, quick)
     _io.write_with(out_dir / "model_vs_sim.csv", lambda p: versus.to_csv(p, index=False))
     figs["model"] = figures_wifi6.model_vs_sim(versus, out_dir / "figures" / "model_vs_sim.png")
@@ -750,6 +813,8 @@ def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -
         "pairs": t.pairs,
         "sensitivity": sens,
         "sensitivity_figure": figs["sensitivity"],
+        "base_rtt": base,
+        "base_rtt_figure": figs["base_rtt"],
         "model": versus,
         "model_figure": figs["model"],
         "score": share_within([x for g in groups.values() for x in g]),
@@ -794,6 +859,16 @@ delay, as the paper writes it, and the 10 s filter real BBR keeps. Uplink and do
 same model (one shaped direction each). The rule: BBRv3's share within 15 % and the RTT median
 (mean of the two flows) within 25 % under FQ-CoDel and CAKE; under PFIFO the same flow
 ahead.</p>
+"""
+
+
+BASE_RTT = """
+<p>The paper's FQ-CoDel and CAKE RTTs (25 and 18 ms) and windows (CUBIC 15-20 and 12-18 KB)
+imply a base RTT near 10 ms; the simulated two-hop path has 1 ms. To test that reading, the
+uplink runs again with the receiver/sender laptop behind the AP's wired port
+(<code>scenarios/bbr-wifi6/wired-rs-uplink-*.toml</code>), the wire's one-way delay setting the
+base RTT (the laptops still cross one Wi-Fi hop; each direction keeps its 10 Mbit/s class).
+The first row is the main runs (both laptops' traffic over two Wi-Fi hops).</p>
 """
 
 
@@ -853,6 +928,20 @@ def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
             MODEL
             + r.frame_table(analysis["model"], model_cols)
             + r.images({"model": analysis["model_figure"]}, out_dir),
+        )
+    )
+    base_cols = [("base_rtt_ms", "base RTT (ms)"),
+                 *((f"rtt_{a}", f"RTT {AQM_LABEL[a]} (ms)") for a in AQMS),
+                 *((f"cwnd_{r}_{a}", f"cwnd {n} {AQM_LABEL[a]} (KB)") for a in AQMS[1:]
+                   for r, n in (("bbr", "BBRv3"), ("cubic", "CUBIC"))),
+                 ("retx_ratio_cake", "CAKE retrans. BBRv3/CUBIC"),
+                 ("cubic_share_pfifo", "PFIFO CUBIC share")]  # fmt: skip
+    sections.append(
+        (
+            "Sensitivity to the base RTT (the controlled variant behind the misses)",
+            BASE_RTT
+            + r.frame_table(analysis["base_rtt"], base_cols)
+            + r.images({"base_rtt": analysis["base_rtt_figure"]}, out_dir),
         )
     )
     sections.append(

@@ -255,6 +255,41 @@ def model_vs_sim(table: pd.DataFrame, path: Path) -> Path:
     return _save(fig, path)
 
 
+def base_rtt(table: pd.DataFrame, paper: Mapping[str, tuple[float, float]], path: Path) -> Path:
+    """Uplink RTT medians per AQM, FQ-CoDel/CAKE cwnd medians and CAKE's retransmission ratio
+    against the base RTT, with the paper's values as grey bands."""
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+    x = table.base_rtt_ms.to_numpy()
+
+    def band(ax: Any, key: str) -> None:
+        lo, hi = paper[key]
+        if hi > lo:
+            ax.axhspan(lo, hi, color="grey", alpha=0.2)
+        else:
+            ax.axhline(lo, color="grey", ls="--", lw=1)
+
+    for aqm, marker in zip(AQMS, "os^", strict=True):
+        axes[0].errorbar(x, table[f"rtt_{aqm}"], yerr=table[f"rtt_{aqm}_ci"].fillna(0),
+                         marker=marker, capsize=3, label=AQM_LABEL[aqm])  # fmt: skip
+    for key in ("rtt_fq_codel", "rtt_cake"):
+        band(axes[0], key)
+    axes[0].legend(fontsize=8)
+    _style(axes[0], "base RTT (ms)", "uplink srtt median (ms)")
+    for key, label, ls in (("cwnd_cubic_fq_codel", "CUBIC, FQ-CoDel", "-"),
+                           ("cwnd_bbr_fq_codel", "BBRv3, FQ-CoDel", "-"),
+                           ("cwnd_cubic_cake", "CUBIC, CAKE", "--")):  # fmt: skip
+        color = COLOR["bbr" if "bbr" in key else "cubic"]
+        axes[1].plot(x, table[key], ls, marker="o", color=color, label=label)
+        band(axes[1], key)
+    axes[1].legend(fontsize=8)
+    _style(axes[1], "base RTT (ms)", "cwnd median (KB)")
+    axes[2].plot(x, table.retx_ratio_cake, marker="o", color="black")
+    band(axes[2], "retx_ratio_cake")
+    _style(axes[2], "base RTT (ms)", "CAKE retransmissions BBRv3 / CUBIC")
+    fig.suptitle("grey: the paper's values (uplink)", fontsize=9)
+    return _save(fig, path)
+
+
 def all_figures(
     records: Mapping[str, dict[str, Any]], flows: pd.DataFrame, out: Path, warmup_s: float
 ) -> dict[str, Path]:
