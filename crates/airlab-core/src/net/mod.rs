@@ -4,7 +4,7 @@ pub mod iface;
 pub mod packet;
 
 pub use iface::Iface;
-pub use packet::{Ecn, Packet, Payload, Release, SackBlocks, TcpSegment};
+pub use packet::{Ecn, Packet, Payload, Release, SackBlocks, TcpSegment, Telemetry};
 
 /// Index of a node (host or router) in the world.
 pub type NodeId = u32;

@@ -1,7 +1,7 @@
 //! The builder: turns a resolved scenario into a [`World`] ready to run.
 
 use super::model::App as AppSpec;
-use super::wifi::ResolvedWifi;
+use super::wifi::{ResolvedTelemetry, ResolvedWifi};
 use super::Resolved;
 use crate::app::{App, AppKind};
 use crate::metrics::FlowStats;
@@ -12,6 +12,7 @@ use crate::wifi::link::{Peer, RateSchedule};
 use crate::wifi::net::{WifiDev, WifiNet};
 use crate::wifi::phy::MacTiming;
 use crate::wifi::queues::DeviceQueues;
+use crate::wifi::telemetry::{AirtimeTable, TelemetryConfig};
 use crate::world::{Node, Route, TcpProfile, World};
 use std::collections::HashMap;
 
@@ -92,6 +93,20 @@ fn bound(config: &qdisc::Config, ids: &HashMap<&str, NodeId>) -> qdisc::Config {
     config
 }
 
+/// An AP's airtime table from its resolved settings.
+fn airtime_table(t: &ResolvedTelemetry, ids: &HashMap<&str, NodeId>) -> AirtimeTable {
+    let timing = MacTiming::ofdm_5ghz();
+    let cfg = TelemetryConfig {
+        airtime: t.airtime,
+        timeslot: t.timeslot,
+        share: t.share,
+        setpoints: t.setpoints.iter().map(|(host, sp)| (ids[host.as_str()], *sp)).collect(),
+        idle: t.idle,
+        header_bytes: t.header_bytes,
+    };
+    AirtimeTable::new(cfg, timing.difs(), timing.sifs)
+}
+
 /// The network a resolved `[[wifi]]` describes: one device per member with a peer per link
 /// it transmits on, and who hears whom.
 fn wifi_net(w: &ResolvedWifi, ids: &HashMap<&str, NodeId>, seed: u64) -> WifiNet {
@@ -130,7 +145,11 @@ fn wifi_net(w: &ResolvedWifi, ids: &HashMap<&str, NodeId>, seed: u64) -> WifiNet
             let perturbation = Rng::stream(seed, &format!("txq:{name}")).next_u64();
             let queues = DeviceQueues::new(&m.device, peers.len(), perturbation);
             let rng = Rng::stream(seed, &format!("backoff:{name}"));
-            WifiDev::new(ids[m.name.as_str()], name, qdisc, queues, m.aggregation, peers, rng)
+            let dev = WifiDev::new(ids[m.name.as_str()], name, qdisc, queues, m.aggregation, peers, rng);
+            match &w.telemetry {
+                Some(t) if w.ap.as_deref() == Some(m.name.as_str()) => dev.with_telemetry(airtime_table(t, ids)),
+                _ => dev,
+            }
         })
         .collect();
     let n = w.nodes.len() as u32;

@@ -19,6 +19,7 @@ use crate::wifi::mac80211::Mac80211Params;
 use crate::wifi::net::{Aggregation, Edca};
 use crate::wifi::ofdma::{MuEdca, Ofdma, UlOfdma, Uora};
 use crate::wifi::queues::DeviceLayer;
+use crate::wifi::telemetry::Timeslot;
 use std::collections::BTreeMap;
 
 /// Non-HT (802.11a) rates in Mbit/s.
@@ -1020,7 +1021,69 @@ fn resolve_network(
         }
     }
     let hears = w.hears.clone();
-    Ok(ResolvedWifi { name, standard, ap: w.ap.clone(), nodes, links, hears, edca, rts: w.rts, ofdma })
+    let telemetry = w.airtime_telemetry.as_ref().map(|t| resolve_telemetry(key, w, t)).transpose()?;
+    Ok(ResolvedWifi { name, standard, ap: w.ap.clone(), nodes, links, hears, edca, rts: w.rts, ofdma, telemetry })
+}
+
+/// `airtime_telemetry`: a BSS's AP accounts its stations; shares and setpoints are fractions
+/// of the timeslot, setpoints name stations of the BSS.
+fn resolve_telemetry(key: &str, w: &Wifi, t: &WifiTelemetry) -> Result<ResolvedTelemetry, KeyError> {
+    let at = |field: &str| format!("{key}.airtime_telemetry{field}");
+    if w.ap.is_none() {
+        return Err(KeyError::new(at(""), "needs a BSS: only an AP keeps an airtime table; set `ap`"));
+    }
+    let fraction = |field: &str, x: f64| {
+        if x > 0.0 && x <= 1.0 {
+            Ok(x)
+        } else {
+            Err(KeyError::new(at(field), format!("must be a fraction of the timeslot in (0, 1], not {x}")))
+        }
+    };
+    let timeslot = match (t.timeslot, t.timeslot_scale, t.initial_timeslot) {
+        (Some(Duration(ts)), None, None) if ts > 0 => Timeslot::Fixed(ts),
+        (Some(_), None, None) => return Err(KeyError::new(at(".timeslot"), "must be longer than 0")),
+        (Some(_), _, _) => {
+            return Err(KeyError::new(
+                at(".timeslot"),
+                "a fixed timeslot takes no `timeslot_scale` or `initial_timeslot` (they shape the computed one); remove one",
+            ))
+        }
+        (None, scale, initial) => {
+            let scale = scale.unwrap_or(1.0);
+            if !(scale.is_finite() && scale > 0.0) {
+                return Err(KeyError::new(at(".timeslot_scale"), format!("must be a number > 0, not {scale}")));
+            }
+            let initial = initial.map_or(ResolvedTelemetry::DEFAULT_INITIAL_TIMESLOT, |d| d.0);
+            if initial == 0 {
+                return Err(KeyError::new(at(".initial_timeslot"), "must be longer than 0"));
+            }
+            Timeslot::Auto { scale, initial }
+        }
+    };
+    let share = fraction(".share", t.share.unwrap_or(ResolvedTelemetry::DEFAULT_SHARE))?;
+    let stations = w.stations.as_deref().unwrap_or_default();
+    let mut setpoints = Vec::new();
+    for (host, &sp) in t.setpoints.iter().flatten() {
+        if !stations.contains(host) {
+            return Err(KeyError::new(
+                at(&format!(".setpoints.{host}")),
+                format!("\"{host}\" is not a station of this BSS (stations: {})", stations.join(", ")),
+            ));
+        }
+        setpoints.push((host.clone(), fraction(&format!(".setpoints.{host}"), sp)?));
+    }
+    let idle = t.idle.map_or(ResolvedTelemetry::DEFAULT_IDLE, |d| d.0);
+    if idle == 0 {
+        return Err(KeyError::new(at(".idle"), "must be longer than 0"));
+    }
+    Ok(ResolvedTelemetry {
+        airtime: t.airtime.unwrap_or_default(),
+        timeslot,
+        share,
+        setpoints,
+        idle,
+        header_bytes: t.header_bytes.unwrap_or(0),
+    })
 }
 
 /// The range of `ofdma_poll_interval`.

@@ -11,7 +11,7 @@
 use super::rcvbuf::RcvBuf;
 use super::{Ctx, Timer, TimerKind};
 use crate::net::packet::{flags, SYN_SIZE, TCP_HEADER};
-use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, SackBlocks, TcpSegment};
+use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, SackBlocks, TcpSegment, Telemetry};
 use crate::sim::{Time, MS};
 
 /// Linux `TCP_MAX_QUICKACKS`.
@@ -47,6 +47,8 @@ pub struct TcpReceiver {
     ece: bool,
     /// Data received twice, to report as the next ACK's first SACK block (DSACK).
     dsack: Option<(u64, u64)>,
+    /// Airtime telemetry of the latest segments, echoed in the next ACK.
+    int: Telemetry,
 }
 
 impl TcpReceiver {
@@ -66,17 +68,20 @@ impl TcpReceiver {
             delack: Timer::default(),
             ece: false,
             dsack: None,
+            int: Telemetry::default(),
         }
     }
 
     /// A segment from the sender arrived with IP ECN field `ecn`.
     pub fn on_segment(&mut self, seg: &TcpSegment, ecn: Ecn, mss: u32, ctx: &mut Ctx) {
+        self.int = self.int.merge(&seg.int);
         if seg.has(flags::SYN) {
             let synack = TcpSegment {
                 flags: flags::SYN | flags::ACK,
                 wnd: self.buf.window(),
                 tsval: ctx.now,
                 tsecr: seg.tsval,
+                int: self.echo_telemetry(),
                 ..Default::default()
             };
             ctx.out.push(self.packet(SYN_SIZE, synack));
@@ -194,8 +199,16 @@ impl TcpReceiver {
         // Each SACK block takes 8 bytes of options, plus 2 for kind and length, padded to 4.
         let options = if sack.len > 0 { (8 * sack.len as u32 + 2).div_ceil(4) * 4 } else { 0 };
         let wnd = self.buf.window();
-        let seg = TcpSegment { ack: self.rcv_nxt, flags: fl, sack, wnd, tsval: ctx.now, ..Default::default() };
+        let int = self.echo_telemetry();
+        let seg = TcpSegment { ack: self.rcv_nxt, flags: fl, sack, wnd, tsval: ctx.now, int, ..Default::default() };
         ctx.out.push(self.packet(TCP_HEADER + options, seg));
+    }
+
+    /// The telemetry for an ACK: the latest fields, each `w_ar` once.
+    fn echo_telemetry(&mut self) -> Telemetry {
+        let int = self.int;
+        self.int.w_ar = Telemetry::NO_W_AR;
+        int
     }
 
     fn packet(&self, size: u32, seg: TcpSegment) -> Packet {

@@ -23,3 +23,4 @@ pub mod ofdma;
 pub mod phy;
 pub mod queues;
 pub mod reorder;
+pub mod telemetry;

@@ -20,6 +20,7 @@ use super::ofdma::sched::{Eligible, MuScheduler, Served};
 use super::ofdma::{self, ul, MuEdca, Obo, Ofdma, UlScheduler};
 use super::phy::{self, TxVector};
 use super::queues::{DeviceQueues, Mpdu};
+use super::telemetry::AirtimeTable;
 use crate::metrics::FlowStats;
 use crate::net::iface::IfaceStats;
 use crate::net::{NodeId, Packet, Release};
@@ -301,6 +302,8 @@ pub struct WifiDev {
     wake_at: Option<Time>,
     verdicts: Verdicts,
     rng: Rng,
+    /// An AP's airtime table, when it writes airtime telemetry into its stations' packets.
+    telemetry: Option<Box<AirtimeTable>>,
 }
 
 impl WifiDev {
@@ -335,7 +338,15 @@ impl WifiDev {
             wake_at: None,
             verdicts: Verdicts::default(),
             rng,
+            telemetry: None,
         }
+    }
+
+    /// Account the airtime of the packets this AP receives from its stations and write
+    /// airtime telemetry into them (paper 004's AP).
+    pub fn with_telemetry(mut self, table: AirtimeTable) -> Self {
+        self.telemetry = Some(Box::new(table));
+        self
     }
 
     /// Send packets for `dst` to peer `peer`.
@@ -554,6 +565,9 @@ impl WifiNet {
     /// Offer a packet to device `dev`'s qdisc.
     pub fn enqueue(&mut self, dev: u32, pkt: Packet, now: Time, flows: &mut [FlowStats]) {
         let d = &mut self.devs[dev as usize];
+        if let Some(table) = d.telemetry.as_mut() {
+            table.on_downlink(&pkt, now);
+        }
         d.stats.on_enqueue();
         d.qdisc.enqueue(pkt, now, &mut d.verdicts);
         d.stats.settle(&mut d.verdicts, flows, &mut self.released);
@@ -1011,7 +1025,7 @@ impl WifiNet {
             _ => {}
         }
         match tx.frame {
-            Frame::MuData => self.receive_mu_data(&tx),
+            Frame::MuData => self.receive_mu_data(&tx, now),
             Frame::MuBar => self.answer_trigger(&tx, now),
             Frame::Bsrp | Frame::BasicTrigger => self.answer_ul_trigger(&tx, now, flows),
             Frame::MultiStaBa => self.end_ul_cycle(tx.src, now, flows),
@@ -1076,8 +1090,9 @@ impl WifiNet {
     }
 
     /// The MPDUs of `src`'s `which` part are each received or not (per-MPDU error
-    /// probability); the intact ones go up in order. Whether any was received.
-    fn receive_part(&mut self, src: u32, which: PartOf) -> bool {
+    /// probability); the intact ones go up in order (through the receiver's airtime table if
+    /// it keeps one). Whether any was received.
+    fn receive_part(&mut self, src: u32, which: PartOf, now: Time) -> bool {
         fn part(d: &mut WifiDev, which: PartOf) -> &mut Part {
             match which {
                 PartOf::Exchange(k) => &mut d.exchange.as_mut().expect("data belongs to an exchange").parts[k],
@@ -1099,6 +1114,14 @@ impl WifiNet {
             any = true;
             r.peers[back].rx.receive(m.seq, m.pkt, &mut self.up);
         }
+        if let Some(table) = r.telemetry.as_mut() {
+            // The link's rate and MAC losses (an HE TB PPDU's RU rate is not what the table
+            // charges: it prices every packet at the station's SU rate).
+            let link = &s.peers[peer as usize];
+            for pkt in &mut self.up {
+                table.on_uplink(s.node, pkt, &link.txv, link.stats.mpdus_dropped, now);
+            }
+        }
         let node = r.node;
         self.delivered.extend(self.up.drain(..).map(|p| (node, p)));
         any
@@ -1107,7 +1130,7 @@ impl WifiNet {
     /// An SU data PPDU reached its receiver: it answers with an ACK or Block Ack if it got
     /// any MPDU.
     fn receive_data(&mut self, src: u32, dst: u32, tx: &Tx, now: Time) {
-        if self.receive_part(src, PartOf::Exchange(0)) {
+        if self.receive_part(src, PartOf::Exchange(0), now) {
             // Its QoS Control field tells an uplink OFDMA AP the sender's queue size.
             if self.ul_ap(dst).is_some() {
                 let report =
@@ -1121,13 +1144,13 @@ impl WifiNet {
     }
 
     /// An HE MU PPDU ended: each addressed station that received it intact takes its part.
-    fn receive_mu_data(&mut self, tx: &Tx) {
+    fn receive_mu_data(&mut self, tx: &Tx, now: Time) {
         let d = &self.devs[tx.src as usize];
         let parts = &d.exchange.as_ref().expect("an AP's MU exchange").parts;
         let received: Vec<usize> =
             (0..parts.len()).filter(|&k| self.intact.contains(&d.peers[parts[k].peer as usize].dev)).collect();
         for k in received {
-            self.receive_part(tx.src, PartOf::Exchange(k));
+            self.receive_part(tx.src, PartOf::Exchange(k), now);
         }
     }
 
@@ -1504,7 +1527,7 @@ impl WifiNet {
                 let report = d.tb.take().expect("a TB responder has its response").report;
                 self.report_queue(ap, s, report, now);
             } else {
-                self.receive_part(s, PartOf::Tb);
+                self.receive_part(s, PartOf::Tb, now);
                 let report = self.devs[s as usize].tb.as_ref().expect("a TB responder has its response").report;
                 self.report_queue(ap, s, report, now);
             }

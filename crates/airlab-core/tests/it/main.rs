@@ -12,6 +12,7 @@ mod cake;
 mod determinism;
 mod device;
 mod fairtt;
+mod fccc;
 mod fuzz;
 mod golden;
 mod host_queue;

@@ -877,7 +877,7 @@ mod tests {
                 rtt,
                 ..Default::default()
             };
-            let ack = AckSample { acked: 1, rtt: Some(rtt), newly_lost: lost, ece: false, rate };
+            let ack = AckSample { acked: 1, rtt: Some(rtt), newly_lost: lost, ece: false, rate, telemetry: None };
             self.cc.on_ack(&mut self.s, &ack);
         }
 

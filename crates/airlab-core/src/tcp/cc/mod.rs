@@ -12,10 +12,12 @@ pub mod bbr;
 pub mod bbr1;
 pub mod cubic;
 pub mod fairtt;
+pub mod fccc;
 pub mod hystart;
 pub mod minmax;
 pub mod reno;
 
+use crate::net::Telemetry;
 use crate::params;
 use crate::sim::{Rng, Time, SEC};
 use crate::tcp::rate::{RateSample, TxSnapshot};
@@ -151,6 +153,9 @@ pub struct AckSample {
     pub ece: bool,
     /// Delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation).
     pub rate: RateSample,
+    /// Airtime telemetry an access point wrote on the path and the receiver echoed
+    /// (`airtime_telemetry` of a `[[wifi]]` BSS), when the ACK carried it.
+    pub telemetry: Option<Telemetry>,
 }
 
 /// A named variable of a congestion control, exported to the flow time series.
@@ -199,7 +204,7 @@ pub trait CongestionControl {
 
 /// Every congestion control a scenario can name.
 pub static REGISTRY: &[&Component] =
-    &[&reno::RENO, &cubic::CUBIC, &bbr1::BBR1, &bbr::BBR2, &bbr::BBR3, &fairtt::FAIRTT];
+    &[&reno::RENO, &cubic::CUBIC, &bbr1::BBR1, &bbr::BBR2, &bbr::BBR3, &fairtt::FAIRTT, &fccc::FCCC];
 
 /// How a congestion control is built for one connection from its checked configuration; an
 /// error is a conflict with other connections' shared state.
