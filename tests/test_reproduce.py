@@ -343,3 +343,53 @@ def test_bbr_wifi6_reproduction_end_to_end(tmp_path: Path, monkeypatch: pytest.M
     for key in ("fig5", "fig6", "fig7", "fig8", "fig9", "fig10", "fig11a", "fig11b", "phy",
                 "model_vs_sim", "base_rtt"):  # fmt: skip
         assert any(f.startswith(key) and f.endswith(".png") for f in figures), (key, figures)
+
+
+def test_fccc_reproduction_end_to_end(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`airlab reproduce fccc --quick` on a tiny plan: every experiment of P4.5 as rows under
+    both floors, the figures, and the airtime metrics as the paper defines them."""
+    from airlab import cli
+    from airlab.reproduce import PAPERS, fccc
+
+    assert PAPERS["fccc"] is fccc
+    tiny = fccc.Plan(seeds=(1,), bulk_s=8, transfer_cap_s=90, switch_s=4)
+    monkeypatch.setattr(fccc, "QUICK", tiny)
+    jobs = fccc.jobs(quick=True)
+    # Per path, per floor: 3 timeslot scales, the transfer and bulk runs, the rate switch, the
+    # priorities; per path CUBIC's transfer and bulk runs once.
+    assert len({j.id for j in jobs}) == 2 * (2 * (3 + 2 + 2) + 2)
+    with pytest.raises(SystemExit) as done:
+        cli.main(["reproduce", "fccc", "--quick", "--out", str(tmp_path)])
+    assert done.value.code in (0, None)
+    rows = _targets(tmp_path)
+    assert {r["experiment"].split()[0] for r in rows} == {f"E4-{i}" for i in range(1, 6)}
+    assert {r["variant"] for r in rows} == {
+        f"{path}, cwnd_min {floor}" for path in ("direct", "slow loop") for floor in (10, 1)
+    }
+    paper = {(r["variant"], r["metric"]): r["paper"] for r in rows}
+    assert paper["direct, cwnd_min 1", "ED1 throughput change vs CUBIC (%)"] == 58
+    assert paper["slow loop, cwnd_min 10", "FCCC: largest airtime difference |D_ij| (%)"] == "<= 18"
+    runs = pd.read_parquet(tmp_path / "runs.parquet")
+    # The slowed wire stretches the AP's timeslot toward the paper's second.
+    e41 = runs[(runs.experiment == "E4-1") & (runs.scale == 1.0)].groupby("path").ts_ed1.mean()
+    assert e41["slow loop"] > 10 * e41["direct"], e41
+    runs = runs[runs.path == "direct"]
+    cubic = runs[(runs.experiment == "E4-3") & (runs.cc == "cubic")].iloc[0]
+    # The anomaly: CUBIC's 6 Mbit/s sender holds far more air than its 24 Mbit/s one ...
+    assert fccc.difference(cubic.air_ed1, cubic.air_ed3) < -100
+    # ... and FCCC with the floor at one packet shares it.
+    shared = runs[(runs.experiment == "E4-3") & (runs.cc == "fccc") & (runs.floor == 1)].iloc[0]
+    assert abs(fccc.difference(shared.air_ed1, shared.air_ed3)) < 25
+    transfers = runs[runs.experiment == "E4-2"]
+    assert (transfers.fct_ed1 > 0).all() and (transfers.thr_ed1 > 0).all()
+    figures = {p.name for p in (tmp_path / "figures").iterdir()}
+    for key in ("fig5", "fig7", "fig8", "fig9_10", "fig11", "fig12", "fig14", "fig15_16"):
+        assert any(f.startswith(key) for f in figures), (key, figures)
+
+
+def test_airtime_difference_is_relative_to_the_faster_device() -> None:
+    from airlab.reproduce.fccc import difference
+
+    # reproduction-targets P4.5 E4-3: D_13 = 100 (A_1 - A_3) / A_1.
+    assert difference(0.2, 0.5) == pytest.approx(-150.0)
+    assert difference(0.3, 0.3) == 0.0

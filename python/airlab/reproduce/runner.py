@@ -68,11 +68,15 @@ def _series(res: Any, spec: SeriesSpec) -> dict[str, dict[str, dict[str, list[fl
         out[table] = {}
         if df is None or len(df) == 0:
             continue
-        missing = [c for c in columns if c not in df.columns]
+        # A congestion control's own variables ("cc.*") exist only for the flows that run it:
+        # they are NaN for the others; any other missing column is a mistake.
+        missing = [c for c in columns if c not in df.columns and not c.startswith("cc.")]
         if missing:
             raise KeyError(f"no column {', '.join(missing)} in the {table} series")
         for name, g in df.groupby(SERIES_KEYS[table], sort=False):
-            out[table][str(name)] = {c: g[c].tolist() for c in columns}
+            out[table][str(name)] = {
+                c: g[c].tolist() if c in g.columns else [math.nan] * len(g) for c in columns
+            }
     return out
 
 
