@@ -30,6 +30,7 @@ DEFAULT_SCENARIOS = [
     "wifi6/ul-ofdma",
     "wifi6/range",
     "bbr-wifi6/bidir-cake",
+    "fccc/three-devices",
     "bufferbloat-11n/parking-lot",
     "basics/gigabit-50flows",
 ]
