@@ -33,6 +33,7 @@ from airlab.reproduce.runner import (
     mean_ci,
     point,
     row_where,
+    seed_means,
     span,
     write_runs_table,
     write_targets,
@@ -245,18 +246,6 @@ FLOW_METRICS = (
     "delivery_over_pacing",
 )
 PAIR_METRICS = ("bbr_share", "total", "correlation", "swing_bbr", "swing_cubic")
-
-
-def aggregate(df: pd.DataFrame, by: Sequence[str], metrics: Sequence[str]) -> pd.DataFrame:
-    """Mean and 95 % CI half-width of every metric over seeds."""
-    rows = []
-    for key, g in df.groupby(list(by), sort=True):
-        row = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
-        row["seeds"] = len(g)
-        for m in metrics:
-            row[m], row[f"{m}_ci"] = mean_ci(g[m].tolist())
-        rows.append(row)
-    return pd.DataFrame(rows)
 
 
 def threshold(*args: Any, **kwargs: Any) -> Target:
@@ -778,8 +767,8 @@ def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -
     main_flows = flows[(flows.mcs == MAIN_MCS) & (flows.wire_ms == 0)]
     main_pairs = pairs[(pairs.mcs == MAIN_MCS) & (pairs.wire_ms == 0)]
     t = Tables(
-        aggregate(main_flows, [*keys, "way", "role"], FLOW_METRICS),
-        aggregate(main_pairs, [*keys, "way"], PAIR_METRICS),
+        seed_means(main_flows, [*keys, "way", "role"], FLOW_METRICS),
+        seed_means(main_pairs, [*keys, "way"], PAIR_METRICS),
     )
     groups = targets(t)
     write_targets(out_dir, "bbr-wifi6", quick, [x for g in groups.values() for x in g])

@@ -31,8 +31,9 @@ from airlab.reproduce.runner import (
     Job,
     Target,
     direction,
-    mean_ci,
     point,
+    row_where,
+    seed_means,
     span,
     write_runs_table,
     write_targets,
@@ -275,20 +276,8 @@ def switch_metrics(rec: Mapping[str, Any]) -> dict[str, float]:
     }
 
 
-def aggregate(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
-    metrics = [
-        c
-        for c in df.columns
-        if c not in {*by, "seed", "experiment", "cc", "floor", "scale", "path"}
-    ]
-    rows = []
-    for key, g in df.groupby(list(by), sort=True, dropna=False):
-        row = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
-        for m in metrics:
-            vals = pd.to_numeric(g[m], errors="coerce").dropna().tolist()
-            row[m], row[f"{m}_ci"] = mean_ci(vals) if vals else (math.nan, math.nan)
-        rows.append(row)
-    return pd.DataFrame(rows)
+#: Tags of a run that are not metrics.
+TAGS = {"seed", "experiment", "cc", "floor", "scale", "path"}
 
 
 def difference(a_fast: float, a_slow: float) -> float:
@@ -299,22 +288,13 @@ def difference(a_fast: float, a_slow: float) -> float:
 # -- paper numbers -----------------------------------------------------------------------------
 
 
-def _row(df: pd.DataFrame, **where: Any) -> pd.Series:
-    sel = df
-    for k, v in where.items():
-        sel = sel[sel[k] == v]
-    if len(sel) != 1:
-        raise LookupError(f"expected one row for {where}, found {len(sel)}")
-    return sel.iloc[0]
-
-
 def targets(agg: Mapping[str, pd.DataFrame], path: str, floor: int) -> list[Target]:
     """Every number and claim of P4.5/P4.6 for FCCC with ``cwnd_min = floor`` over ``path``."""
     v = f"{path}, cwnd_min {floor}"
     agg = {exp: frame[frame.path == path] for exp, frame in agg.items()}
     out: list[Target] = []
     e1 = agg["E4-1"]
-    short, mid, long_ = (_row(e1, floor=floor, scale=s) for s in SCALES)
+    short, mid, long_ = (row_where(e1, floor=floor, scale=s) for s in SCALES)
     out += [
         point(
             "E4-1 (Fig. 5)",
@@ -349,7 +329,7 @@ def targets(agg: Mapping[str, pd.DataFrame], path: str, floor: int) -> list[Targ
         ),
     ]
     e2 = agg["E4-2"]
-    cub, fc = _row(e2, cc="cubic"), _row(e2, cc="fccc", floor=floor)
+    cub, fc = row_where(e2, cc="cubic"), row_where(e2, cc="fccc", floor=floor)
     change = {f: 100 * (fc[f"thr_{f}"] / cub[f"thr_{f}"] - 1) for f in THREE}
     total = 100 * (sum(fc[f"thr_{f}"] for f in THREE) / sum(cub[f"thr_{f}"] for f in THREE) - 1)
     cubic_spread = max(cub[f"thr_{f}"] for f in THREE) / min(cub[f"thr_{f}"] for f in THREE)
@@ -388,7 +368,7 @@ def targets(agg: Mapping[str, pd.DataFrame], path: str, floor: int) -> list[Targ
         ),
     ]
     e3 = agg["E4-3"]
-    cub, fc = _row(e3, cc="cubic"), _row(e3, cc="fccc", floor=floor)
+    cub, fc = row_where(e3, cc="cubic"), row_where(e3, cc="fccc", floor=floor)
     d_cubic = difference(cub.air_ed1, cub.air_ed3)
     d_fccc = max(abs(difference(fc[f"air_{i}"], fc[f"air_{j}"])) for i, j in PAIRS)
     out += [
@@ -404,7 +384,7 @@ def targets(agg: Mapping[str, pd.DataFrame], path: str, floor: int) -> list[Targ
             "E4-3 (Fig. 11)", "FCCC: airtime difference at most 25 %", d_fccc <= 25, 25 - d_fccc, v
         ),
     ]
-    e4 = _row(agg["E4-4"], floor=floor)
+    e4 = row_where(agg["E4-4"], floor=floor)
     ratio = e4.cwnd_up_fast / e4.cwnd_up_slow
     out += [
         point(
@@ -418,7 +398,7 @@ def targets(agg: Mapping[str, pd.DataFrame], path: str, floor: int) -> list[Targ
             v,
         ),
     ]
-    e5 = _row(agg["E4-5"], floor=floor)
+    e5 = row_where(agg["E4-5"], floor=floor)
     air = e5.air_ed1 / e5.air_ed2
     growth = e5.ed2_cwnd_after / e5.ed2_cwnd_before
     out += [
@@ -459,7 +439,7 @@ def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -
     agg = {}
     for exp, keys in by.items():
         sub = df[df.experiment == exp].dropna(axis=1, how="all")
-        agg[exp] = aggregate(sub, keys)
+        agg[exp] = seed_means(sub, keys, [c for c in sub.columns if c not in {*keys, *TAGS}])
     sections = []
     all_targets: list[Target] = []
     figs = figures_fccc.all_figures(records, agg, out_dir / "figures")

@@ -226,6 +226,21 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, f
     return float(x.mean()), float(half)
 
 
+def seed_means(df: Any, by: Sequence[str], metrics: Sequence[str]) -> Any:
+    """One row per group of the DataFrame ``df`` by ``by``: the number of seeds, and the mean
+    and 95 % CI half-width (``<metric>_ci``) of every metric over them (NaN ignored)."""
+    import pandas as pd
+
+    rows = []
+    for key, g in df.groupby(list(by), sort=True, dropna=False):
+        row = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
+        row["seeds"] = len(g)
+        for m in metrics:
+            row[m], row[f"{m}_ci"] = mean_ci(pd.to_numeric(g[m], errors="coerce").tolist())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def jain(values: Sequence[float]) -> float:
     """Jain's fairness index (sum x)^2 / (n sum x^2)."""
     x = np.asarray(values, dtype=float)

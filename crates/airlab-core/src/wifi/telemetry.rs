@@ -64,15 +64,18 @@ pub struct TelemetryConfig {
 /// Eq. 1's service and tail bits of a non-HT PPDU.
 const SERVICE_TAIL_BITS: f64 = 22.0;
 
+/// Eq. 1 as printed: `preamble` plus the service, tail and MPDU bits of an IP packet of
+/// `ip_bytes` over `rate_bps`, unrounded to symbols.
+pub fn formula_airtime(preamble: Time, ip_bytes: u32, rate_bps: u64) -> Time {
+    let bits = SERVICE_TAIL_BITS + 8.0 * f64::from(phy::mpdu_bytes(ip_bytes));
+    preamble + (bits * SEC as f64 / rate_bps as f64).round() as Time
+}
+
 /// Eq. 2: a packet of `ip_bytes` sent at `txv`, its MAC ACK, SIFS and DIFS (`difs`, `sifs`).
 pub fn time_per_packet(measure: AirtimeMeasure, txv: &TxVector, ip_bytes: u32, difs: Time, sifs: Time) -> Time {
-    let psdu = phy::mpdu_bytes(ip_bytes);
     let ppdu = match measure {
-        AirtimeMeasure::Formula => {
-            let bits = SERVICE_TAIL_BITS + 8.0 * f64::from(psdu);
-            txv.preamble_duration() + (bits * SEC as f64 / txv.rate_bps() as f64).round() as Time
-        }
-        AirtimeMeasure::Ppdu => txv.ppdu_duration(psdu),
+        AirtimeMeasure::Formula => formula_airtime(txv.preamble_duration(), ip_bytes, txv.rate_bps()),
+        AirtimeMeasure::Ppdu => txv.ppdu_duration(phy::mpdu_bytes(ip_bytes)),
     };
     ppdu + difs + sifs + phy::ack_duration(&txv.control_response_rate())
 }

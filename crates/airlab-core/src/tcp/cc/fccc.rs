@@ -24,7 +24,9 @@
 use super::{AckSample, Build, CaState, CcState, CcVar, Component, Config, CongestionControl};
 use crate::net::Telemetry;
 use crate::params::{no_check, Kind, Param, Range, Value};
-use crate::sim::{Time, SEC, US};
+use crate::sim::{Time, SEC};
+use crate::wifi::phy::{ack_duration, MacTiming, TxVector};
+use crate::wifi::telemetry::formula_airtime;
 
 pub static FCCC: Component = Component {
     name: "fccc",
@@ -97,17 +99,14 @@ impl Params {
     }
 }
 
-/// Eq. 2 at the sender for an IP packet of `ip_bytes` at `dr` bit/s, with the paper's
-/// 802.11a constants: a 20 µs preamble, 16 service and 6 tail bits, 30 bytes of MAC header and
-/// FCS and 8 of LLC, DIFS 34 µs, SIFS 16 µs and an ACK at the fastest basic rate (6, 12 or
-/// 24 Mbit/s) not above `dr`.
+/// Eq. 2 at the sender for an IP packet of `ip_bytes` at `dr` bit/s, priced as the AP prices
+/// an 802.11a frame (eq. 1 as printed, DIFS, SIFS) with its ACK at the fastest basic rate (6,
+/// 12 or 24 Mbit/s) not above `dr`.
 pub fn time_per_packet(ip_bytes: u32, dr: u64) -> Time {
-    let bits = 22.0 + 8.0 * f64::from(30 + 8 + ip_bytes);
-    let ppdu = 20 * US + (bits * SEC as f64 / dr as f64).round() as Time;
-    let basic_mbps: u64 = [24, 12, 6].into_iter().find(|&r| r * 1_000_000 <= dr).unwrap_or(6);
-    let ack_symbols = (16u64 + 8 * 14 + 6).div_ceil(4 * basic_mbps);
-    let ack = 20 * US + 4 * US * ack_symbols;
-    ppdu + 34 * US + 16 * US + ack
+    let basic_mbps = [24, 12, 6].into_iter().find(|&r| u64::from(r) * 1_000_000 <= dr).unwrap_or(6);
+    let basic = TxVector::non_ht(basic_mbps);
+    let timing = MacTiming::ofdm_5ghz();
+    formula_airtime(basic.preamble_duration(), ip_bytes, dr) + timing.difs() + timing.sifs + ack_duration(&basic)
 }
 
 pub struct Fccc {
@@ -254,7 +253,7 @@ impl Fccc {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::MS;
+    use crate::sim::{MS, US};
     use crate::tcp::cc::defaults;
 
     fn params() -> Params {
