@@ -6,6 +6,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -393,3 +394,39 @@ def test_airtime_difference_is_relative_to_the_faster_device() -> None:
     # reproduction-targets P4.5 E4-3: D_13 = 100 (A_1 - A_3) / A_1.
     assert difference(0.2, 0.5) == pytest.approx(-150.0)
     assert difference(0.3, 0.3) == 0.0
+
+
+def _switch_record(missing: int | None = None) -> dict:
+    """A rate-switch run on 0.1 s samples: the rate alternates every second (6 Mbit/s from odd
+    seconds); the sender is idle 0.3 s after each switch and sees the new rate 0.5 s after its
+    first frame, unless the echo of period ``missing`` never arrives."""
+    times = (np.arange(80) + 1) * 0.1
+    period = np.floor(times - 0.8 + 1e-9).astype(int)
+    if missing is not None:
+        period = np.where(period == missing, missing - 1, period)
+    dr = np.where(period % 2 == 1, 6.0, 24.0)
+    frames = ((times - np.floor(times - 1e-9)) > 0.3 + 1e-9).astype(float)
+    flows = {
+        "cc.fccc_dr_mbps": dr.tolist(),
+        "cc.fccc_cwnd_up": np.where(dr == 24, 1309.0, 369.0).tolist(),
+        "cc.fccc_ts_ms": [1000.0] * 80,
+        "srtt_ms": [400.0] * 80,
+    }
+    wifi = {"senders:ed1->ap1": {"ppdus": frames.tolist()}}
+    return {"interval_s": 0.1, "series": {"flows": {"ed1": flows}, "wifi": wifi}}
+
+
+def test_rate_switch_lag_counts_from_the_first_frame_and_each_switch() -> None:
+    from airlab.reproduce.fccc import switch_metrics
+
+    m = switch_metrics(_switch_record())
+    assert m["cwnd_up_fast"] / m["cwnd_up_slow"] == pytest.approx(1309 / 369)
+    assert m["echo_lag_in_timeslots"] == pytest.approx(0.5)
+    assert m["lag_in_timeslots"] == pytest.approx(0.8)
+    assert m["lag_in_rtts"] == pytest.approx(2.0)
+    assert m["idle_after_switch_s"] == pytest.approx(0.3)
+    assert m["switches_missed"] == 0
+    # A period whose rate never reaches the sender: that switch is missed, and the next one
+    # to the rate the sender already holds is not credited with an instant echo.
+    missed = switch_metrics(_switch_record(missing=3))
+    assert missed["switches_missed"] == 2

@@ -4,6 +4,7 @@ paper shows single traces, and bars over every seed (means, 95 % CIs)."""
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -30,19 +31,32 @@ def _t(rec: Mapping[str, Any], n: int) -> np.ndarray:
     return (np.arange(n) + 1) * rec["interval_s"]
 
 
+def _until(rec: Mapping[str, Any], flow: str) -> float:
+    """When a transfer completed (its series end there), or infinity for a bulk flow."""
+    fct = next(x for x in rec["summary"]["flows"] if x["name"] == flow).get("fct_s")
+    return float(fct["mean"]) if isinstance(fct, dict) and fct.get("count") else math.inf
+
+
+def _plot(ax: Any, rec: Mapping[str, Any], flow: str, y: Any, **style: Any) -> None:
+    """A flow's series up to its completion; the axis ends a little after the last one."""
+    t = _t(rec, len(y))
+    end = _until(rec, flow)
+    ax.plot(t[t <= end], np.asarray(y, dtype=float)[t <= end], color=COLOR[flow], lw=0.8, **style)
+    ends = [_until(rec, x["name"]) for x in rec["summary"]["flows"]]
+    if all(math.isfinite(e) for e in ends):
+        ax.set_xlim(0, 1.05 * max(ends))
+
+
 def _cwnd(ax: Any, rec: Mapping[str, Any], flows: tuple[str, ...]) -> None:
     for f in flows:
         c = rec["series"]["flows"][f]["cwnd_pkts"]
-        ax.plot(
-            _t(rec, len(c)), c, color=COLOR[f], lw=0.8, label=f"{f} ({RATES.get(f, 24)} Mbit/s)"
-        )
+        _plot(ax, rec, f, c, label=f"{f} ({RATES.get(f, 24)} Mbit/s)")
     _style(ax, "time (s)", "cwnd (packets)")
 
 
 def _airtime(ax: Any, rec: Mapping[str, Any], flows: tuple[str, ...]) -> None:
     for f in flows:
-        a = rec["series"]["wifi"][f"senders:{f}->ap1"]["airtime_share"]
-        ax.plot(_t(rec, len(a)), a, color=COLOR[f], lw=0.8, label=f)
+        _plot(ax, rec, f, rec["series"]["wifi"][f"senders:{f}->ap1"]["airtime_share"], label=f)
     _style(ax, "time (s)", "airtime share")
 
 

@@ -336,11 +336,13 @@ def span(
                   "within" if ok else "outside", variant, note)  # fmt: skip
 
 
-def direction(experiment: str, claim: str, holds: bool, margin: float, variant: str = "") -> Target:
+def direction(
+    experiment: str, claim: str, holds: bool, margin: float, variant: str = "", note: str = ""
+) -> Target:
     """A qualitative claim of the paper: it ``holds`` or ``fails``; ``margin`` is how far our
     numbers are on the claim's side (positive when it holds), in the units the claim names."""
     status = "holds" if holds else "fails"
-    return Target(experiment, claim, "holds", float(margin), "direction", status, variant)
+    return Target(experiment, claim, "holds", float(margin), "direction", status, variant, note)
 
 
 def ratio_of_means(num: Sequence[float], den: Sequence[float]) -> tuple[float, float]:
