@@ -154,3 +154,17 @@ def test_ctrl_c_stops_a_long_run_promptly_without_output(tmp_path: Path) -> None
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     assert not (tmp_path / "long").exists()
+
+
+def test_batches_end_the_run_and_print_their_means(cli, tmp_path: Path) -> None:
+    batches = "metrics.batches={ packets = 1000, count = 5 }"
+    proc = cli("run", DUMBBELL, "--set", batches, "--no-plots", "--out", "out", check=True)
+    out = tmp_path / "out"
+    s = json.loads((out / "summary.json").read_text())
+    assert s["batches"] == {"packets": 1000, "count": 5, "discard": 1, "completed": 5}
+    # 5000 packets of a 10 Mbit/s bottleneck: about 6 s of the scenario's 60.
+    assert 5 < s["duration_s"] < 8
+    b = pd.read_parquet(out / "batches.parquet")
+    assert list(b["batch"]) == [0, 1, 2, 3, 4] and (b["packets"] == 1000).all()
+    assert "Batch means (5 of 5 batches of 1000 packets, first 1 left out" in proc.stdout
+    assert "±" in proc.stdout

@@ -211,6 +211,36 @@ def run(
     )
 
 
+def print_batch_means(console: Console, res: Any) -> None:
+    """With ``[metrics] batches``: per flow, the batch means after the discarded batches with
+    their 95 % intervals."""
+    info = res.summary.get("batches")
+    if not info or res.batches.empty:
+        return
+    from airlab.stats import batch_means
+
+    discard = int(info["discard"])
+    columns = [
+        ("goodput over active periods Mbit/s", "active_goodput_mbps"),
+        ("one-way delay ms", "owd_ms"),
+        ("FCT s", "fct_s"),
+    ]
+    means = {key: batch_means(res.batches, key, discard) for _, key in columns}
+    rows = []
+    for flow in means["owd_ms"].index:
+        row: dict[str, Any] = {"flow": flow}
+        for _, key in columns:
+            m = means[key].loc[flow] if flow in means[key].index else None
+            used = m is not None and m["batches"] > 0
+            row[key] = f"{fmt(m['mean'])} ± {fmt(m['ci'])}" if used else ""
+        rows.append(row)
+    title = (
+        f"Batch means ({info['completed']} of {info['count']} batches of {info['packets']} "
+        f"packets, first {discard} left out; 95 % CI)"
+    )
+    console.print(_num_table(title, [("flow", "flow"), *columns], rows))
+
+
 def _run_and_save(label: str, run: Any, out_dir: Path, plots: bool) -> None:
     """Run ``run(progress)`` under a progress bar, print its summary and save its files."""
     console = _console()
@@ -225,6 +255,7 @@ def _run_and_save(label: str, run: Any, out_dir: Path, plots: bool) -> None:
         task = bar.add_task("run", total=1.0)
         res = run(lambda done: bar.update(task, completed=done))
     print_summary(console, res.summary)
+    print_batch_means(console, res)
     res.save(out_dir, plots=plots, report=True)
     console.print(f"results written to [bold]{out_dir}[/] (report.html, summary.json, *.parquet)")
 

@@ -52,7 +52,8 @@ class Result:
 
     ``summary`` is the engine's summary (see docs/results.md), ``scenario`` the resolved
     scenario, and ``flows``, ``queues``, ``links``, ``wifi``, ``fcts`` are long-format DataFrames
-    with one row per (sample time, flow/queue/link/Wi-Fi link) or per completed connection.
+    with one row per (sample time, flow/queue/link/Wi-Fi link) or per completed connection;
+    ``batches`` has one row per batch and flow when ``[metrics] batches`` cut the run.
     """
 
     summary: dict[str, Any]
@@ -62,6 +63,7 @@ class Result:
     links: pd.DataFrame
     wifi: pd.DataFrame
     fcts: pd.DataFrame
+    batches: pd.DataFrame
     source: str | None = None
     _summary_text: str | None = field(default=None, repr=False)
 
@@ -131,7 +133,7 @@ class Result:
     ) -> Path:
         """Write the run's files into ``out_dir`` (created if needed); each write is atomic.
 
-        Files: summary.json, scenario.json, flows/queues/links/wifi/fcts.parquet, and unless
+        Files: summary.json, scenario.json, flows/queues/links/wifi/fcts/batches.parquet, and unless
         disabled plots/*.png and report.html.
         """
         d = Path(out_dir)

@@ -18,6 +18,8 @@ pub struct RunOutput {
     pub wifi: Table,
     /// One row per completed connection: columns conn, start_s, end_s, fct_s, bytes.
     pub fcts: Table,
+    /// One row per batch and flow when `[metrics] batches` cut the run.
+    pub batches: Table,
 }
 
 impl RunOutput {
@@ -64,6 +66,12 @@ pub fn run_with_progress(
     let wall_s = wall.elapsed().as_secs_f64().max(1e-9);
     let events = world.events.processed();
     let mut summary = summarize(&world, &resolved.scenario.name, seed);
+    if let Some(b) = &world.batches {
+        let r = b.rule;
+        summary["batches"] = json!({
+            "packets": r.packets, "count": r.count, "discard": r.discard, "completed": b.completed(),
+        });
+    }
     let sim_s = secs(world.duration);
     summary["engine"] = json!({
         "events": events,
@@ -91,5 +99,6 @@ pub fn run_with_progress(
         links: std::mem::take(&mut world.recorder.links),
         wifi: std::mem::take(&mut world.recorder.wifi),
         fcts,
+        batches: world.batches.take().map(|b| b.table).unwrap_or_default(),
     })
 }

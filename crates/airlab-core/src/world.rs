@@ -2,6 +2,7 @@
 //! moves packets between them.
 
 use crate::app::{Action, App};
+use crate::metrics::batches::Batches;
 use crate::metrics::recorder::Recorder;
 use crate::metrics::FlowStats;
 use crate::net::iface::Next;
@@ -76,6 +77,9 @@ pub struct World {
     pub duration: Time,
     /// The time series and the summary's measurement window.
     pub recorder: Recorder,
+    /// Batches by delivered packets, when `[metrics] batches` asks for them; the last one
+    /// complete ends the run.
+    pub batches: Option<Batches>,
     pub packets_forwarded: u64,
     out: Vec<Packet>,
     timers: Vec<(Time, TimerKind)>,
@@ -100,6 +104,7 @@ impl World {
             cc_shared: Shared::default(),
             duration,
             recorder: Recorder::new(interval, warmup),
+            batches: None,
             packets_forwarded: 0,
             out: Vec::new(),
             timers: Vec::new(),
@@ -116,6 +121,9 @@ impl World {
     /// sample; call once before [`World::advance`].
     pub fn start(&mut self) {
         self.with_recorder(|rec, w| rec.start(w));
+        if let Some(b) = &mut self.batches {
+            b.start(&self.flows, 0);
+        }
         // Rate schedules first, so a step at 0 s precedes any traffic.
         for net in 0..self.wifi.len() {
             self.wifi[net].start(0);
@@ -135,9 +143,9 @@ impl World {
     /// chunks lets a caller show progress or stop early; the result does not depend on how
     /// the run is chunked.
     pub fn advance(&mut self, until: Time) {
-        let until = until.min(self.duration);
         while let Some(t) = self.events.peek_time() {
-            if t > until {
+            // The duration shrinks when the last batch completes.
+            if t > until.min(self.duration) {
                 break;
             }
             let (_, ev) = self.events.pop().expect("peeked");
@@ -322,6 +330,22 @@ impl World {
     }
 
     fn deliver_local(&mut self, node: NodeId, pkt: Packet) {
+        let flow = match pkt.payload {
+            Payload::Tcp(_) => self.conns[pkt.conn as usize].sender.flow,
+            _ => pkt.flow,
+        } as usize;
+        let before = self.flows[flow].total.packets_delivered;
+        self.receive(node, pkt);
+        let delivered = self.flows[flow].total.packets_delivered - before;
+        if let Some(b) = self.batches.as_mut().filter(|_| delivered > 0) {
+            let now = self.events.now();
+            if b.on_delivered(delivered, &self.flows, now) {
+                self.duration = now;
+            }
+        }
+    }
+
+    fn receive(&mut self, node: NodeId, pkt: Packet) {
         let now = self.now();
         match pkt.payload {
             Payload::Tcp(seg) => {
@@ -343,7 +367,7 @@ impl World {
                 n.udp_received += 1;
                 n.udp_highest_seq = n.udp_highest_seq.max(seq + 1);
                 n.bytes_delivered += u64::from(pkt.size - crate::net::packet::UDP_HEADER);
-                flow.owd.add(now - sent_at);
+                flow.on_data_arrival(now - sent_at, true);
             }
             Payload::Ping { seq, sent_at, reply } => {
                 if reply {
@@ -409,6 +433,7 @@ impl World {
         let now = self.now();
         let conn = &mut self.conns[c as usize];
         let flow = &mut self.flows[app.flow as usize];
+        flow.conn_opened(now);
         let mut ctx = Ctx { now, out: &mut self.out, timers: &mut self.timers, flow };
         conn.sender.open(&mut ctx);
         conn.sender.write(bytes, &mut ctx);

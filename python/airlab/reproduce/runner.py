@@ -22,6 +22,7 @@ from scipy import stats
 
 from airlab import _io
 from airlab import sweep as _sweep
+from airlab.stats import mean_ci
 
 Params = tuple[tuple[str, str], ...]
 
@@ -213,17 +214,6 @@ def run_jobs(
     # In job order, whichever order they finished in, so what is built from them is too.
     outcome.records = {j.id: outcome.records[j.id] for j in unique if j.id in outcome.records}
     return outcome
-
-
-def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
-    """Mean and half-width of the Student-t confidence interval (NaN width for one value)."""
-    x = np.asarray([v for v in values if v is not None and not math.isnan(v)], dtype=float)
-    if x.size == 0:
-        return math.nan, math.nan
-    if x.size == 1:
-        return float(x[0]), math.nan
-    half = stats.t.ppf(0.5 + confidence / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)
-    return float(x.mean()), float(half)
 
 
 def seed_means(df: Any, by: Sequence[str], metrics: Sequence[str]) -> Any:

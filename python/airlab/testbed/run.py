@@ -401,6 +401,7 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
             "goodput_mbps": delivered * 8 / span_s / 1e6 if span_s > 0 else None,
             "goodput_stats_mbps": _stats(goodputs, {"median": 0.5, "p95": 0.95}),
             "rtt_ms": None,
+            "owd_ms": None,  # TCP data is not timestamped one way on the kernel
             "srtt_ms": _stats(srtt, {"mean": 0, "min": 0.0, "p50": 0.5, "p95": 0.95}),
             "srtt_jitter_ms": float(np.mean(np.abs(np.diff(srtt)))) if len(srtt) > 1 else None,
             "data_segs_out": segs,
@@ -426,15 +427,16 @@ def _udp_summary(plan: Plan, sink: dict[str, Any], sender: dict[str, Any]) -> di
     first = max(0, -(-(plan.warmup_ns - start) // gap)) if plan.warmup_ns > start else 0
     window = [(seq, owd) for seq, sent, owd in sink["arrivals"] if sent > plan.warmup_ns]
     due = max((seq for seq, _ in window), default=first - 1) + 1 - first
-    owd = [ns / 1e6 for _, ns in window]
+    owd = _stats(
+        [ns / 1e6 for _, ns in window],
+        {"min": 0.0, "mean": 0, "p50": 0.5, "p95": 0.95, "p99": 0.99, "max": 1.0},
+    )
     return {
         "cc": None, "retransmits": 0, "ecn_marks": 0, "srtt_ms": None,
-        "srtt_jitter_ms": None, "data_segs_out": 0, "retransmit_rate": None,
+        "srtt_jitter_ms": None, "data_segs_out": 0, "retransmit_rate": None, "owd_ms": owd,
         "udp": {
             "sent": max(0, sender["sent"] - first), "received": len(window),
-            "loss_rate": 1 - len(window) / due if due > 0 else 0.0,
-            "owd_ms": _stats(owd, {"min": 0.0, "mean": 0, "p50": 0.5, "p95": 0.95, "p99": 0.99,
-                                   "max": 1.0}),
+            "loss_rate": 1 - len(window) / due if due > 0 else 0.0, "owd_ms": owd,
         },
     }  # fmt: skip
 
@@ -450,7 +452,7 @@ def _ping_summary(plan: Plan, f: Any, record: dict[str, Any]) -> dict[str, Any]:
     return {
         "name": f.name, "src": f.src, "dst": f.dst, "cc": None, "app": "ping",
         "bytes_delivered": 0, "goodput_mbps": 0.0, "goodput_stats_mbps": None,
-        "rtt_ms": dist, "srtt_ms": None, "srtt_jitter_ms": None, "retransmits": 0,
+        "rtt_ms": dist, "owd_ms": None, "srtt_ms": None, "srtt_jitter_ms": None, "retransmits": 0,
         "data_segs_out": 0, "retransmit_rate": None, "lost": None,
         "unanswered": sum(1 for _, rtt in window if rtt is None),
         "queue_drops": None, "local_drops": None, "undos": None, "spurious_rtos": None,

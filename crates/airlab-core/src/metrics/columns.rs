@@ -89,6 +89,23 @@ table! {
     }
 }
 
+table! {
+    /// `batches`: one row per batch and flow when `[metrics] batches` cuts the run (`end_s` is
+    /// the row's time).
+    batch {
+        BATCH = "batch", "", "batch index from 0 (the first `discard` are the warm-up)";
+        START = "start_s", "s", "when the batch began";
+        PACKETS = "packets", "packets", "data packets of the flow that brought its receiver new data";
+        BYTES = "bytes", "bytes", "application bytes delivered";
+        GOODPUT = "goodput_mbps", "Mbit/s", "bytes over the batch's duration";
+        ACTIVE = "active_s", "s", "time in the batch with a connection of the flow open (SYN sent, last byte not yet acknowledged)";
+        ACTIVE_GOODPUT = "active_goodput_mbps", "Mbit/s", "bytes over the active time (NaN if none)";
+        OWD = "owd_ms", "ms", "mean one-way delay of the flow's data packets that arrived (NaN if none)";
+        FCTS = "fcts", "connections", "connections that completed in the batch";
+        FCT = "fct_s", "s", "their mean completion time (NaN if none)";
+    }
+}
+
 /// Prefixes of the columns components add: a congestion control's variables in `flows`
 /// (`cc.<var>`), a qdisc's in `queues` (`qdisc.<var>`).
 pub const CC_PREFIX: &str = "cc.";
@@ -102,4 +119,5 @@ pub const TABLES: &[(&str, &str, &str, &[Column])] = &[
     ("links", "time_s", "link", link::ALL),
     ("wifi", "time_s", "link", wifi::ALL),
     ("fcts", "start_s", "flow", fct::ALL),
+    ("batches", "end_s", "flow", batch::ALL),
 ];

@@ -1,5 +1,6 @@
 //! What a run measures: per-flow counters and distributions, sampled time series, summaries.
 
+pub mod batches;
 pub mod columns;
 mod quantiles;
 pub mod recorder;
@@ -42,6 +43,12 @@ counters! {
     pub struct FlowCounters {
         /// Application bytes delivered in order to the receiver.
         pub bytes_delivered: u64,
+        /// Data packets that brought the receiver new data (TCP segments, UDP datagrams).
+        pub packets_delivered: u64,
+        /// One-way delays of the data packets that reached the receiver (from the sender's
+        /// transport handing them down), their sum and number.
+        pub owd_sum: u64,
+        pub owd_samples: u64,
         /// TCP data segments sent, retransmissions included (Linux `tcpi_data_segs_out`),
         /// and the retransmissions among them.
         pub data_segs_out: u64,
@@ -86,8 +93,13 @@ pub struct FlowStats {
     jitter_sum: u128,
     jitter_n: u64,
     pub completions: Vec<Completion>,
-    /// UDP one-way delays in the measurement window.
+    /// One-way delays of data packets (TCP segments, UDP datagrams) in the measurement window.
     pub owd: Quantiles,
+    /// Connections open (SYN sent, last byte not yet acknowledged), since when, and the
+    /// time with at least one open before that: the flow's active transfer periods.
+    open_conns: u32,
+    active_since: Time,
+    active_before: Time,
 }
 
 impl FlowStats {
@@ -107,7 +119,40 @@ impl FlowStats {
             jitter_n: 0,
             completions: Vec::new(),
             owd: Quantiles::new(),
+            open_conns: 0,
+            active_since: 0,
+            active_before: 0,
         }
+    }
+
+    /// A data packet reached the receiver `owd` after its sender's transport sent it;
+    /// `new_data` if it brought data the receiver did not have.
+    pub fn on_data_arrival(&mut self, owd: Time, new_data: bool) {
+        self.owd.add(owd);
+        self.total.owd_sum += owd;
+        self.total.owd_samples += 1;
+        self.total.packets_delivered += u64::from(new_data);
+    }
+
+    /// One of the flow's connections opened (its SYN left).
+    pub fn conn_opened(&mut self, now: Time) {
+        if self.open_conns == 0 {
+            self.active_since = now;
+        }
+        self.open_conns += 1;
+    }
+
+    /// One of the flow's connections completed (its last byte was acknowledged).
+    pub fn conn_closed(&mut self, now: Time) {
+        self.open_conns = self.open_conns.saturating_sub(1);
+        if self.open_conns == 0 {
+            self.active_before += now - self.active_since;
+        }
+    }
+
+    /// Time up to `now` during which the flow had an open connection.
+    pub fn active_time(&self, now: Time) -> Time {
+        self.active_before + if self.open_conns > 0 { now - self.active_since } else { 0 }
     }
 
     /// Empty the distributions (and the jitter) at the start of the measurement window.

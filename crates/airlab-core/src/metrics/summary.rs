@@ -147,6 +147,7 @@ pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
                 "goodput_stats_mbps": { "median": percentile(&samples, 0.5), "p95": percentile(&samples, 0.95) },
                 "bytes_delivered": n.bytes_delivered,
                 "rtt_ms": dist_ms(&f.rtt),
+                "owd_ms": dist_ms(&f.owd),
                 "srtt_ms": if f.cc.is_some() { sampled_stats(&srtt) } else { Value::Null },
                 "jitter_ms": f.jitter_ms(),
                 "srtt_jitter_ms": if f.cc.is_some() { mean_abs_step(&srtt) } else { Value::Null },

@@ -4,6 +4,7 @@ use super::model::App as AppSpec;
 use super::wifi::{ResolvedTelemetry, ResolvedWifi};
 use super::Resolved;
 use crate::app::{App, AppKind};
+use crate::metrics::batches::{BatchRule, Batches};
 use crate::metrics::FlowStats;
 use crate::net::{Iface, IfaceId, NodeId};
 use crate::qdisc;
@@ -19,6 +20,8 @@ use std::collections::HashMap;
 pub fn build(r: &Resolved, seed: u64) -> World {
     let s = &r.scenario;
     let mut world = World::new(seed, s.duration.0, s.metrics.interval.0, s.metrics.warmup.0);
+    world.batches =
+        s.metrics.batches.map(|b| Batches::new(BatchRule { packets: b.packets, count: b.count, discard: b.discard }));
     let mut ids: HashMap<&str, NodeId> = HashMap::new();
     for (name, is_host) in s.hosts.iter().map(|h| (h, true)).chain(s.routers.iter().map(|r| (r, false))) {
         ids.insert(name.as_str(), world.nodes.len() as NodeId);

@@ -343,12 +343,32 @@ pub struct Metrics {
     pub interval: Duration,
     /// Ignore the first `warmup` when computing summary statistics of time series.
     pub warmup: Duration,
+    /// Cut the run into batches of delivered packets and end it after the last.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batches: Option<BatchSpec>,
 }
 
 impl Default for Metrics {
     fn default() -> Self {
-        Metrics { interval: Duration(100 * crate::sim::MS), warmup: Duration(0) }
+        Metrics { interval: Duration(100 * crate::sim::MS), warmup: Duration(0), batches: None }
     }
+}
+
+/// `[metrics] batches`: batch means by delivered data packets.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchSpec {
+    /// Data packets delivered per batch (all flows together).
+    pub packets: u64,
+    /// Batches: the run ends when the last is complete, or at `duration`.
+    pub count: u32,
+    /// Leading batches the batch means leave out.
+    #[serde(default = "default_discard")]
+    pub discard: u32,
+}
+
+fn default_discard() -> u32 {
+    1
 }
 
 /// A Wi-Fi network (`[[wifi]]`): an infrastructure BSS (`ap` and `stations`) or an ad hoc/mesh

@@ -653,5 +653,16 @@ fn check_metrics(s: &Scenario) -> Result<(), KeyError> {
             format!("warmup = {} must be shorter than the duration ({})", m.warmup, s.duration),
         ));
     }
+    if let Some(b) = &m.batches {
+        if b.packets == 0 {
+            return Err(KeyError::new("metrics.batches.packets", "must be at least 1"));
+        }
+        if b.count == 0 || b.discard >= b.count {
+            return Err(KeyError::new(
+                "metrics.batches.count",
+                format!("count = {} must be at least 1 and more than discard = {}", b.count, b.discard),
+            ));
+        }
+    }
     Ok(())
 }

@@ -94,6 +94,10 @@ impl TcpReceiver {
             self.ece = true;
         }
         let end = seg.seq + seg.len as u64;
+        if seg.len > 0 {
+            let new_data = end > self.rcv_nxt && !self.ooo.iter().any(|r| r.start <= seg.seq && end <= r.end);
+            ctx.flow.on_data_arrival(ctx.now.saturating_sub(seg.tsval), new_data);
+        }
         let mut ack_now = !self.delayed_ack;
         if seg.len == 0 || end <= self.rcv_nxt {
             // Duplicate: tell the sender where we are at once, and that it came twice.

@@ -6,6 +6,7 @@ mod common;
 
 mod apps;
 mod aqm;
+mod batches;
 mod bbr1;
 mod bbr23;
 mod cake;

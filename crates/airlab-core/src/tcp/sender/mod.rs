@@ -800,6 +800,7 @@ impl TcpSender {
         self.phase = Phase::Done;
         self.rto_timer.cancel();
         self.pace_timer.cancel();
+        ctx.flow.conn_closed(ctx.now);
         ctx.flow.completions.push(Completion {
             conn: self.conn,
             start: self.opened_at,

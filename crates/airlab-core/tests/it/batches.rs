@@ -1,0 +1,147 @@
+//! Paper 001's measurement method as a feature of any run: batches of delivered packets that
+//! end the run, active-period goodput of on/off sources, and the one-way delay of TCP data.
+
+use crate::common::*;
+
+/// A CUBIC bulk flow on the 10 Mbit/s dumbbell, and a source opening a 100 kB transfer every
+/// 500 ms beside it (two hosts on the left share the bottleneck).
+const SCENARIO: &str = r#"
+name = "batches"
+duration = "60s"
+hosts = ["h1", "h3", "h2"]
+routers = ["r1", "r2"]
+
+[[link]]
+between = ["h1", "r1"]
+rate = "100Mbit"
+delay = "1ms"
+
+[[link]]
+between = ["h3", "r1"]
+rate = "100Mbit"
+delay = "1ms"
+
+[[link]]
+name = "bottleneck"
+between = ["r1", "r2"]
+rate = "10Mbit"
+delay = "8ms"
+qdisc = { kind = "pfifo", limit = 50 }
+
+[[link]]
+between = ["r2", "h2"]
+rate = "100Mbit"
+delay = "1ms"
+
+[metrics]
+batches = { packets = 1000, count = 6 }
+
+[[flow]]
+name = "bulk"
+from = "h1"
+to = "h2"
+cc = "cubic"
+app = { kind = "bulk" }
+
+[[flow]]
+name = "mice"
+from = "h3"
+to = "h2"
+cc = "cubic"
+app = { kind = "periodic", size = "100kB", period = "500ms" }
+"#;
+
+#[test]
+fn batches_of_delivered_packets_end_the_run() {
+    let out = run_toml(SCENARIO, Some(1));
+    let b = &out.batches;
+    let s = &out.summary;
+    assert_eq!(s["batches"]["completed"], 6);
+    assert_eq!(s["batches"]["discard"], 1);
+    // Six batches of 1000 packets of a 10 Mbit/s bottleneck (about 860 full segments a
+    // second): the run ends after about 7 s, not at its 60 s duration, when the last closes.
+    let ends: Vec<f64> = b.time_s.iter().step_by(2).copied().collect();
+    let run_end = f(&s["duration_s"]);
+    assert_eq!(*ends.last().unwrap(), run_end);
+    assert!((6.0..8.5).contains(&run_end), "{run_end}");
+    // Each batch holds exactly its packets (the closing packet lands in one batch), each batch
+    // starts where the last ended.
+    let pkts: Vec<f64> = b.column("packets").unwrap().to_vec();
+    for k in 0..6 {
+        assert_eq!(pkts[2 * k] + pkts[2 * k + 1], 1000.0, "batch {k}");
+    }
+    let starts = b.column("start_s").unwrap();
+    for k in 1..6 {
+        assert_eq!(starts[2 * k], ends[k - 1]);
+    }
+    // The bytes of all batches are everything delivered.
+    for name in ["bulk", "mice"] {
+        let bytes: f64 = b.values_of(name, "bytes").iter().sum();
+        assert_eq!(bytes, f(&flow(s, name)["bytes_delivered"]), "{name}");
+    }
+}
+
+#[test]
+fn an_on_off_source_is_measured_over_its_active_periods() {
+    let out = run_toml(SCENARIO, Some(1));
+    let b = &out.batches;
+    // The bulk flow is active all the time; the mice source only while a transfer is open,
+    // and its active time is the time its transfers took (they do not overlap: each takes
+    // well under the 500 ms period).
+    let span: f64 = b.values_of("bulk", "active_s").iter().sum();
+    assert!((span - f(&out.summary["duration_s"])).abs() < 1e-9);
+    let active: f64 = b.values_of("mice", "active_s").iter().sum();
+    let fct = out.fcts.column("fct_s").unwrap();
+    let done: f64 = fct.iter().sum();
+    let open_at_end = active - done;
+    assert!((0.0..0.5).contains(&open_at_end), "active {active} s, transfers {done} s");
+    assert!(fct.iter().all(|&t| t < 0.5), "{fct:?}");
+    // So its goodput over the active periods is its bytes over that time, above the average
+    // over the whole batch by the share of the batch it was idle.
+    let on = b.values_of("mice", "active_goodput_mbps");
+    let avg = b.values_of("mice", "goodput_mbps");
+    let (act, start) = (b.values_of("mice", "active_s"), b.values_of("mice", "start_s"));
+    let ends: Vec<f64> = b.time_s.iter().step_by(2).copied().collect();
+    for k in 0..on.len() {
+        let idle = 1.0 - act[k] / (ends[k] - start[k]);
+        assert!(idle > 0.05 && on[k] > avg[k], "batch {k}: {} vs {}", on[k], avg[k]);
+        assert!((on[k] * act[k] - avg[k] * (ends[k] - start[k])).abs() < 1e-9, "batch {k}");
+    }
+}
+
+#[test]
+fn tcp_data_packets_have_one_way_delays() {
+    let out = run_toml(SCENARIO, Some(1));
+    let s = &out.summary;
+    // Propagation 10 ms plus three serializations of a full 1500-byte frame (0.12 + 1.2 +
+    // 0.12 ms) is the floor; the 50-packet FIFO at 10 Mbit/s and the frame in service add up
+    // to 61.2 ms, and the access link's queue a little more.
+    let floor = 10.0 + 0.12 + 1.2 + 0.12;
+    for name in ["bulk", "mice"] {
+        let owd = &flow(s, name)["owd_ms"];
+        assert!(f(&owd["min"]) >= floor - 0.01, "{name}: {owd}");
+        assert!(f(&owd["max"]) <= floor + 62.0, "{name}: {owd}");
+    }
+    // The bulk flow's first segments meet an empty queue.
+    assert!(f(&flow(s, "bulk")["owd_ms"]["min"]) < floor + 0.2);
+    // A batch's mean one-way delay lies between the run's extremes.
+    for v in out.batches.values_of("mice", "owd_ms").iter().filter(|v| v.is_finite()) {
+        assert!(*v >= floor - 0.01 && *v <= floor + 62.0, "{v}");
+    }
+}
+
+#[test]
+fn batch_keys_are_checked() {
+    let with = |b: &str| SCENARIO.replace("batches = { packets = 1000, count = 6 }", b);
+    assert_error(
+        load_with(&with("batches = { packets = 0, count = 6 }"), &[]),
+        "metrics.batches.packets",
+        "at least 1",
+    );
+    assert_error(
+        load_with(&with("batches = { packets = 10, count = 2, discard = 2 }"), &[]),
+        "metrics.batches.count",
+        "more than discard",
+    );
+    assert_error(load_with(&with("batches = { packets = 10 }"), &[]), "metrics.batches.count", "missing");
+}

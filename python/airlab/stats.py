@@ -1,0 +1,54 @@
+"""Confidence intervals for what runs measure: over independent replicates (seeds), and by
+batch means over the batches of one long run (``[metrics] batches``, paper 001's method)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+
+def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:
+    """Mean and half-width of the Student-t confidence interval (NaN width for one value);
+    NaN and None values are left out."""
+    x = np.asarray([v for v in values if v is not None and not math.isnan(v)], dtype=float)
+    if x.size == 0:
+        return math.nan, math.nan
+    if x.size == 1:
+        return float(x[0]), math.nan
+    half = stats.t.ppf(0.5 + confidence / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size)
+    return float(x.mean()), float(half)
+
+
+def batch_means(batches: Any, column: str, discard: int = 1, confidence: float = 0.95) -> Any:
+    """Per flow, the mean of ``column`` over a run's batches after the first ``discard`` and
+    the half-width of its Student-t interval, treating the batch means as independent (the
+    batches must be long enough for that: compare ``lag1`` with 0).
+
+    ``batches`` is a run's ``batches`` table (``Result.batches``). Returns a DataFrame indexed
+    by flow with columns ``mean``, ``ci``, ``batches`` (how many were used; NaN values, e.g. a
+    batch without a completed transfer, are left out) and ``lag1``, the lag-1
+    autocorrelation of the batch means."""
+    import pandas as pd
+
+    kept = batches[batches["batch"] >= discard]
+    rows = {}
+    for flow, g in kept.groupby("flow", observed=True, sort=False):
+        x = g.sort_values("batch")[column].to_numpy(dtype=float)
+        x = x[np.isfinite(x)]
+        mean, half = mean_ci(x.tolist(), confidence)
+        rows[flow] = {"mean": mean, "ci": half, "batches": x.size, "lag1": lag1(x)}
+    return pd.DataFrame.from_dict(rows, orient="index", columns=["mean", "ci", "batches", "lag1"])
+
+
+def lag1(x: Sequence[float]) -> float:
+    """The lag-1 autocorrelation of a series (NaN for fewer than three values or no spread)."""
+    v = np.asarray(x, dtype=float)
+    if v.size < 3:
+        return math.nan
+    d = v - v.mean()
+    den = float(d @ d)
+    return float(d[:-1] @ d[1:] / den) if den > 0 else math.nan
