@@ -130,7 +130,7 @@ pub struct Flow {
     /// Defaults to "flow<i>"; with `count > 1`, copies are named "<name>.<k>".
     #[serde(default)]
     pub name: Option<String>,
-    pub from: String,
+    pub from: Senders,
     pub to: String,
     /// Congestion control for TCP apps (bulk, transfer, periodic); not allowed for udp/ping.
     #[serde(default)]
@@ -156,6 +156,30 @@ pub struct Flow {
 
 pub fn default_count() -> u32 {
     1
+}
+
+/// A flow's sender: one host, or a list the copies take in turn (copy k from the k-th, cycling),
+/// so `count` picks how many of a set of devices send.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Senders {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl Senders {
+    pub fn hosts(&self) -> &[String] {
+        match self {
+            Senders::One(h) => std::slice::from_ref(h),
+            Senders::Many(hs) => hs,
+        }
+    }
+
+    /// The sender of copy `k` (from 0).
+    pub fn of_copy(&self, k: usize) -> &str {
+        let hosts = self.hosts();
+        &hosts[k % hosts.len()]
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -362,14 +362,19 @@ fn resolve_flows(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedFlow>, KeyEr
                 ),
             ));
         }
-        nodes.host(format!("{key}.from"), &flow.from)?;
-        nodes.host(format!("{key}.to"), &flow.to)?;
-        if flow.from == flow.to {
-            return Err(KeyError::new(
-                format!("{key}.to"),
-                format!("a flow must go to another host, but from = to = \"{}\"", flow.from),
-            ));
+        if flow.from.hosts().is_empty() {
+            return Err(KeyError::new(format!("{key}.from"), "a list of senders must name at least one host"));
         }
+        for host in flow.from.hosts() {
+            nodes.host(format!("{key}.from"), host)?;
+            if *host == flow.to {
+                return Err(KeyError::new(
+                    format!("{key}.to"),
+                    format!("a flow must go to another host, but from = to = \"{host}\""),
+                ));
+            }
+        }
+        nodes.host(format!("{key}.to"), &flow.to)?;
         let cc = resolve_cc(&key, flow)?;
         if let Some(config) = &cc {
             let mut env = cc::CcEnv { rng: crate::sim::Rng::stream(0, "check"), shared: &mut shared, conn: i as u32 };
@@ -409,7 +414,7 @@ fn resolve_flows(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedFlow>, KeyEr
             }
             flows.push(ResolvedFlow {
                 name,
-                from: flow.from.clone(),
+                from: flow.from.of_copy(k as usize - 1).to_string(),
                 to: flow.to.clone(),
                 cc: cc.clone(),
                 app: flow.app.clone(),

@@ -60,8 +60,9 @@ pub(crate) fn next_hops(s: &Scenario) -> NextHop {
 
 /// Walks every flow's path in both directions, reporting a missing route or a routing loop.
 pub(crate) fn check_paths(s: &Scenario, next_hop: &NextHop) -> Result<(), KeyError> {
-    for (i, flow) in s.flows.iter().enumerate() {
-        for (src, dst, why) in [(&flow.from, &flow.to, ""), (&flow.to, &flow.from, " (for ACKs and replies)")] {
+    let pairs = s.flows.iter().enumerate().flat_map(|(i, f)| f.from.hosts().iter().map(move |h| (i, h, &f.to)));
+    for (i, from, to) in pairs {
+        for (src, dst, why) in [(from, to, ""), (to, from, " (for ACKs and replies)")] {
             let mut path = vec![src.as_str()];
             let mut node = src.as_str();
             while node != dst {

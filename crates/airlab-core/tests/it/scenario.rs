@@ -715,3 +715,20 @@ fn a_tcp_profile_sets_linux_defaults_and_keys_override_it() {
         "increasing order",
     );
 }
+
+#[test]
+fn copies_of_a_flow_take_their_senders_from_a_list_in_turn() {
+    let text = crate::common::builtin("basics/dumbbell-cubic")
+        .replace("hosts = [\"h1\", \"h2\"]", "hosts = [\"h1\", \"h2\", \"h3\"]")
+        + "\n[[link]]\nbetween = [\"h3\", \"r1\"]\nrate = \"100Mbit\"\ndelay = \"1ms\"\n";
+    let text = text.replace("from = \"h1\"", "from = [\"h1\", \"h3\"]\ncount = 3");
+    let r = load_with(&text, &[]).expect("valid");
+    let senders: Vec<(&str, &str)> = r.flows.iter().map(|f| (f.name.as_str(), f.from.as_str())).collect();
+    assert_eq!(senders, [("cubic.1", "h1"), ("cubic.2", "h3"), ("cubic.3", "h1")]);
+    // `count` picks how many of the devices send.
+    let one = load_with(&text, &[("flow.cubic.count", "1")]).expect("valid");
+    assert_eq!(one.flows.len(), 1);
+    assert_error(load_with(&text.replace("[\"h1\", \"h3\"]", "[]"), &[]), "flow[0].from", "at least one host");
+    assert_error(load_with(&text.replace("[\"h1\", \"h3\"]", "[\"h1\", \"h9\"]"), &[]), "flow[0].from", "h9");
+    assert_error(load_with(&text.replace("[\"h1\", \"h3\"]", "[\"h1\", \"h2\"]"), &[]), "flow[0].to", "another host");
+}
