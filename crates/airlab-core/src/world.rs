@@ -339,7 +339,7 @@ impl World {
         let delivered = self.flows[flow].total.packets_delivered - before;
         if let Some(b) = self.batches.as_mut().filter(|_| delivered > 0) {
             let now = self.events.now();
-            if b.on_delivered(delivered, &self.flows, now) {
+            if b.on_delivered(flow, delivered, &self.flows, now) {
                 self.duration = now;
             }
         }

@@ -38,6 +38,8 @@ impl AtStart {
 /// The batches of a run in progress, and the rows of those complete.
 pub struct Batches {
     pub rule: BatchRule,
+    /// Per flow: whether its packets count toward the batches.
+    counted: Vec<bool>,
     delivered: u64,
     start: Time,
     at_start: Vec<AtStart>,
@@ -46,8 +48,9 @@ pub struct Batches {
 }
 
 impl Batches {
-    pub fn new(rule: BatchRule) -> Self {
-        Batches { rule, delivered: 0, start: 0, at_start: Vec::new(), done: 0, table: Table::default() }
+    /// Batches by `rule`, counting the packets of the flows `counted` marks.
+    pub fn new(rule: BatchRule, counted: Vec<bool>) -> Self {
+        Batches { rule, counted, delivered: 0, start: 0, at_start: Vec::new(), done: 0, table: Table::default() }
     }
 
     /// The first batch starts now.
@@ -61,8 +64,12 @@ impl Batches {
         self.done
     }
 
-    /// `n` more data packets were delivered by `now`; true once the last batch is complete.
-    pub fn on_delivered(&mut self, n: u64, flows: &[FlowStats], now: Time) -> bool {
+    /// Flow `flow` had `n` more data packets delivered by `now`; true once the last batch is
+    /// complete.
+    pub fn on_delivered(&mut self, flow: usize, n: u64, flows: &[FlowStats], now: Time) -> bool {
+        if !self.counted[flow] {
+            return false;
+        }
         self.delivered += n;
         while self.done < self.rule.count && self.delivered >= u64::from(self.done + 1) * self.rule.packets {
             self.close(flows, now);
@@ -109,7 +116,7 @@ mod tests {
     #[test]
     fn batches_close_on_packet_counts_and_measure_active_periods() {
         let rule = BatchRule { packets: 10, count: 2, discard: 1 };
-        let mut b = Batches::new(rule);
+        let mut b = Batches::new(rule, vec![true, true]);
         let mut flows = vec![flow("mice"), flow("bulk")];
         b.start(&flows, 0);
         flows[1].conn_opened(0);
@@ -124,12 +131,12 @@ mod tests {
         for _ in 0..5 {
             flows[1].on_data_arrival(10 * MS, true);
         }
-        assert!(!b.on_delivered(9, &flows, 2 * SEC));
+        assert!(!b.on_delivered(0, 9, &flows, 2 * SEC));
         assert_eq!(b.completed(), 0);
         flows[1].on_data_arrival(10 * MS, true);
         // A duplicate arrival counts for the delay, not as a delivered packet.
         flows[1].on_data_arrival(30 * MS, false);
-        assert!(!b.on_delivered(1, &flows, 2 * SEC));
+        assert!(!b.on_delivered(1, 1, &flows, 2 * SEC));
         assert_eq!(b.completed(), 1);
         let t = &b.table;
         assert_eq!(t.values_of("mice", batch::ACTIVE), [0.5]);
@@ -141,7 +148,7 @@ mod tests {
         assert_eq!(t.values_of("bulk", batch::ACTIVE), [2.0]);
         // The second batch: the bulk flow's connection is still open; 25 packets close it and
         // the run, however many more arrive.
-        assert!(b.on_delivered(25, &flows, 3 * SEC));
+        assert!(b.on_delivered(1, 25, &flows, 3 * SEC));
         assert_eq!(b.completed(), 2);
         assert_eq!(b.table.rows(), 4);
         assert_eq!(b.table.values_of("bulk", batch::ACTIVE), [2.0, 1.0]);

@@ -1,6 +1,7 @@
 //! The builder: turns a resolved scenario into a [`World`] ready to run.
 
 use super::model::App as AppSpec;
+use super::resolve::counts_toward;
 use super::wifi::{ResolvedTelemetry, ResolvedWifi};
 use super::Resolved;
 use crate::app::{App, AppKind};
@@ -20,8 +21,10 @@ use std::collections::HashMap;
 pub fn build(r: &Resolved, seed: u64) -> World {
     let s = &r.scenario;
     let mut world = World::new(seed, s.duration.0, s.metrics.interval.0, s.metrics.warmup.0);
-    world.batches =
-        s.metrics.batches.map(|b| Batches::new(BatchRule { packets: b.packets, count: b.count, discard: b.discard }));
+    world.batches = s.metrics.batches.as_ref().map(|b| {
+        let counted = r.flows.iter().map(|f| b.flows.is_empty() || b.flows.iter().any(|n| counts_toward(n, &f.name)));
+        Batches::new(BatchRule { packets: b.packets, count: b.count, discard: b.discard }, counted.collect())
+    });
     let mut ids: HashMap<&str, NodeId> = HashMap::new();
     for (name, is_host) in s.hosts.iter().map(|h| (h, true)).chain(s.routers.iter().map(|r| (r, false))) {
         ids.insert(name.as_str(), world.nodes.len() as NodeId);

@@ -379,7 +379,7 @@ impl Default for Metrics {
 }
 
 /// `[metrics] batches`: batch means by delivered data packets.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BatchSpec {
     /// Data packets delivered per batch (all flows together).
@@ -389,6 +389,10 @@ pub struct BatchSpec {
     /// Leading batches the batch means leave out.
     #[serde(default = "default_discard")]
     pub discard: u32,
+    /// Count only these flows' packets (a name, or a flow's base name for all its copies);
+    /// empty: every flow's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flows: Vec<String>,
 }
 
 fn default_discard() -> u32 {

@@ -91,7 +91,7 @@ pub(crate) fn resolve(scenario: Scenario) -> Result<Resolved, KeyError> {
     let wifi = resolve_wifi(s, &nodes, &link_names)?;
     check_routes(s, &nodes)?;
     let flows = resolve_flows(s, &nodes)?;
-    check_metrics(s)?;
+    check_metrics(s, &flows)?;
     check_host_jitter(s)?;
     let next_hop = routing::next_hops(s);
     routing::check_paths(s, &next_hop)?;
@@ -639,7 +639,7 @@ fn check_host_jitter(s: &Scenario) -> Result<(), KeyError> {
     Ok(())
 }
 
-fn check_metrics(s: &Scenario) -> Result<(), KeyError> {
+fn check_metrics(s: &Scenario, flows: &[ResolvedFlow]) -> Result<(), KeyError> {
     let m = &s.metrics;
     if m.interval.0 < MIN_PERIOD || m.interval >= s.duration {
         return Err(KeyError::new(
@@ -668,6 +668,18 @@ fn check_metrics(s: &Scenario) -> Result<(), KeyError> {
                 format!("count = {} must be at least 1 and more than discard = {}", b.count, b.discard),
             ));
         }
+        if let Some(name) = b.flows.iter().find(|n| !flows.iter().any(|f| counts_toward(n, &f.name))) {
+            return Err(KeyError::new(
+                "metrics.batches.flows",
+                format!("no flow is named \"{name}\" (or is a copy \"{name}.<k>\" of it)"),
+            ));
+        }
     }
     Ok(())
+}
+
+/// Whether the packets of the flow `flow` count toward a batch rule's `name`: the flow itself,
+/// or a copy `<name>.<k>` of a flow with `count`.
+pub fn counts_toward(name: &str, flow: &str) -> bool {
+    flow == name || flow.strip_prefix(name).and_then(|k| k.strip_prefix('.')).is_some_and(|k| k.parse::<u32>().is_ok())
 }

@@ -131,6 +131,19 @@ fn tcp_data_packets_have_one_way_delays() {
 }
 
 #[test]
+fn batches_may_count_chosen_flows_only() {
+    // Counting the mice source's packets alone: each batch holds 300 of them, however many
+    // the bulk flow delivers meanwhile, so the run lasts several times longer.
+    let text =
+        SCENARIO.replace("count = 6 }", "count = 3, flows = [\"mice\"] }").replace("packets = 1000", "packets = 300");
+    let out = run_toml(&text, Some(1));
+    assert_eq!(out.batches.values_of("mice", "packets"), [300.0, 300.0, 300.0]);
+    let bulk: f64 = out.batches.values_of("bulk", "packets").iter().sum();
+    assert!(bulk > 3.0 * 900.0, "{bulk}");
+    assert_eq!(out.summary["batches"]["completed"], 3);
+}
+
+#[test]
 fn batch_keys_are_checked() {
     let with = |b: &str| SCENARIO.replace("batches = { packets = 1000, count = 6 }", b);
     assert_error(
@@ -144,4 +157,9 @@ fn batch_keys_are_checked() {
         "more than discard",
     );
     assert_error(load_with(&with("batches = { packets = 10 }"), &[]), "metrics.batches.count", "missing");
+    assert_error(
+        load_with(&with("batches = { packets = 10, count = 2, flows = [\"mic\"] }"), &[]),
+        "metrics.batches.flows",
+        "no flow is named \"mic\"",
+    );
 }
