@@ -167,13 +167,16 @@ def test_progress_reports_fractions_and_can_stop_a_run() -> None:
 def test_every_builtin_scenario_runs(name: str) -> None:
     """Each shipped scenario validates and runs shortened to 4 s; every flow moves data.
 
-    The shortened run drops the warmup and pulls any later flow stop in to the new end, so
-    the check covers the scenario as written rather than failing on its own time bounds.
+    The shortened run drops the warmup, pulls any later flow stop in to the new end and any
+    random start offset of a periodic source within it, so the check covers the scenario as
+    written rather than failing on its own time bounds.
     """
     short = {"duration": "4s", "metrics.warmup": "0s"}
     for i, flow in enumerate(airlab.validate(name)["scenario"]["flow"]):
         if flow["stop"] is not None:
             short[f"flow[{i}].stop"] = "4s"
+        if flow["app"].get("random_start"):
+            short[f"flow[{i}].app.random_start"] = "1s"
     res = airlab.run(name, seed=1, set=short)
     for flow in res.summary["flows"]:
         if flow["app"] == "ping":

@@ -430,3 +430,67 @@ def test_rate_switch_lag_counts_from_the_first_frame_and_each_switch() -> None:
     # to the rate the sender already holds is not credited with an instant echo.
     missed = switch_metrics(_switch_record(missing=3))
     assert missed["switches_missed"] == 2
+
+
+def test_xlayer_aqm_reproduction_end_to_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`airlab reproduce xlayer-aqm --quick` on a tiny plan: batch-ended steady runs in the
+    three settings, the transient rounds, the K and reading runs, every experiment as rows."""
+    from airlab import cli
+    from airlab.reproduce import PAPERS, xlayer_aqm
+
+    assert PAPERS["xlayer-aqm"] is xlayer_aqm
+    monkeypatch.setattr(
+        xlayer_aqm, "QUICK", xlayer_aqm.Plan(seeds=(1,), sources=(2,), replicates=1)
+    )
+    monkeypatch.setattr(xlayer_aqm, "KS", (3.0,))
+    monkeypatch.setattr(xlayer_aqm, "TABLE_SOURCES", {"smart home": 2, "eHealth, device FIFO": 2})
+    jobs = xlayer_aqm.jobs(quick=True)
+    # 3 settings x 2 AQMs; 2 readings in 2 settings; 2 transient settings x 2 AQMs.
+    assert len({j.id for j in jobs}) == 6 + 4 + 4
+    with pytest.raises(SystemExit) as done:
+        cli.main(["reproduce", "xlayer-aqm", "--quick", "--out", str(tmp_path)])
+    assert done.value.code in (0, None)
+    rows = _targets(tmp_path)
+    experiments = {r["experiment"].split()[0] for r in rows}
+    assert {f"E1-{i}" for i in (1, 2, 3, 4, 5, 7, 8, 9, 10, 11)} <= experiments
+    runs = pd.read_parquet(tmp_path / "runs.parquet")
+    steady = runs[runs.experiment == "steady"]
+    # Eleven batches, the first left out; the first source's runs last many transfers.
+    assert (steady.batches == 10).all()
+    assert (steady.mice_goodput > 0).all() and (steady.mice_fct > 0).all()
+    # Over mac80211 the qdisc above holds nothing: both AQMs give the same run.
+    mac = steady[steady.setting == "eHealth, mac80211"].set_index("aqm")
+    assert mac.loc["xlayer", "mice_goodput"] == mac.loc["fq_codel", "mice_goodput"]
+    fifo = steady[steady.setting == "eHealth, device FIFO"].set_index("aqm")
+    assert fifo.loc["xlayer", "bulk_goodput"] != fifo.loc["fq_codel", "bulk_goodput"]
+    rounds = runs[runs.experiment == "transient"]
+    assert set(rounds["round"]) == {1, 2, 3, 4, 5}
+    figures = {p.name for p in (tmp_path / "figures").iterdir()}
+    for key in ("steady_smart_home", "steady_eHealth_mac80211", "transient_eHealth", "k_tables"):
+        assert any(f.startswith(key) for f in figures), (key, figures)
+
+
+def test_transfer_rounds_are_each_sources_kth_connection() -> None:
+    from airlab.reproduce.xlayer_aqm import transient_rows
+
+    rec = {
+        "tags": {"setting": "eHealth, mac80211"},
+        "interval_s": 1.0,
+        "goodput_mbps": {"video-down-1": [4.0, 6.0, 8.0, 10.0], "video-down-2": [2.0] * 4},
+        "fcts": {
+            "flow": ["mice.1", "mice.2", "mice.1", "mice.2"],
+            "conn": [0, 0, 1, 1],
+            "start_s": [0.2, 0.5, 1.7, 2.0],
+            "end_s": [1.2, 2.5, 2.2, 3.0],
+            "fct_s": [1.0, 2.0, 0.5, 1.0],
+        },
+    }
+    r1, r2 = transient_rows(rec)
+    assert (r1["round"], r1["mice_fct"], r1["transfers"]) == (1, 1.5, 2)
+    assert r1["mice_goodput"] == pytest.approx((8.0 + 4.0) / 2)
+    # Round 1 spans 0.2-2.5 s: the samples ending at 1 s and 2 s of both downloads.
+    assert r1["bulk_goodput"] == pytest.approx((4.0 + 6.0 + 2.0 + 2.0) / 4)
+    # Round 2 spans 1.7-3.0 s: the samples ending at 2 s and 3 s.
+    assert r2["bulk_goodput"] == pytest.approx((6.0 + 8.0 + 2.0 + 2.0) / 4)

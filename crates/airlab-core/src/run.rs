@@ -6,6 +6,7 @@ use crate::metrics::summary::summarize;
 use crate::scenario::{build::build, Resolved};
 use crate::sim::{secs, Time, SEC};
 use serde_json::{json, Value};
+use std::collections::HashMap;
 use std::time::Instant;
 
 pub struct RunOutput {
@@ -81,11 +82,14 @@ pub fn run_with_progress(
         "packets_forwarded": world.packets_forwarded,
         "packets_per_wall_s": world.packets_forwarded as f64 / wall_s,
     });
+    // A connection's index within its flow (its app's k-th), as the testbed numbers them.
+    let index: HashMap<u32, usize> =
+        world.app_conns.iter().flat_map(|conns| conns.iter().enumerate().map(|(k, &c)| (c, k))).collect();
     let mut fcts = Table::default();
     for f in &world.flows {
         for c in &f.completions {
             fcts.push_row(secs(c.start), &f.name);
-            fcts.set(fct::CONN, c.conn as f64);
+            fcts.set(fct::CONN, index[&c.conn] as f64);
             fcts.set(fct::END, secs(c.end));
             fcts.set(fct::FCT, secs(c.end - c.start));
             fcts.set(fct::BYTES, c.bytes as f64);

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from airlab.reproduce import bbr_wifi6, bufferbloat_11n, fairtt, fccc
+from airlab.reproduce import bbr_wifi6, bufferbloat_11n, fairtt, fccc, xlayer_aqm
 
 PAPERS: dict[str, ModuleType] = {
     "fairtt": fairtt,
     "bufferbloat-11n": bufferbloat_11n,
     "bbr-wifi6": bbr_wifi6,
     "fccc": fccc,
+    "xlayer-aqm": xlayer_aqm,
 }
 
 

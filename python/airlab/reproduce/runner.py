@@ -81,6 +81,11 @@ def _series(res: Any, spec: SeriesSpec) -> dict[str, dict[str, dict[str, list[fl
     return out
 
 
+def _columns(df: Any) -> dict[str, list[Any]]:
+    """A table as lists per column (entity names as strings), for a JSON record."""
+    return {c: [str(v) for v in df[c]] if c == "flow" else df[c].tolist() for c in df.columns}
+
+
 def has_series(rec: Mapping[str, Any], spec: SeriesSpec | None) -> bool:
     """Whether a stored record holds every requested series column (for resuming)."""
     if not spec:
@@ -129,6 +134,10 @@ def execute(
     }
     if series:
         record["series"] = _series(res, series)
+    # Runs cut into batches keep their batch rows, and their connections' completion times.
+    if len(res.batches):
+        record["batches"] = _columns(res.batches)
+        record["fcts"] = _columns(res.fcts)
     _io.write_json(Path(runs_dir) / f"{job.id}.json", record)
     return record
 

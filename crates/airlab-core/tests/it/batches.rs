@@ -163,3 +163,12 @@ fn batch_keys_are_checked() {
         "no flow is named \"mic\"",
     );
 }
+
+#[test]
+fn completions_are_numbered_within_their_flow() {
+    // The bulk connection opens first; the mice source's transfers are still its 0th, 1st, ...
+    let out = run_toml(SCENARIO, Some(1));
+    let conns: Vec<f64> = out.fcts.values_of("mice", "conn");
+    assert!(conns.len() > 5);
+    assert!(conns.iter().enumerate().all(|(k, &c)| c == k as f64), "{conns:?}");
+}

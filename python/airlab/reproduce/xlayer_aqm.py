@@ -1,0 +1,468 @@
+"""Paper 001: the cross-layer AQM for mice flows in the smart home and eHealth (Figs. 4-14,
+Tables 1-2).
+
+Mice sources upload 1 MB every 1.5 s (open loop, first start U(0, 10 s)) beside bulk flows
+(``scenarios/xlayer-aqm/``); the cross-layer AQM (``xlayer``: mice and bulk classes, each an
+FQ-CoDel, a weighted round robin of K mice packets per bulk one) against FQ-CoDel alone. Smart
+home: the AQM on the router's 50 Mbit/s wired uplink above a 100-packet ring. eHealth: on the
+802.11ax AP's downlink, where the mice's ACKs queue behind two video calls, over two device
+layers: Linux's mac80211 (the paper's OpenWrt AP), which never pushes back, and a 500-packet
+device FIFO (the paper's ns-3 model, P1.1 B).
+
+The paper's method: steady-state runs end after eleven batches of 5,000 delivered packets
+(here the first mice source's), the first discarded, and report batch means; mice goodput only
+over active transfer periods. Beside the batch means, three independent seeds (replicates);
+targets use the means over seeds with their 95 % CIs. The initial transient (E1-1/E1-2) uses
+ten replicates of the first five transfers of each source.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from airlab.reproduce.runner import (
+    Job,
+    Target,
+    direction,
+    jain,
+    point,
+    seed_means,
+    write_runs_table,
+    write_targets,
+)
+from airlab.stats import mean_ci
+
+TITLE = "Cross-layer AQM for mice flows: smart home and eHealth (paper 001)"
+SERIES_LINKS: tuple[str, ...] = ()
+AQMS = ("xlayer", "fq_codel")
+#: The K of Tables 1/2, and those run.
+TABLE_KS = (2.0, 2.5, 3.0, 3.5, 4.0, 5.0)
+KS = TABLE_KS
+#: Settings: scenario, its AQM's key, the device layer below it (None: the scenario's own).
+SETTINGS: dict[str, tuple[str, str, str | None]] = {
+    "smart home": ("xlayer-aqm/smart-home", "link.uplink.forward.qdisc", None),
+    "eHealth, mac80211": ("xlayer-aqm/ehealth", "wifi.ward.node.ap.qdisc", None),
+    "eHealth, device FIFO": (
+        "xlayer-aqm/ehealth",
+        "wifi.ward.node.ap.qdisc",
+        '{ kind = "fifo", size = 500 }',
+    ),
+}
+DEVICE_KEY = "wifi.ward.node.ap.device"
+#: The flows whose packets cross the AQM beside the mice (their goodput is "bulk goodput").
+BULK = {"smart home": ("bulk-up",), "eHealth": ("video-down-1", "video-down-2")}
+TRANSFER_MBIT = 8.0
+#: Table 1 (smart home) and 2 (eHealth): mice goodput (Mbit/s) and delay (ms) per K.
+TABLES = {
+    "smart home": {"goodput": (11.4, 11.5, 11.9, 11.8, 11.6, 11.5),
+                   "delay": (18.6, 19.0, 18.5, 19.2, 19.4, 19.0)},
+    "eHealth": {"goodput": (5.1, 5.2, 5.6, 5.7, 5.5, 5.4),
+                "delay": (17.0, 16.7, 15.1, 15.7, 16.2, 16.5)},
+}  # fmt: skip
+#: The number of sources of Tables 1/2 (not stated): where FQ-CoDel's mice goodput is the
+#: paper's (reproduction-targets P1.2 calibrates to it): 6 in the smart home (10 overload its
+#: uplink: 10 x 5.33 Mbit/s offered on 50), 10 in eHealth.
+TABLE_SOURCES = {"smart home": 6, "eHealth, device FIFO": 10}
+#: The classifier's mean and the round robin: the corrected readings and the printed ones.
+READINGS = (("recent", "intended"), ("active", "intended"), ("recent", "literal"))
+
+
+@dataclass(frozen=True)
+class Plan:
+    seeds: tuple[int, ...]
+    sources: tuple[int, ...]
+    replicates: int
+
+
+FULL = Plan((1, 2, 3), tuple(range(2, 21, 2)), 10)
+QUICK = Plan((1,), (2, 10, 20), 2)
+
+
+def plan(quick: bool) -> Plan:
+    return QUICK if quick else FULL
+
+
+def family(setting: str) -> str:
+    """``smart home`` or ``eHealth``: the scenario a setting runs."""
+    return "smart home" if setting == "smart home" else "eHealth"
+
+
+def _aqm(aqm: str, k: float = 3.0, reading: tuple[str, str] = READINGS[0]) -> str:
+    if aqm == "fq_codel":
+        return '{ kind = "fq_codel" }'
+    mean, wrr = reading
+    return f'{{ kind = "xlayer", k = {k:g}, mean = "{mean}", wrr = "{wrr}" }}'
+
+
+def _job(
+    experiment: str,
+    setting: str,
+    aqm: str,
+    sources: int,
+    seed: int,
+    k: float = 3.0,
+    reading: tuple[str, str] = READINGS[0],
+    extra: Sequence[tuple[str, str]] = (),
+) -> Job:
+    scenario, key, device = SETTINGS[setting]
+    params = [(key, _aqm(aqm, k, reading)), ("flow.mice.count", str(sources))]
+    if device:
+        params.append((DEVICE_KEY, device))
+    # The batches need no fine series: the record keeps one goodput sample per second.
+    if not any(key == "metrics.interval" for key, _ in extra):
+        params.append(("metrics.interval", "1s"))
+    params += extra
+    tags = {
+        "experiment": experiment,
+        "setting": setting,
+        "aqm": aqm,
+        "sources": sources,
+        "k": k if aqm == "xlayer" else 0.0,
+        "reading": "/".join(reading) if aqm == "xlayer" else "",
+    }
+    return Job(scenario, tuple(params), seed, tuple(sorted(tags.items())))
+
+
+def jobs(quick: bool = False) -> list[Job]:
+    """Steady state against the number of sources (both AQMs, every setting); the K tables; the
+    initial transient (eHealth, 8 sources, replicates); the classifier and round-robin
+    readings."""
+    p = plan(quick)
+    out = []
+    for setting, n, aqm, seed in itertools.product(SETTINGS, p.sources, AQMS, p.seeds):
+        out.append(_job("steady", setting, aqm, n, seed))
+    for setting, n in TABLE_SOURCES.items():
+        for k, seed in itertools.product(KS, p.seeds):
+            if k != 3.0 or n not in p.sources:
+                out.append(_job("K", setting, "xlayer", n, seed, k=k))
+        if n not in p.sources:
+            out += [_job("steady", setting, "fq_codel", n, s) for s in p.seeds]
+        for reading, seed in itertools.product(READINGS[1:], p.seeds):
+            out.append(_job("reading", setting, "xlayer", n, seed, reading=reading))
+    transient = [("duration", "40s"), ("metrics.interval", "100ms")]
+    for setting in ("eHealth, mac80211", "eHealth, device FIFO"):
+        for aqm, rep in itertools.product(AQMS, range(1, p.replicates + 1)):
+            out.append(_job("transient", setting, aqm, 8, 100 + rep, extra=transient))
+    return out
+
+
+# -- per-run metrics ---------------------------------------------------------------------------
+
+
+def _frame(rec: Mapping[str, Any], table: str) -> pd.DataFrame:
+    return pd.DataFrame(rec.get(table) or {})
+
+
+def batch_rows(rec: Mapping[str, Any]) -> pd.DataFrame:
+    """Per kept batch (after the discarded): the mice sources' mean goodput over their active
+    periods, their completions' mean FCT, their data packets' mean one-way delay, the bulk
+    flows' mean goodput, and Jain's index over all of them (mice at their active goodput)."""
+    b = _frame(rec, "batches")
+    if b.empty:
+        return pd.DataFrame()
+    discard = int(rec["summary"]["batches"]["discard"])
+    b = b[b["batch"] >= discard]
+    bulk = BULK[family(rec["tags"]["setting"])]
+    rows = []
+    for k, g in b.groupby("batch"):
+        mice = g[g["flow"].str.startswith("mice")]
+        big = g[g["flow"].isin(bulk)]
+        done = mice["fcts"].to_numpy()
+        fct = mice["fct_s"].to_numpy()
+        shares = [*mice["active_goodput_mbps"].dropna(), *big["goodput_mbps"]]
+        rows.append(
+            {
+                "batch": k,
+                "mice_goodput": float(mice["active_goodput_mbps"].mean()),
+                "mice_fct": float(np.nansum(done * fct) / done.sum()) if done.sum() else math.nan,
+                "mice_delay": float(mice["owd_ms"].mean()),
+                "bulk_goodput": float(big["goodput_mbps"].mean()),
+                "jain": jain(shares),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def transient_rows(rec: Mapping[str, Any], rounds: int = 5) -> list[dict[str, Any]]:
+    """E1-1/E1-2: the r-th transfer of every source is round r; its mice goodput is the mean of
+    1 MB over their completion times, its FCT their mean, and the bulk goodput the video
+    downloads' mean over the round's span (first start to last end)."""
+    f = _frame(rec, "fcts")
+    if f.empty:
+        return []
+    f = f[f["flow"].str.startswith("mice")]
+    bulk = BULK["eHealth"]
+    series = rec["goodput_mbps"]
+    step = rec["interval_s"]
+    out = []
+    for r in range(rounds):
+        g = f[f["conn"] == r]
+        if g.empty:
+            continue
+        lo, hi = float(g["start_s"].min()), float(g["end_s"].max())
+        samples = [
+            v
+            for name in bulk
+            for i, v in enumerate(series.get(name, []))
+            if lo < (i + 1) * step <= hi
+        ]
+        out.append(
+            {
+                "round": r + 1,
+                "mice_goodput": float((TRANSFER_MBIT / g["fct_s"]).mean()),
+                "mice_fct": float(g["fct_s"].mean()),
+                "bulk_goodput": float(np.mean(samples)) if samples else math.nan,
+                "transfers": len(g),
+            }
+        )
+    return out
+
+
+def run_metrics(rec: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per steady run (its batch means and their CI half-widths), or one per round of
+    a transient run."""
+    t = rec["tags"]
+    base = {**t, "seed": rec["seed"]}
+    if t["experiment"] == "transient":
+        return [{**base, **row} for row in transient_rows(rec)]
+    rows = batch_rows(rec)
+    if rows.empty:
+        return [base]
+    row = dict(base)
+    row["batches"] = len(rows)
+    for col in ("mice_goodput", "mice_fct", "mice_delay", "bulk_goodput", "jain"):
+        mean, half = mean_ci(rows[col].tolist())
+        row[col], row[f"{col}_batch_ci"] = mean, half
+    return [row]
+
+
+METRICS = ("mice_goodput", "mice_fct", "mice_delay", "bulk_goodput", "jain")
+TAGS = {"experiment", "setting", "aqm", "sources", "k", "reading", "seed", "round"}
+
+
+# -- paper numbers -----------------------------------------------------------------------------
+
+
+def _gain(steady: pd.DataFrame, setting: str, metric: str) -> pd.DataFrame:
+    """Per number of sources, the cross-layer AQM's change against FQ-CoDel in % (and the
+    absolute difference)."""
+    s = steady[steady.setting == setting]
+    x = s[s.aqm == "xlayer"].set_index("sources")[metric]
+    q = s[s.aqm == "fq_codel"].set_index("sources")[metric]
+    both = x.index.intersection(q.index)
+    return pd.DataFrame(
+        {"xlayer": x[both], "fq_codel": q[both], "change": 100 * (x[both] / q[both] - 1),
+         "difference": x[both] - q[both]}
+    )  # fmt: skip
+
+
+def _trend(g: pd.Series) -> float:
+    """The least-squares slope of a series over its index (per source)."""
+    x = np.asarray(g.index, dtype=float)
+    return float(np.polyfit(x, g.to_numpy(dtype=float), 1)[0]) if len(g) > 1 else math.nan
+
+
+def targets(agg: Mapping[str, pd.DataFrame]) -> list[Target]:
+    """Every number and claim of P1.3/P1.4 (E1-6, testbed against ns-3, aside)."""
+    out: list[Target] = []
+    steady = agg["steady"]
+    for setting in ("eHealth, mac80211", "eHealth, device FIFO"):
+        tr = agg["transient"]
+        tr = tr[tr.setting == setting]
+        if tr.empty:
+            continue
+        x = tr[tr.aqm == "xlayer"].set_index("round")
+        q = tr[tr.aqm == "fq_codel"].set_index("round")
+        gain = 100 * (x.mice_goodput / q.mice_goodput - 1)
+        fct = 100 * (x.mice_fct / q.mice_fct - 1)
+        later = x.mice_goodput.loc[x.index >= 2]
+        steady_bulk = (x.bulk_goodput / q.bulk_goodput - 1).loc[x.index >= 3].abs()
+        out += [
+            point("E1-1 (Fig. 4)", "largest mice goodput gain over the first 5 rounds (%)", 48.0,
+                  float(gain.max()), setting),
+            direction("E1-1 (Fig. 4)", "mice goodput stable after one round (rounds 2-5 within "
+                      "15 % of their mean)", bool((later / later.mean() - 1).abs().max() <= 0.15),
+                      0.15 - float((later / later.mean() - 1).abs().max()), setting),
+            direction("E1-1 (Fig. 4)", "equal bulk goodput from round 3 (within 10 %)",
+                      bool(steady_bulk.max() <= 0.10), 0.10 - float(steady_bulk.max()), setting),
+            point("E1-2 (Fig. 5)", "largest mice FCT reduction over the first 5 rounds (%)", -41.0,
+                  float(fct.min()), setting),
+        ]  # fmt: skip
+    for setting in ("eHealth, mac80211", "eHealth, device FIFO"):
+        g = _gain(steady, setting, "mice_goodput")
+        f = _gain(steady, setting, "mice_fct")
+        b = _gain(steady, setting, "bulk_goodput")
+        j = _gain(steady, setting, "jain")
+        exp = "E1-3 (Fig. 6)" if "mac80211" in setting else "E1-7 (Fig. 11)"
+        out += [
+            direction(exp, "cross-layer mice goodput above FQ-CoDel at every source count",
+                      bool((g.change > 0).all()), float(g.change.min()), setting),
+            point(exp, "largest mice goodput gain (%)", 59.0, float(g.change.max()), setting),
+            direction(exp, "the gain grows with the sources (slope, % per source)",
+                      _trend(g.change) > 0, _trend(g.change), setting),
+            direction(exp, "bulk goodput within 10 % of FQ-CoDel at every source count",
+                      bool((b.change.abs() <= 10).all()), 10 - float(b.change.abs().max()),
+                      setting),
+            direction("E1-4 (Fig. 7)", "cross-layer mice FCT lower at every source count",
+                      bool((f.change < 0).all()), -float(f.change.max()), setting),
+            point("E1-4 (Fig. 7)", "mean FCT reduction over the source counts (ms)", 190.0,
+                  -1e3 * float(f.difference.mean()), setting),
+            direction("E1-8 (Fig. 12)", "cross-layer Jain index above FQ-CoDel at every source "
+                      "count", bool((j.difference > 0).all()), float(j.difference.min()),
+                      setting),
+            point("E1-8 (Fig. 12)", "cross-layer Jain index, largest", 0.85,
+                  float(j.xlayer.max()), setting, absolute=0.05),
+            point("abstract (L25)", "eHealth FCT reduction at the paper's table point (%)",
+                  -10.0, float(f.change.get(TABLE_SOURCES["eHealth, device FIFO"], math.nan)),
+                  setting),
+        ]  # fmt: skip
+    g = _gain(steady, "smart home", "mice_goodput")
+    b = _gain(steady, "smart home", "bulk_goodput")
+    j = _gain(steady, "smart home", "jain")
+    eh = _gain(steady, "eHealth, device FIFO", "mice_goodput")
+    small, large = j[j.index <= 12], j[j.index > 12]
+    out += [
+        point("E1-5 (Fig. 8)", "largest mice goodput gain (%)", 77.0, float(g.change.max())),
+        point("abstract (L11)", "mice goodput 'almost 80 %' higher (largest gain, %)", 80.0,
+              float(g.change.max())),
+        direction("E1-5 (Fig. 8)", "cross-layer mice goodput above FQ-CoDel at every source "
+                  "count", bool((g.change > 0).all()), float(g.change.min())),
+        direction("E1-5 (Fig. 8)", "the gain shrinks as the sources grow (slope, % per source)",
+                  _trend(g.change) < 0, -_trend(g.change)),
+        direction("E1-5 (Fig. 8)", "bulk goodput falls as the sources grow (slope, Mbit/s per "
+                  "source)", _trend(b.xlayer) < 0, -_trend(b.xlayer)),
+        direction("E1-9 (Fig. 13)", "at the most sources the gain is below eHealth's (device "
+                  "FIFO), %", float(g.change.iloc[-1]) < float(eh.change.iloc[-1]),
+                  float(eh.change.iloc[-1] - g.change.iloc[-1])),
+        direction("E1-10 (Fig. 14)", "Jain index higher up to 12 sources and not beyond",
+                  bool((small.difference > 0).all() and (large.difference <= 0).all()),
+                  float(min(small.difference.min(), -large.difference.max()))
+                  if len(large) else float(small.difference.min())),
+    ]  # fmt: skip
+    out += _k_targets(agg)
+    return out
+
+
+def _k_targets(agg: Mapping[str, pd.DataFrame]) -> list[Target]:
+    """Tables 1/2: mice goodput and delay per K at the tables' sources, and which K is best."""
+    out: list[Target] = []
+    for setting, n in TABLE_SOURCES.items():
+        paper = TABLES[family(setting)]
+        k = k_table(agg, setting, n)
+        for kk in KS:
+            i = TABLE_KS.index(kk)
+            row = k.loc[kk] if kk in k.index else None
+            for metric, col in (("goodput", "mice_goodput"), ("delay", "mice_delay")):
+                ours = float(row[col]) if row is not None else math.nan
+                name = f"Table {1 if setting == 'smart home' else 2}: K = {kk:g}, mice {metric}"
+                out.append(point("E1-11", name, paper[metric][i], ours, setting))
+        best = float(k.mice_goodput.idxmax()) if len(k) else math.nan
+        paper_best = TABLE_KS[int(np.argmax(paper["goodput"]))]
+        out.append(
+            direction("E1-11", f"the best K for mice goodput is the paper's ({paper_best:g})",
+                      best == paper_best, -abs(best - paper_best), setting)
+        )  # fmt: skip
+    return out
+
+
+def k_table(agg: Mapping[str, pd.DataFrame], setting: str, n: int) -> pd.DataFrame:
+    """Mice goodput and delay per K (with CIs over seeds) at ``n`` sources."""
+    k = agg["K"]
+    s = agg["steady"]
+    at_3 = s[(s.setting == setting) & (s.sources == n) & (s.aqm == "xlayer")].assign(k=3.0)
+    others = k[(k.setting == setting) & (k.sources == n)] if len(k) else k
+    rows = pd.concat([others, at_3])
+    return rows.drop_duplicates("k").set_index("k").sort_index()
+
+
+# -- the whole analysis ------------------------------------------------------------------------
+
+
+def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -> dict[str, Any]:
+    from airlab.reproduce import figures_xlayer
+
+    df = pd.DataFrame([row for r in records.values() for row in run_metrics(r)])
+    write_runs_table(out_dir, df)
+    metrics = [m for m in (*METRICS, "transfers") if m in df.columns]
+    agg = {
+        "steady": seed_means(df[df.experiment == "steady"], ["setting", "aqm", "sources"],
+                             metrics),
+        "K": seed_means(df[df.experiment == "K"], ["setting", "sources", "k"], metrics),
+        "transient": seed_means(df[df.experiment == "transient"], ["setting", "aqm", "round"],
+                                metrics),
+        "reading": seed_means(df[df.experiment.isin(["reading", "steady"]) & (df.aqm == "xlayer")],
+                              ["setting", "sources", "reading"], metrics),
+    }  # fmt: skip
+    r = agg["reading"]
+    agg["reading"] = r[r.sources == r.setting.map(TABLE_SOURCES)]
+    tg = targets(agg)
+    write_targets(out_dir, "xlayer-aqm", quick, tg)
+    figs = figures_xlayer.all_figures(agg, out_dir / "figures")
+    section = {"title": "Paper 001's numbers and claims", "targets": tg, "figures": figs}
+    return {"agg": agg, "sections": [section], "batch_ci": _batch_ci(df)}
+
+
+def _batch_ci(df: pd.DataFrame) -> pd.DataFrame:
+    """Batch means against replicates: per setting, AQM and source count, the mean over seeds
+    of each run's batch-means CI half-width beside the CI over the seeds."""
+    steady = df[df.experiment == "steady"]
+    rows = []
+    for key, g in steady.groupby(["setting", "aqm", "sources"]):
+        row = dict(zip(("setting", "aqm", "sources"), key, strict=True))
+        for m in ("mice_goodput", "mice_fct"):
+            row[f"{m}_batch_ci"] = float(g[f"{m}_batch_ci"].mean())
+            row[f"{m}_seed_ci"] = mean_ci(g[m].tolist())[1]
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+INTRO = """
+<p>What runs: {runs} runs of <code>scenarios/xlayer-aqm/</code>. Steady state: {sources}
+sources, both AQMs, {seeds} seeds, each run ended by eleven batches of 5,000 of the first
+source's delivered packets, the first discarded (batch means; the table at the end sets their
+CIs beside those over the seeds). Initial transient: eHealth with 8 sources, {reps}
+replicates, the first five transfers of each source. Mice goodput is over each source's active
+transfer periods; bulk goodput is that of the flows crossing the AQM (smart home: the bulk
+upload; eHealth: the two video downloads); delay is the mice data packets' one-way delay.
+Smart home: the AQM on the 50 Mbit/s uplink above a 100-packet ring. eHealth: on the AP's
+Wi-Fi egress, above mac80211 (a Linux AP) or a 500-packet device FIFO (the paper's ns-3).</p>
+"""
+
+
+def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
+    from airlab.reproduce import report as r
+
+    p = plan(quick)
+    intro = r.plan_note(quick) + INTRO.format(
+        runs=len({j.id for j in jobs(quick)}),
+        sources=", ".join(map(str, p.sources)),
+        seeds=len(p.seeds),
+        reps=p.replicates,
+    )
+    agg = analysis["agg"]
+    tables = ""
+    for name, frame in agg.items():
+        cols = [(c, c) for c in frame.columns if not c.endswith("_ci")]
+        tables += f"<h3>{name}</h3>" + r.frame_table(frame, cols)
+    ci = analysis["batch_ci"]
+    sections = [
+        (
+            s["title"],
+            r.targets_table(s["targets"], show_variant=True) + r.images(s["figures"], out_dir),
+        )
+        for s in analysis["sections"]
+    ]
+    sections += [
+        ("Every setting (means over seeds)", tables),
+        ("Batch means against replicates (95 % CI half-widths)",
+         r.frame_table(ci, [(c, c) for c in ci.columns])),
+    ]  # fmt: skip
+    return r.page(TITLE, intro, sections)
