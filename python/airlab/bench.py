@@ -31,6 +31,7 @@ DEFAULT_SCENARIOS = [
     "wifi6/range",
     "bbr-wifi6/bidir-cake",
     "fccc/three-devices",
+    "xlayer-aqm/ehealth",
     "bufferbloat-11n/parking-lot",
     "basics/gigabit-50flows",
 ]
