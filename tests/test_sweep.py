@@ -205,3 +205,17 @@ def test_a_rebuilt_engine_reruns_finished_runs(tmp_path: Path, monkeypatch) -> N
     monkeypatch.setattr(sw, "engine_digest", lambda: b"another build")
     again = sw.run_sweep(DUMBBELL, grid, [1], tmp_path)
     assert (len(again.executed), again.skipped) == (1, 0)
+
+
+def test_a_sweep_of_batch_ended_runs_keeps_their_batch_means(cli, tmp_path: Path) -> None:
+    batches = "metrics.batches={ packets = 500, count = 4 }"
+    grid = ["--set", "link.bottleneck.qdisc.limit=20,100", "--set", batches]
+    proc = cli("sweep", DUMBBELL, *grid, "--seeds", "1", "--jobs", "1", "--out", "sw")
+    assert proc.returncode == 0, proc.stderr
+    df = pd.read_parquet(tmp_path / "sw" / "sweep.parquet").set_index("link.bottleneck.qdisc.limit")
+    # Three batches kept of four; the flow's mean one-way delay grows with the queue it fills.
+    assert (df["batch.cubic.goodput_mbps.batches"] == 3).all()
+    assert (df["batch.cubic.goodput_mbps.ci"] > 0).all()
+    owd = df["batch.cubic.owd_ms.mean"]
+    assert owd[100] > owd[20] + 50
+    assert (df["batches.completed"] == 4).all()

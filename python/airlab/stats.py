@@ -52,3 +52,20 @@ def lag1(x: Sequence[float]) -> float:
     d = v - v.mean()
     den = float(d @ d)
     return float(d[:-1] @ d[1:] / den) if den > 0 else math.nan
+
+
+#: The batch columns a sweep keeps as batch means.
+SWEPT = ("goodput_mbps", "active_goodput_mbps", "owd_ms", "fct_s")
+
+
+def batch_summary(batches: Any, discard: int) -> dict[str, dict[str, dict[str, float]]]:
+    """``{flow: {column: {mean, ci, batches}}}`` for the columns a sweep keeps (NaN-free)."""
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for column in SWEPT:
+        for flow, row in batch_means(batches, column, discard).iterrows():
+            if row["batches"] > 0:
+                entry = {"mean": row["mean"], "batches": int(row["batches"])}
+                if math.isfinite(row["ci"]):
+                    entry["ci"] = row["ci"]
+                out.setdefault(str(flow), {})[column] = entry
+    return out

@@ -243,6 +243,7 @@ def build_table(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
         row.update(rec.get("params", {}))
         row["seed"] = rec["seed"]
         row.update(flatten_summary(rec["summary"]))
+        _flatten_into(row, "batch", rec.get("batch_means", {}))
         rows.append(row)
     df = pd.DataFrame(rows)
     if df.empty:
@@ -310,6 +311,10 @@ def execute_run(scenario: str, spec: RunSpec, runs_dir: str, digest: str) -> dic
         "wall_s": time.perf_counter() - t0,
         "summary": res.summary,
     }
+    if res.summary.get("batches") and len(res.batches):
+        from airlab.stats import batch_summary
+
+        record["batch_means"] = batch_summary(res.batches, int(res.summary["batches"]["discard"]))
     _io.write_json(Path(runs_dir) / f"{spec.run_id}.json", record)
     return record
 
