@@ -157,6 +157,8 @@ struct Classifier {
     last_sweep: Option<Time>,
     /// Flows ever classified bulk (a flow forgotten and seen again counts again).
     made_bulk: u64,
+    /// Flows with packets queued in each class (the WRR's n1, n2), kept as packets come and go.
+    backlogged: [usize; 2],
 }
 
 /// How often ended flows are found and the mean's population is recounted.
@@ -164,7 +166,14 @@ const SWEEP_EVERY: Time = 10 * MS;
 
 impl Classifier {
     fn new() -> Self {
-        Classifier { flows: HashMap::new(), sum_bytes: 0, counted: 0, last_sweep: None, made_bulk: 0 }
+        Classifier {
+            flows: HashMap::new(),
+            sum_bytes: 0,
+            counted: 0,
+            last_sweep: None,
+            made_bulk: 0,
+            backlogged: [0, 0],
+        }
     }
 
     fn counts(p: &Params, now: Time, e: &FlowEntry) -> bool {
@@ -227,9 +236,27 @@ impl Classifier {
         self.flows.get_mut(key).expect("a queued packet's flow is in the table")
     }
 
+    /// A packet of the flow `key` joined `class`.
+    fn queue(&mut self, key: &FlowKey, class: usize) {
+        let e = self.entry(key);
+        e.queued[class] += 1;
+        if e.queued[class] == 1 {
+            self.backlogged[class] += 1;
+        }
+    }
+
+    /// A packet of the flow `key` left `class` (sent or dropped).
+    fn unqueue(&mut self, key: &FlowKey, class: usize) {
+        let e = self.entry(key);
+        e.queued[class] -= 1;
+        if e.queued[class] == 0 {
+            self.backlogged[class] -= 1;
+        }
+    }
+
     /// Flows with packets queued in `class`.
     fn active_in(&self, class: usize) -> usize {
-        self.flows.values().filter(|e| e.queued[class] > 0).count()
+        self.backlogged[class]
     }
 }
 
@@ -266,15 +293,14 @@ impl XLayer {
     fn enqueue_in(&mut self, class: usize, pkt: Packet, now: Time, out: &mut Verdicts) {
         let key = pkt.five_tuple();
         self.classifier.arrive(&self.p, now, key, pkt.size);
-        self.classifier.entry(&key).queued[class] += 1;
+        self.classifier.queue(&key, class);
         self.classes[class].enqueue(pkt, now, out);
     }
 
     /// Packets the class qdiscs dropped leave the per-flow queue counts.
     fn forget_dropped(&mut self, class: usize, out: &Verdicts, from: usize) {
         for pkt in &out.dropped[from..] {
-            let e = self.classifier.entry(&pkt.five_tuple());
-            e.queued[class] -= 1;
+            self.classifier.unqueue(&pkt.five_tuple(), class);
         }
     }
 
@@ -338,7 +364,7 @@ impl Qdisc for XLayer {
     fn enqueue(&mut self, pkt: Packet, now: Time, out: &mut Verdicts) {
         let key = pkt.five_tuple();
         let class = self.classifier.arrive(&self.p, now, key, pkt.size);
-        self.classifier.entry(&key).queued[class] += 1;
+        self.classifier.queue(&key, class);
         let before = out.dropped.len();
         self.classes[class].enqueue(pkt, now, out);
         self.forget_dropped(class, out, before);
@@ -353,7 +379,7 @@ impl Qdisc for XLayer {
             self.forget_dropped(class, out, before);
             match got {
                 Some(pkt) => {
-                    self.classifier.entry(&pkt.five_tuple()).queued[class] -= 1;
+                    self.classifier.unqueue(&pkt.five_tuple(), class);
                     if self.p.wrr == WrrMode::Intended {
                         self.wrr.rem[class] = self.wrr.rem[class].saturating_sub(1);
                     }
