@@ -7,7 +7,7 @@ FQ-CoDel, a weighted round robin of K mice packets per bulk one) against FQ-CoDe
 home: the AQM on the router's 50 Mbit/s wired uplink above a 100-packet ring. eHealth: on the
 802.11ax AP's downlink, where the mice's ACKs queue behind two video calls, over two device
 layers: Linux's mac80211 (the paper's OpenWrt AP), which never pushes back, and a 500-packet
-device FIFO (the paper's ns-3 model, P1.1 B).
+device FIFO whose frames live at most 500 ms (the paper's ns-3 WifiMacQueue, P1.1 B).
 
 The paper's method: steady-state runs end after eleven batches of 5,000 delivered packets
 (here the first mice source's), the first discarded, and report batch means; mice goodput only
@@ -53,7 +53,7 @@ SETTINGS: dict[str, tuple[str, str, str | None]] = {
     "eHealth, device FIFO": (
         "xlayer-aqm/ehealth",
         "wifi.ward.node.ap.qdisc",
-        '{ kind = "fifo", size = 500 }',
+        '{ kind = "fifo", size = 500, lifetime = "500ms" }',
     ),
 }
 DEVICE_KEY = "wifi.ward.node.ap.device"

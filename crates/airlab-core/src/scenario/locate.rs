@@ -80,6 +80,7 @@ fn field_check(table: Buffered, tag: Option<&str>, field: &str) -> Option<Check>
         (Buffered::App, Some("ping"), "interval") => check::<Duration>,
         (Buffered::Device, Some("fifo" | "per_station"), "size") => check::<u32>,
         (Buffered::Device, Some("per_station"), "airtime_fairness") => check::<bool>,
+        (Buffered::Device, Some("fifo"), "lifetime") => check::<Duration>,
         _ => return None,
     })
 }

@@ -472,9 +472,14 @@ fn default_device(standard: Standard) -> DeviceLayer {
 }
 
 fn check_device(device: &DeviceSpec) -> Result<(), (&'static str, String)> {
-    let (DeviceSpec::Fifo { size } | DeviceSpec::PerStation { size, .. }) = *device else {
+    let (DeviceSpec::Fifo { size, .. } | DeviceSpec::PerStation { size, .. }) = *device else {
         return check_mac80211(device.layer());
     };
+    if let DeviceSpec::Fifo { lifetime: Some(lifetime), .. } = *device {
+        if lifetime.0 == 0 {
+            return Err(("lifetime", "lifetime must be longer than 0 (leave it out for none)".into()));
+        }
+    }
     if !(1..=MAX_DEVICE_QUEUE).contains(&size) {
         return Err((
             "size",

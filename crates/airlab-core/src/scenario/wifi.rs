@@ -58,10 +58,13 @@ pub struct PhySpec {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum DeviceSpec {
-    /// One driver FIFO of `size` packets for all destinations (legacy drivers).
+    /// One driver FIFO of `size` packets for all destinations (legacy drivers), whose frames
+    /// are dropped after `lifetime` in it (ns-3's WifiMacQueue MaxDelay), if given.
     Fifo {
         #[serde(default = "default_device_size")]
         size: u32,
+        #[serde(default)]
+        lifetime: Option<Duration>,
     },
     /// mac80211-style queues, one per destination of `size` packets each, served round robin,
     /// or by deficit round robin on airtime when `airtime_fairness`.
@@ -91,7 +94,7 @@ pub enum DeviceSpec {
 impl DeviceSpec {
     pub fn layer(self) -> DeviceLayer {
         match self {
-            DeviceSpec::Fifo { size } => DeviceLayer::Fifo { size },
+            DeviceSpec::Fifo { size, lifetime } => DeviceLayer::Fifo { size, lifetime: lifetime.map(|d| d.0) },
             DeviceSpec::PerStation { size, airtime_fairness } => DeviceLayer::PerStation { size, airtime_fairness },
             DeviceSpec::Mac80211 {
                 target,

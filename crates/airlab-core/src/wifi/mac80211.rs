@@ -205,7 +205,7 @@ impl Mac80211 {
                 if fw.is_empty() {
                     self.fw_active.push_back(peer);
                 }
-                fw.push_back(Mpdu { pkt, seq, attempts: 0, aql: est });
+                fw.push_back(Mpdu { pkt, seq, attempts: 0, aql: est, queued_at: now });
                 self.fw_len += 1;
             }
             // Moved to the firmware or dropped by CoDel.

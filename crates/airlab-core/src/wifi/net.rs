@@ -633,6 +633,7 @@ impl WifiNet {
     /// sure the node contends if it has frames.
     fn pump(&mut self, dev: u32, now: Time, flows: &mut [FlowStats]) {
         let d = &mut self.devs[dev as usize];
+        d.queues.expire(now, &mut d.device_verdicts);
         while !d.queues.is_full() {
             let Some(pkt) = d.qdisc.dequeue(now, &mut d.verdicts) else {
                 if !d.qdisc.is_empty() {

@@ -20,8 +20,9 @@ use std::collections::VecDeque;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum DeviceLayer {
-    /// One driver FIFO of `size` packets for all destinations (legacy drivers).
-    Fifo { size: u32 },
+    /// One driver FIFO of `size` packets for all destinations (legacy drivers); with a
+    /// `lifetime`, a frame that waited longer is dropped (ns-3's WifiMacQueue MaxDelay).
+    Fifo { size: u32, lifetime: Option<Time> },
     /// Queues, one per destination, `size` packets in all, served round robin or, with
     /// `airtime_fairness`, by deficit round robin on airtime.
     PerStation { size: u32, airtime_fairness: bool },
@@ -39,10 +40,14 @@ pub struct Mpdu {
     pub attempts: u32,
     /// The airtime AQL counts for the frame while the firmware holds it (mac80211 only).
     pub aql: Time,
+    /// When it entered the device layer (for mac80211, its firmware queue).
+    pub queued_at: Time,
 }
 
 pub struct DeviceQueues {
     size: usize,
+    /// How long a frame may wait in the FIFO, if bounded.
+    lifetime: Option<Time>,
     len: usize,
     kind: Kind,
     /// The next sequence number per destination, given as a frame is queued here (for
@@ -68,7 +73,7 @@ impl DeviceQueues {
     /// flow hash of mac80211's TXQs.
     pub fn new(layer: &DeviceLayer, peers: usize, perturbation: u64) -> Self {
         let (size, kind) = match *layer {
-            DeviceLayer::Fifo { size } => (size as usize, Kind::Fifo(VecDeque::new())),
+            DeviceLayer::Fifo { size, .. } => (size as usize, Kind::Fifo(VecDeque::new())),
             DeviceLayer::PerStation { size, airtime_fairness } => (
                 size as usize,
                 Kind::PerStation {
@@ -81,7 +86,32 @@ impl DeviceQueues {
                 (usize::MAX, Kind::Mac80211(Box::new(Mac80211::new(params, peers, perturbation))))
             }
         };
-        DeviceQueues { size, len: 0, kind, next_seq: vec![0; peers] }
+        let lifetime = match *layer {
+            DeviceLayer::Fifo { lifetime, .. } => lifetime,
+            _ => None,
+        };
+        DeviceQueues { size, lifetime, len: 0, kind, next_seq: vec![0; peers] }
+    }
+
+    /// Drop the frames that waited longer than the FIFO's lifetime, into `out`. ns-3 drops
+    /// them as it comes across them; here, whenever the driver refills the device layer
+    /// (after every arrival and every transmission), so a frame may outlive its lifetime by
+    /// the exchange in progress.
+    pub fn expire(&mut self, now: Time, out: &mut Verdicts) {
+        let (Some(lifetime), Kind::Fifo(ring)) = (self.lifetime, &mut self.kind) else { return };
+        // Retries go back to the front, so the oldest frame need not be first: look at all.
+        if ring.iter().all(|(_, m)| now.saturating_sub(m.queued_at) <= lifetime) {
+            return;
+        }
+        let before = ring.len();
+        ring.retain(|(_, m)| {
+            let keep = now.saturating_sub(m.queued_at) <= lifetime;
+            if !keep {
+                out.dropped.push(m.pkt);
+            }
+            keep
+        });
+        self.len -= before - ring.len();
     }
 
     /// Packets held below the qdisc (for mac80211, in its TXQs and the firmware).
@@ -115,7 +145,7 @@ impl DeviceQueues {
         let mut frame = || {
             let seq = self.next_seq[peer as usize];
             self.next_seq[peer as usize] += 1;
-            Mpdu { pkt, seq, attempts: 0, aql: 0 }
+            Mpdu { pkt, seq, attempts: 0, aql: 0, queued_at: now }
         };
         match &mut self.kind {
             Kind::Fifo(ring) => ring.push_back((peer, frame())),
@@ -302,8 +332,31 @@ mod tests {
     }
 
     #[test]
+    fn a_fifo_with_a_lifetime_drops_the_frames_that_waited_longer() {
+        use crate::sim::MS;
+        let layer = DeviceLayer::Fifo { size: 8, lifetime: Some(500 * MS) };
+        let mut q = DeviceQueues::new(&layer, 2, 0);
+        let mut out = Verdicts::default();
+        for (i, at) in [0, 100, 200].into_iter().enumerate() {
+            let mut p = pkt(1000);
+            p.size = 1000 + i as u32;
+            q.push(i as u16 % 2, p, at * MS, &mut out);
+        }
+        q.expire(500 * MS, &mut out);
+        assert_eq!(q.len(), 3, "none older than 500 ms yet");
+        q.expire(650 * MS, &mut out);
+        assert_eq!(q.len(), 1);
+        assert_eq!(out.dropped.iter().map(|p| p.size).collect::<Vec<_>>(), [1000, 1001]);
+        // Without a lifetime nothing expires.
+        let mut keep = DeviceQueues::new(&DeviceLayer::Fifo { size: 8, lifetime: None }, 2, 0);
+        keep.push(0, pkt(1000), 0, &mut out);
+        keep.expire(3600 * 1000 * MS, &mut out);
+        assert_eq!(keep.len(), 1);
+    }
+
+    #[test]
     fn fifo_aggregates_one_destination_from_anywhere_in_the_ring() {
-        let mut q = DeviceQueues::new(&DeviceLayer::Fifo { size: 4 }, 2, 0);
+        let mut q = DeviceQueues::new(&DeviceLayer::Fifo { size: 4, lifetime: None }, 2, 0);
         for (peer, seq) in [(0, 0), (1, 100), (0, 1), (0, 2)] {
             push(&mut q, peer, seq);
         }

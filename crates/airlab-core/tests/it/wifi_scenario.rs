@@ -188,7 +188,7 @@ fn node_tables_may_be_an_inline_array() {
     let w = &r.wifi[0];
     assert_eq!(link_phy(w, "sta1", "ap").0.mcs, 0);
     assert_eq!(link_phy(w, "sta2", "ap").0.mcs, 7);
-    assert_eq!(w.node("sta2").unwrap().device, DeviceLayer::Fifo { size: 128 });
+    assert_eq!(w.node("sta2").unwrap().device, DeviceLayer::Fifo { size: 128, lifetime: None });
 }
 
 #[test]
@@ -809,4 +809,30 @@ fn docs_examples_load() {
     assert_eq!(schedule_of(&switch.wifi[0], "ap1", "ed1"), want);
     assert_eq!(schedule_of(&switch.wifi[0], "ed2", "ap1"), None);
     assert_eq!(path(&switch, "ed1", "ed3"), "ed1 ap1 ap2 ed3");
+}
+
+#[test]
+fn a_fifo_device_may_bound_how_long_frames_wait() {
+    let with = |device: &str| {
+        let text = replace_once(
+            &bss(),
+            "width = 40\n",
+            &format!("width = 40\nnode = [{{ name = \"ap\", device = {device} }}]\n"),
+        );
+        text.split("[[wifi.node]]").next().unwrap().to_string()
+            + "[[flow]]\nfrom = \"server\"\nto = \"sta1\"\ncc = \"cubic\"\napp = { kind = \"bulk\" }\n"
+    };
+    let r = load(&with("{ kind = \"fifo\", size = 500, lifetime = \"500ms\" }")).unwrap();
+    let lifetime = Some(500 * airlab_core::sim::MS);
+    assert_eq!(r.wifi[0].node("ap").unwrap().device, DeviceLayer::Fifo { size: 500, lifetime });
+    assert_error(
+        load(&with("{ kind = \"fifo\", lifetime = \"0s\" }")),
+        "wifi[0].node[0].device.lifetime",
+        "longer than 0",
+    );
+    assert_error(
+        load(&with("{ kind = \"per_station\", lifetime = \"1s\" }")),
+        "wifi[0].node[0].device.lifetime",
+        "unknown field",
+    );
 }
