@@ -533,7 +533,9 @@ def test_bbr1_takes_from_cubic_in_a_deep_fifo_what_the_kernels_bbr_takes() -> No
     bottleneck with a 50-packet drop-tail buffer (about 15 BDP at the 4 ms base RTT). CUBIC
     keeps the buffer full, BBR's min_rtt filter sees half of it, and BBR takes about 60 % of
     the link: Linux's tcp_bbr and airlab's BBRv1 within 4 points of each other (paper 000's
-    Fig. 5a: BBRv1 "consistently dominates")."""
+    Fig. 5a: BBRv1 "consistently dominates"). One kernel run varies by a few points (0.593-0.633
+    over five on a quiet machine, 0.569 once under a loaded CI run), so the means of three
+    kernel runs and three seeds are compared."""
     from airlab import testbed
 
     sets = {"flow.bbr3.cc": "bbr1", "duration": "20s", "metrics.warmup": "5s",
@@ -545,7 +547,7 @@ def test_bbr1_takes_from_cubic_in_a_deep_fifo_what_the_kernels_bbr_takes() -> No
         return flows["bbr3"] / (flows["bbr3"] + flows["cubic"])
 
     scenario = "basics/dumbbell-bbr3-vs-cubic"
-    real = share(testbed.run(scenario, seed=1, set=sets))
-    sim = share(airlab.run(scenario, seed=1, set=sets))
-    assert real > 0.55 and sim > 0.55, (real, sim)
-    assert abs(real - sim) < 0.04, (real, sim)
+    real = [share(testbed.run(scenario, seed=s, set=sets)) for s in (1, 2, 3)]
+    sim = [share(airlab.run(scenario, seed=s, set=sets)) for s in (1, 2, 3)]
+    assert min(real) > 0.55 and min(sim) > 0.55, (real, sim)
+    assert abs(sum(real) / 3 - sum(sim) / 3) < 0.04, (real, sim)
