@@ -18,6 +18,7 @@ from airlab.reproduce.xlayer_aqm import AQMS, SETTINGS, TABLE_KS, TABLES, family
 STYLE = {"xlayer": ("tab:blue", "cross-layer AQM"), "fq_codel": ("tab:orange", "FQ-CoDel")}
 LABELS = {
     "mice_goodput": "mice goodput (Mbit/s)",
+    "mice_transfer_goodput": "mice goodput per transfer (Mbit/s)",
     "mice_fct": "mice FCT (s)",
     "bulk_goodput": "bulk goodput (Mbit/s)",
     "jain": "Jain's index",
@@ -89,11 +90,15 @@ def k_tables(agg: Mapping[str, pd.DataFrame], path: Path) -> Path:
             ax = axes[row, col]
             ax.errorbar(k.index, k[col_name], yerr=k.get(f"{col_name}_ci"), marker="o", ms=3,
                         capsize=2, lw=1, label="airlab")  # fmt: skip
+            if metric == "goodput" and "mice_transfer_goodput" in k.columns:
+                ax.plot(k.index, k["mice_transfer_goodput"], marker="^", ms=3, lw=1,
+                        label="airlab, per transfer")  # fmt: skip
             ax.plot(TABLE_KS, paper[metric], "k--", marker="s", ms=3, lw=1, label="paper")
             _style(ax, "K (mice packets per round and flow)", LABELS[col_name])
             if row == 0:
                 ax.set_title(f"Table {1 + col}: {setting}, {n} sources")
     axes[0, 0].legend(fontsize=8)
+    axes[0, 1].legend(fontsize=8)
     return _save(fig, path)
 
 
