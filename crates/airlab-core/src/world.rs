@@ -330,6 +330,9 @@ impl World {
     }
 
     fn deliver_local(&mut self, node: NodeId, pkt: Packet) {
+        if self.batches.is_none() {
+            return self.receive(node, pkt);
+        }
         let flow = match pkt.payload {
             Payload::Tcp(_) => self.conns[pkt.conn as usize].sender.flow,
             _ => pkt.flow,

@@ -267,7 +267,6 @@ METRICS = (
     "bulk_goodput",
     "jain",
 )
-TAGS = {"experiment", "setting", "aqm", "sources", "k", "reading", "seed", "round"}
 
 
 # -- paper numbers -----------------------------------------------------------------------------

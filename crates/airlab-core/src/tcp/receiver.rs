@@ -94,18 +94,17 @@ impl TcpReceiver {
             self.ece = true;
         }
         let end = seg.seq + seg.len as u64;
-        if seg.len > 0 {
-            let new_data = end > self.rcv_nxt && !self.ooo.iter().any(|r| r.start <= seg.seq && end <= r.end);
-            ctx.flow.on_data_arrival(ctx.now.saturating_sub(seg.tsval), new_data);
-        }
+        let owd = ctx.now.saturating_sub(seg.tsval);
         let mut ack_now = !self.delayed_ack;
         if seg.len == 0 || end <= self.rcv_nxt {
             // Duplicate: tell the sender where we are at once, and that it came twice.
             if seg.len > 0 {
                 self.dsack = Some((seg.seq, end));
+                ctx.flow.on_data_arrival(owd, false);
             }
             ack_now = true;
         } else if seg.seq <= self.rcv_nxt {
+            ctx.flow.on_data_arrival(owd, true);
             if seg.len >= mss {
                 self.buf.on_timestamp_echo(ctx.now, seg.tsecr);
             }
@@ -131,9 +130,11 @@ impl TcpReceiver {
             }
             ack_now |= self.unacked >= 2;
         } else {
-            if self.ooo.iter().any(|r| r.start <= seg.seq && end <= r.end) {
+            let seen = self.ooo.iter().any(|r| r.start <= seg.seq && end <= r.end);
+            if seen {
                 self.dsack = Some((seg.seq, end));
             }
+            ctx.flow.on_data_arrival(owd, !seen);
             self.insert_ooo(seg.seq, end);
             ack_now = true;
         }

@@ -100,9 +100,6 @@ impl DeviceQueues {
     pub fn expire(&mut self, now: Time, out: &mut Verdicts) {
         let (Some(lifetime), Kind::Fifo(ring)) = (self.lifetime, &mut self.kind) else { return };
         // Retries go back to the front, so the oldest frame need not be first: look at all.
-        if ring.iter().all(|(_, m)| now.saturating_sub(m.queued_at) <= lifetime) {
-            return;
-        }
         let before = ring.len();
         ring.retain(|(_, m)| {
             let keep = now.saturating_sub(m.queued_at) <= lifetime;
