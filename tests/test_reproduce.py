@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from airlab import jobs as jb
 from airlab.reproduce import runner
 from airlab.reproduce.runner import Job, direction, jain, mean_ci, point
 from conftest import DUMBBELL
@@ -73,17 +74,17 @@ def test_job_ids_ignore_override_order() -> None:
 def test_run_jobs_resumes_and_keeps_series(tmp_path: Path) -> None:
     jobs = [Job(DUMBBELL, (("duration", "2s"),), s, (("seed_tag", s),)) for s in (1, 2)]
     links = ("bottleneck:r1->r2",)
-    first = runner.run_jobs(jobs, tmp_path, 1, series_links=links)
-    assert (first.executed, first.skipped) == (2, 0)
+    first = jb.run_jobs(jobs, tmp_path, keep=jb.Keep(goodput=True, links=links))
+    assert (len(first.executed), first.skipped) == (2, 0)
     rec = next(iter(first.records.values()))
     assert len(rec["goodput_mbps"]["cubic"]) == 20  # 2 s of 100 ms samples
     assert len(rec["utilization"]["bottleneck:r1->r2"]) == 20
     assert rec["tags"]["seed_tag"] in (1, 2)
-    again = runner.run_jobs(jobs, tmp_path, 1, series_links=links)
-    assert (again.executed, again.skipped) == (0, 2)
+    again = jb.run_jobs(jobs, tmp_path, keep=jb.Keep(goodput=True, links=links))
+    assert (len(again.executed), again.skipped) == (0, 2)
     (tmp_path / "runs" / f"{jobs[0].id}.json").unlink()
-    third = runner.run_jobs(jobs, tmp_path, 1, series_links=links)
-    assert (third.executed, third.skipped) == (1, 1)
+    third = jb.run_jobs(jobs, tmp_path, keep=jb.Keep(goodput=True, links=links))
+    assert (len(third.executed), third.skipped) == (1, 1)
     # records come in job order however the runs finished, so runs.parquet is stable
     assert list(third.records) == [j.id for j in jobs] == list(first.records)
     assert not [p for p in (tmp_path / "runs").iterdir() if p.name.startswith(".")]
@@ -164,17 +165,17 @@ def test_fairtt_reproduction_end_to_end(tmp_path: Path, monkeypatch: pytest.Monk
 def test_run_jobs_keeps_requested_series(tmp_path: Path) -> None:
     """A paper module's SERIES are stored per entity; a run stored without them is redone."""
     jobs = [Job(DUMBBELL, (("duration", "2s"),), 1)]
-    plain = runner.run_jobs(jobs, tmp_path, 1)
+    plain = jb.run_jobs(jobs, tmp_path)
     assert "series" not in plain.records[jobs[0].id]
     series = {"flows": ("cwnd_pkts", "srtt_ms"), "queues": ("backlog_pkts",)}
-    again = runner.run_jobs(jobs, tmp_path, 1, series=series)
-    assert (again.executed, again.skipped) == (1, 0)
+    again = jb.run_jobs(jobs, tmp_path, keep=jb.Keep(series=series))
+    assert (len(again.executed), again.skipped) == (1, 0)
     rec = again.records[jobs[0].id]
     assert len(rec["series"]["flows"]["cubic"]["cwnd_pkts"]) == 20
     assert len(rec["series"]["queues"]["bottleneck:r1->r2"]["backlog_pkts"]) == 20
-    assert runner.run_jobs(jobs, tmp_path, 1, series=series).skipped == 1
+    assert jb.run_jobs(jobs, tmp_path, keep=jb.Keep(series=series)).skipped == 1
     # Asking for fewer series than were stored needs no rerun either.
-    assert runner.run_jobs(jobs, tmp_path, 1, series={"flows": ("cwnd_pkts",)}).skipped == 1
+    assert jb.run_jobs(jobs, tmp_path, keep=jb.Keep(series={"flows": ("cwnd_pkts",)})).skipped == 1
 
 
 def test_bufferbloat_11n_reproduction_end_to_end(
@@ -225,8 +226,8 @@ def test_bufferbloat_11n_reproduction_end_to_end(
                 "fig6cd"):  # fmt: skip
         assert any(f.startswith(key) and f.endswith(".png") for f in figures), (key, figures)
 
-    again = runner.run_jobs(jobs, tmp_path, 1, series=bufferbloat_11n.SERIES)
-    assert (again.executed, again.skipped) == (0, len(jobs))
+    again = jb.run_jobs(jobs, tmp_path, keep=runner.keep_for(bufferbloat_11n))
+    assert (len(again.executed), again.skipped) == (0, len(jobs))
 
 
 def test_span_rows_read_the_papers_ranges() -> None:

@@ -13,8 +13,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from airlab import _io
+from airlab import _io, jobs
 from airlab import sweep as sw
+from airlab.jobs import job_id
 from conftest import DUMBBELL
 
 GRID = ["--set", "duration=2s,3s"]
@@ -121,12 +122,13 @@ def test_ctrl_c_keeps_finished_runs(tmp_path: Path) -> None:
 
 
 def test_run_id_is_stable_and_distinct() -> None:
-    a = sw.run_id((("x.limit", "20"), ("duration", "5s")), 1)
-    assert a == sw.run_id((("x.limit", "20"), ("duration", "5s")), 1)
-    assert a == sw.run_id((("duration", "5s"), ("x.limit", "20")), 1)  # order-independent
-    assert a != sw.run_id((("x.limit", "20"), ("duration", "5s")), 2)
-    assert a != sw.run_id((("x.limit", "21"), ("duration", "5s")), 1)
-    assert "/" not in sw.run_id((("rate", "1/2"),), 1)
+    a = job_id("a.toml", (("x.limit", "20"), ("duration", "5s")), 1)
+    assert a == job_id("a.toml", (("x.limit", "20"), ("duration", "5s")), 1)
+    assert a == job_id("a.toml", (("duration", "5s"), ("x.limit", "20")), 1)  # order-independent
+    assert a != job_id("a.toml", (("x.limit", "20"), ("duration", "5s")), 2)
+    assert a != job_id("a.toml", (("x.limit", "21"), ("duration", "5s")), 1)
+    assert a != job_id("b.toml", (("x.limit", "20"), ("duration", "5s")), 1)
+    assert "/" not in job_id("a.toml", (("rate", "1/2"),), 1)
 
 
 def test_grid_parsing_and_expansion() -> None:
@@ -134,7 +136,7 @@ def test_grid_parsing_and_expansion() -> None:
     assert grid == [("a", ["1", "2", "3"]), ("b", ["x"])]
     specs = sw.expand(grid, [1, 2])
     assert len(specs) == 6
-    assert len({s.run_id for s in specs}) == 6
+    assert len({s.id for s in specs}) == 6
     q = 'q={ kind = "bfifo", limit = "30KB" },{ kind = "pfifo" }'
     assert sw.parse_grid([q])[0][1] == ['{ kind = "bfifo", limit = "30KB" }', '{ kind = "pfifo" }']
     assert sw.parse_grid(['n="a,b",c'])[0][1] == ['"a,b"', "c"]
@@ -202,7 +204,7 @@ def test_a_rebuilt_engine_reruns_finished_runs(tmp_path: Path, monkeypatch) -> N
     assert len(first.executed) == 1
     assert sw.run_sweep(DUMBBELL, grid, [1], tmp_path).skipped == 1
     # the same scenario with another engine binary: its results are not reused
-    monkeypatch.setattr(sw, "engine_digest", lambda: b"another build")
+    monkeypatch.setattr(jobs, "engine_digest", lambda: b"another build")
     again = sw.run_sweep(DUMBBELL, grid, [1], tmp_path)
     assert (len(again.executed), again.skipped) == (1, 0)
 

@@ -6,7 +6,8 @@ import dataclasses
 import os
 import sys
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from rich.table import Table
 
 import airlab
 from airlab import _io
+from airlab import jobs as _jobs
 from airlab import sweep as _sweep
 from airlab.report import fmt, get
 
@@ -366,7 +368,7 @@ def _print_params(console: Console, name: str) -> None:
     console.print(t)
 
 
-class _RichReporter(_sweep.Reporter):
+class _RichReporter(_jobs.Reporter):
     def __init__(self, console: Console, label: str = "sweep", each: bool = True) -> None:
         self.console = console
         self.each = each
@@ -401,6 +403,32 @@ class _RichReporter(_sweep.Reporter):
         self.progress.stop()
 
 
+def _cluster_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """--scheduler and --cluster: run on Dask instead of the local process pool."""
+    f = click.option(
+        "--cluster",
+        type=click.Choice(_jobs.CLUSTERS),
+        default=None,
+        help="Start a Dask cluster of --jobs workers: here (local) or as batch jobs "
+        "(slurm, pbs; docs/cluster.md).",
+    )(f)
+    return click.option(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="Run on the existing Dask cluster whose scheduler is at ADDRESS (tcp://host:8786).",
+    )(f)
+
+
+@contextmanager
+def _executor(jobs: int, scheduler: str | None, cluster: str | None) -> Iterator[_jobs.Executor]:
+    try:
+        with _jobs.executor(jobs, scheduler, cluster) as ex:
+            yield ex
+    except (ValueError, RuntimeError) as e:
+        raise CliError(str(e)) from None
+
+
 @cli.command()
 @click.argument("scenario")
 @click.option(
@@ -426,8 +454,15 @@ class _RichReporter(_sweep.Reporter):
 @click.option(
     "--out", type=click.Path(file_okay=False), required=True, help="Sweep directory (resumable)."
 )
+@_cluster_options
 def sweep(
-    scenario: str, sets: tuple[str, ...], seeds: int | None, jobs: int | None, out: str
+    scenario: str,
+    sets: tuple[str, ...],
+    seeds: int | None,
+    jobs: int | None,
+    out: str,
+    scheduler: str | None,
+    cluster: str | None,
 ) -> None:
     """Run SCENARIO over a grid of --set values and seeds; one row per run in sweep.parquet."""
     console = _console()
@@ -441,9 +476,11 @@ def sweep(
         raise CliError(str(e)) from None
     jobs = jobs or os.cpu_count() or 1
     _out_dir(Path(out))
-    outcome = _sweep.run_sweep(
-        scenario, grid, run_seeds, out, jobs=jobs, reporter=_RichReporter(console)
-    )
+    with _executor(jobs, scheduler, cluster) as ex:
+        console.print(f"running on {ex.describe()}")
+        outcome = _sweep.run_sweep(
+            scenario, grid, run_seeds, out, reporter=_RichReporter(console), executor=ex
+        )
     finished = outcome.skipped + len(outcome.executed)
     console.print(
         f"{len(outcome.executed)} runs executed, {outcome.skipped} skipped, "
@@ -516,13 +553,21 @@ def bench(names: tuple[str, ...], repeat: int, record: bool, bench_dir: str) -> 
 @cli.command()
 @click.argument("paper")
 @click.option("--quick", is_flag=True, help="Fewer seeds, shorter runs, fewer sweep points.")
-@click.option("--jobs", type=int, default=os.cpu_count() or 1, show_default=True,
-              help="Worker processes.")  # fmt: skip
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=os.cpu_count() or 1,
+    show_default=True,
+    help="Worker processes (or Dask workers with --cluster).",
+)
 @click.option(
     "--out", type=click.Path(file_okay=False), default=None,
     help="Output directory [default: results/reproduce-<paper>].",
 )  # fmt: skip
-def reproduce(paper: str, quick: bool, jobs: int, out: str | None) -> None:
+@_cluster_options
+def reproduce(
+    paper: str, quick: bool, jobs: int, out: str | None, scheduler: str | None, cluster: str | None
+) -> None:
     """Run every experiment of a seed PAPER (e.g. fairtt), draw its figures, compare numbers.
 
     Writes DIR/report.html, DIR/targets.json (paper vs airlab per number), DIR/figures/ and
@@ -539,15 +584,18 @@ def reproduce(paper: str, quick: bool, jobs: int, out: str | None) -> None:
     default = Path("results") / f"reproduce-{paper}{'-quick' if quick else ''}"
     out_dir = _out_dir(Path(out) if out else default)
     todo = mod.jobs(quick)
-    console.print(f"[bold]{mod.TITLE}[/]: {len(todo)} runs on {jobs} processes -> {out_dir}")
-    outcome = runner.run_jobs(
-        todo,
-        out_dir,
-        jobs,
-        _RichReporter(console, "reproduce", each=False),
-        mod.SERIES_LINKS,
-        getattr(mod, "SERIES", None),
-    )
+    with _executor(jobs, scheduler, cluster) as ex:
+        console.print(f"[bold]{mod.TITLE}[/]: {len(todo)} runs on {ex.describe()} -> {out_dir}")
+        outcome = _jobs.run_jobs(
+            todo,
+            out_dir,
+            ex,
+            runner.keep_for(mod),
+            _RichReporter(console, "reproduce", each=False),
+        )
+    if outcome.interrupted:
+        click.echo(f"interrupted: {len(outcome.records)} finished runs kept in {out_dir}", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     if outcome.failed:
         for job_id, msg in outcome.failed.items():
             console.print(f"[red]failed[/] {job_id}: {msg}")

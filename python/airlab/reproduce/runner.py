@@ -1,228 +1,38 @@
-"""Running a reproduction's jobs: one scenario run per job, on a process pool, resumable.
+"""What the reproductions share: their jobs' keep rule, seed means, Jain's index, and the
+paper targets (``targets.json``).
 
-A job is a built-in scenario, a tuple of ``--set`` overrides and a seed. Each finished job is
-written atomically to ``DIR/runs/<job_id>.json`` with what the analysis needs (the summary and the
-per-flow and bottleneck time series, and any further series the paper module asks for); a rerun
-skips jobs whose file exists for the same scenario text and the same compiled engine, so an
-interrupted reproduction resumes where it stopped and a changed model reruns everything.
+A reproduction's runs go through :mod:`airlab.jobs`, the runner sweeps use too (resumable, on a
+local pool or a Dask cluster); each record keeps the per-flow goodput series, the utilization
+of the paper module's ``SERIES_LINKS`` and its ``SERIES``.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 from scipy import stats
 
 from airlab import _io
-from airlab import sweep as _sweep
+from airlab.jobs import Job, Keep
 from airlab.stats import mean_ci
 
-Params = tuple[tuple[str, str], ...]
-
-#: Extra time series a paper module may ask for, by result table: ``{"flows": ("cwnd_pkts",),
-#: "queues": ("backlog_pkts",), "wifi": ("mpdus_per_ppdu",)}``. Each column is stored per entity
-#: (flow, queue, Wi-Fi link) in the record's ``series``: ``{table: {entity: {column: [...]}}}``.
-SeriesSpec = Mapping[str, Sequence[str]]
-
-#: The entity column of each result table a series can come from.
-SERIES_KEYS = {"flows": "flow", "queues": "queue", "links": "link", "wifi": "link"}
+__all__ = ["Job", "keep_for"]
 
 
-@dataclass(frozen=True)
-class Job:
-    scenario: str
-    params: Params
-    seed: int
-    #: Labels for the analysis (experiment coordinates); not sent to the engine.
-    tags: tuple[tuple[str, Any], ...] = ()
-
-    @property
-    def id(self) -> str:
-        key = json.dumps([self.scenario, sorted(self.params), self.seed])
-        return (
-            f"{Path(self.scenario).name}-s{self.seed}-{hashlib.sha1(key.encode()).hexdigest()[:12]}"
-        )
-
-
-@dataclass
-class Outcome:
-    records: dict[str, dict[str, Any]] = field(default_factory=dict)
-    executed: int = 0
-    skipped: int = 0
-    failed: dict[str, str] = field(default_factory=dict)
-
-
-def _series(res: Any, spec: SeriesSpec) -> dict[str, dict[str, dict[str, list[float]]]]:
-    """The requested columns of the result's tables, per entity."""
-    out: dict[str, dict[str, dict[str, list[float]]]] = {}
-    for table, columns in spec.items():
-        if table not in SERIES_KEYS:
-            raise ValueError(f"unknown series table {table!r}, expected one of {list(SERIES_KEYS)}")
-        df = getattr(res, table)
-        out[table] = {}
-        if df is None or len(df) == 0:
-            continue
-        # A congestion control's own variables ("cc.*") exist only for the flows that run it:
-        # they are NaN for the others; any other missing column is a mistake.
-        missing = [c for c in columns if c not in df.columns and not c.startswith("cc.")]
-        if missing:
-            raise KeyError(f"no column {', '.join(missing)} in the {table} series")
-        for name, g in df.groupby(SERIES_KEYS[table], sort=False):
-            out[table][str(name)] = {
-                c: g[c].tolist() if c in g.columns else [math.nan] * len(g) for c in columns
-            }
-    return out
-
-
-def _columns(df: Any) -> dict[str, list[Any]]:
-    """A table as lists per column (entity names as strings), for a JSON record."""
-    return {c: [str(v) for v in df[c]] if c == "flow" else df[c].tolist() for c in df.columns}
-
-
-def has_series(rec: Mapping[str, Any], spec: SeriesSpec | None) -> bool:
-    """Whether a stored record holds every requested series column (for resuming)."""
-    if not spec:
-        return True
-    stored = rec.get("series")
-    if not isinstance(stored, dict):
-        return False
-    for table, columns in spec.items():
-        entities = stored.get(table)
-        if not isinstance(entities, dict):
-            return False
-        if any(c not in cols for cols in entities.values() for c in columns):
-            return False
-    return True
-
-
-def execute(
-    job: Job,
-    runs_dir: str,
-    digest: str,
-    series_links: Sequence[str],
-    series: SeriesSpec | None = None,
-) -> dict[str, Any]:
-    """Run one job and write its record atomically (runs in worker processes too)."""
-    import airlab
-
-    res = airlab.run(job.scenario, seed=job.seed, set=_sweep.as_overrides(job.params))
-    flows = {name: g["goodput_mbps"].tolist() for name, g in res.flows.groupby("flow", sort=False)}
-    times = res.flows.groupby("flow", sort=False)["time_s"].first()
-    links = {
-        name: g["utilization"].tolist()
-        for name, g in res.links.groupby("link", sort=False)
-        if name in series_links
-    }
-    record = {
-        "run_id": job.id,
-        "scenario": job.scenario,
-        "run_digest": digest,
-        "params": dict(job.params),
-        "seed": job.seed,
-        "tags": dict(job.tags),
-        "interval_s": float(times.iloc[0]) if len(times) else math.nan,
-        "goodput_mbps": flows,
-        "utilization": links,
-        "summary": res.summary,
-    }
-    if series:
-        record["series"] = _series(res, series)
-    # Runs cut into batches keep their batch rows, and their connections' completion times.
-    if len(res.batches):
-        record["batches"] = _columns(res.batches)
-        record["fcts"] = _columns(res.fcts)
-    _io.write_json(Path(runs_dir) / f"{job.id}.json", record)
-    return record
-
-
-def run_jobs(
-    jobs: Sequence[Job],
-    out_dir: Path,
-    n_jobs: int = 1,
-    reporter: _sweep.Reporter | None = None,
-    series_links: Sequence[str] = (),
-    series: SeriesSpec | None = None,
-) -> Outcome:
-    """Run every job not already finished in ``out_dir/runs``; return all records.
-
-    ``series`` names further time series to keep (see :data:`SeriesSpec`); a finished run
-    stored without one of them is run again. Every scenario is validated with its overrides
-    before anything runs, so a bad job fails fast with a ``ScenarioError``.
-    """
-    import airlab
-
-    reporter = reporter or _sweep.Reporter()
-    unique = list({j.id: j for j in jobs}.values())
-    for job in {(j.scenario, j.params): j for j in unique}.values():
-        airlab.validate(job.scenario, set=_sweep.as_overrides(job.params))
-    engine = _sweep.engine_digest()
-    digests = {
-        s: _sweep.run_digest(airlab.resolve(s).read_bytes(), engine)
-        for s in {j.scenario for j in unique}
-    }
-    runs_dir = out_dir / "runs"
-    runs_dir.mkdir(parents=True, exist_ok=True)
-    _sweep.remove_stale_temps(runs_dir)
-    on_disk = _sweep.read_runs(runs_dir)
-    outcome = Outcome()
-    todo = []
-    for job in unique:
-        rec = on_disk.get(job.id)
-        if (
-            rec is not None
-            and rec.get("run_digest") == digests[job.scenario]
-            and has_series(rec, series)
-        ):
-            rec["tags"] = dict(job.tags)
-            outcome.records[job.id] = rec
-        else:
-            todo.append(job)
-    outcome.skipped = len(unique) - len(todo)
-
-    def done(job: Job, rec: dict[str, Any]) -> None:
-        rec["tags"] = dict(job.tags)
-        outcome.records[job.id] = rec
-        outcome.executed += 1
-        reporter.done(job.id, True)
-
-    def fail(job: Job, err: BaseException) -> None:
-        outcome.failed[job.id] = f"{type(err).__name__}: {err}"
-        reporter.done(job.id, False, str(err))
-
-    def submit(pool: Any, job: Job) -> Any:
-        return pool.submit(
-            execute, job, str(runs_dir), digests[job.scenario], tuple(series_links), series
-        )
-
-    reporter.start(len(unique), outcome.skipped)
-    try:
-        if n_jobs <= 1:
-            for job in todo:
-                try:
-                    rec = execute(
-                        job, str(runs_dir), digests[job.scenario], tuple(series_links), series
-                    )
-                except (KeyboardInterrupt, SystemExit):
-                    raise
-                except BaseException as e:  # pyo3 panics too
-                    fail(job, e)
-                else:
-                    done(job, rec)
-        else:
-            _sweep.run_pool(todo, submit, n_jobs, done, fail, lambda: None)
-    finally:
-        reporter.stop()
-        _sweep.remove_stale_temps(runs_dir)
-    # In job order, whichever order they finished in, so what is built from them is too.
-    outcome.records = {j.id: outcome.records[j.id] for j in unique if j.id in outcome.records}
-    return outcome
+def keep_for(paper: ModuleType) -> Keep:
+    """What a paper module's records keep: goodput series, its links' utilization and its
+    further series."""
+    return Keep(
+        goodput=True,
+        links=tuple(paper.SERIES_LINKS),
+        series=getattr(paper, "SERIES", None),
+    )
 
 
 def seed_means(df: Any, by: Sequence[str], metrics: Sequence[str]) -> Any:
