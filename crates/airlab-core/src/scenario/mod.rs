@@ -13,6 +13,7 @@ mod overrides;
 mod resolve;
 mod resolve_wifi;
 mod routing;
+pub mod schema;
 pub mod units;
 pub mod wifi;
 
@@ -20,6 +21,7 @@ pub use components::{describe_component, ParamInfo};
 pub use model::*;
 pub use resolve::{Resolved, ResolvedFlow};
 pub use resolve_wifi::{check_phy, MAX_PPDU_DURATION};
+pub use schema::scenario_schema;
 pub use units::{parse_bytes, parse_duration, parse_rate, Bytes, Duration, Rate};
 
 use std::fmt;

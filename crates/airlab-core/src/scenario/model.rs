@@ -5,10 +5,11 @@ use super::units::{Bytes, Duration, Rate};
 use super::wifi::{DeviceSpec, OfdmaMode, Standard};
 use crate::tcp::{self, rto, TcpConfig};
 use crate::wifi::ofdma::SchedulerKind;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     pub name: String,
@@ -61,7 +62,7 @@ pub const MAX_HOST_JITTER: crate::sim::Time = 10 * crate::sim::MS;
 
 /// A point-to-point wired link. Settings at the top level apply to both directions;
 /// `forward` (between[0] -> between[1]) and `reverse` override them per direction.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Link {
     /// Defaults to "a-b" for `between = ["a", "b"]`.
@@ -77,7 +78,7 @@ pub struct Link {
 }
 
 /// The settings of one direction of a link (every field optional so that they can be layered).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinkDirection {
     pub rate: Option<Rate>,
@@ -88,6 +89,7 @@ pub struct LinkDirection {
     pub overhead: Option<u32>,
     /// The qdisc layer of the egress interface feeding this direction (`kind` and the
     /// parameters the qdisc declares; read in resolution).
+    #[schemars(with = "Option<super::schema::QdiscTable>")]
     pub qdisc: Option<toml::Table>,
     /// Packets the device (driver ring) holds besides the one being serialized.
     pub device_queue: Option<u32>,
@@ -113,7 +115,7 @@ pub struct ResolvedDirection {
     pub device_queue_bytes: Option<Bytes>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Route {
     /// Node holding the route.
@@ -124,7 +126,7 @@ pub struct Route {
     pub via: String,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Flow {
     /// Defaults to "flow<i>"; with `count > 1`, copies are named "<name>.<k>".
@@ -134,9 +136,11 @@ pub struct Flow {
     pub to: String,
     /// Congestion control for TCP apps (bulk, transfer, periodic); not allowed for udp/ping.
     #[serde(default)]
+    #[schemars(with = "Option<super::schema::CcName>")]
     pub cc: Option<String>,
     /// Parameters of the congestion control, as it declares them; read in resolution.
     #[serde(default)]
+    #[schemars(with = "super::schema::CcParams")]
     pub cc_params: toml::Table,
     pub app: App,
     #[serde(default)]
@@ -160,7 +164,7 @@ pub fn default_count() -> u32 {
 
 /// A flow's sender: one host, or a list the copies take in turn (copy k from the k-th, cycling),
 /// so `count` picks how many of a set of devices send.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Senders {
     One(String),
@@ -182,7 +186,7 @@ impl Senders {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum App {
     /// iperf3-like: send as much as TCP allows from start to stop.
@@ -225,7 +229,7 @@ pub fn default_ping_size() -> Bytes {
 
 /// Per-flow TCP settings of the sending and receiving host stacks. `profile` names a Linux
 /// whose defaults fill every key not given.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpOptions {
     pub profile: Profile,
@@ -258,7 +262,7 @@ pub struct TcpOptions {
 }
 
 /// The Linux whose TCP defaults a flow takes (see docs/models/tcp.md).
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Profile {
     /// Linux 6.x, as the testbed's kernel: RACK-TLP, F-RTO, TSQ, 4 MiB output limit, rmem up
@@ -346,21 +350,21 @@ impl TcpOptions {
     }
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum LossDetection {
     RackTlp,
     Rfc6675,
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RtoMode {
     Linux,
     Rfc6298,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Metrics {
     /// Sampling period of the time series.
@@ -379,7 +383,7 @@ impl Default for Metrics {
 }
 
 /// `[metrics] batches`: batch means by delivered data packets.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BatchSpec {
     /// Data packets delivered per batch (all flows together).
@@ -402,7 +406,7 @@ fn default_discard() -> u32 {
 /// A Wi-Fi network (`[[wifi]]`): an infrastructure BSS (`ap` and `stations`) or an ad hoc/mesh
 /// network (`nodes`, and optionally `peers`). Its PHY keys apply to every link of the network
 /// unless a member's `[[wifi.node]]` table overrides them; `None` means the standard's default.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Wifi {
     /// Defaults to "wifi<i>"; unique among Wi-Fi networks and links.
@@ -489,6 +493,7 @@ pub struct Wifi {
     pub aggregation: WifiAggregation,
     /// The qdisc layer of every member's Wi-Fi interface.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<super::schema::QdiscTable>")]
     pub qdisc: Option<toml::Table>,
     /// The device layer of every member's Wi-Fi interface.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -499,7 +504,7 @@ pub struct Wifi {
 }
 
 /// The settings of one member of a Wi-Fi network (`[[wifi.node]]`), over the network's.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiNode {
     /// A member of the network.
@@ -529,6 +534,7 @@ pub struct WifiNode {
     #[serde(default)]
     pub aggregation: WifiAggregation,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<super::schema::QdiscTable>")]
     pub qdisc: Option<toml::Table>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceSpec>,
@@ -540,7 +546,7 @@ pub struct WifiNode {
 /// A member's PHY over time (`schedule` in `[[wifi.node]]`): from each step's `at` on, the
 /// step's PHY keys are layered over the member's own; before the first step the links keep
 /// their PHY.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiSchedule {
     /// The steps repeat every `period`; without it they run once.
@@ -552,7 +558,7 @@ pub struct WifiSchedule {
 
 /// One step of a [`WifiSchedule`]: when it starts and the PHY keys it sets (none: back to
 /// the links' own PHY).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiScheduleStep {
     /// Time from the start of the run, or of the period when there is one.
@@ -575,7 +581,7 @@ pub struct WifiScheduleStep {
 }
 
 /// The radio channel of a network as written; missing keys take ns-3's defaults.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiChannel {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -595,7 +601,7 @@ pub struct WifiChannel {
 }
 
 /// How a link picks its MCS.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RateControl {
     /// The `mcs` (or `rate`) the scenario gives.
@@ -606,7 +612,7 @@ pub enum RateControl {
 }
 
 /// EDCA parameters as written; missing ones take the best-effort defaults.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiEdca {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -623,7 +629,7 @@ pub struct WifiEdca {
 
 /// UL OFDMA random access as written; missing keys take one RA-RU and the default OFDMA
 /// contention window (OCW 7-31).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiUora {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -636,7 +642,7 @@ pub struct WifiUora {
 
 /// An AP's airtime telemetry as written (`airtime_telemetry`); missing keys take the defaults
 /// of [`crate::scenario::wifi::ResolvedTelemetry`].
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiTelemetry {
     /// "formula" (eq. 1 as printed) or "ppdu" (the PPDU as sent).
@@ -667,7 +673,7 @@ pub struct WifiTelemetry {
 
 /// The MU EDCA parameter set as written; missing keys take OpenWrt's best-effort values
 /// (AIFSN 8, CWmin 511, CWmax 1023, timer 2088.96 ms).
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiMuEdca {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -682,7 +688,7 @@ pub struct WifiMuEdca {
 
 /// A-MPDU aggregation as written; missing keys take the next layer's value or the standard's
 /// default.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiAggregation {
     #[serde(default, skip_serializing_if = "Option::is_none")]

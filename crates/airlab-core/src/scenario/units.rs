@@ -213,6 +213,39 @@ quantity_serde!(Duration, DURATION);
 quantity_serde!(Rate, RATE);
 quantity_serde!(Bytes, BYTES);
 
+impl Kind {
+    /// The JSON Schema of the quantity as written: a string of a decimal and one of the units
+    /// (the range and exactness checks stay with the parser).
+    fn json_schema(&self, name: &str) -> schemars::Schema {
+        let units = self.units.iter().map(|(u, _)| *u).collect::<Vec<_>>().join("|");
+        schemars::json_schema!({
+            "title": name,
+            "description": format!("a {} with a unit ({}), at most {}", self.what, self.unit_list(), self.max.1),
+            "type": "string",
+            "pattern": format!(r"^\s*([0-9]+\.?[0-9]*|\.[0-9]+)\s*({units})\s*$"),
+            "examples": [self.example],
+        })
+    }
+}
+
+macro_rules! quantity_schema {
+    ($ty:ident, $kind:expr) => {
+        impl schemars::JsonSchema for $ty {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($ty).into()
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                $kind.json_schema(stringify!($ty))
+            }
+        }
+    };
+}
+
+quantity_schema!(Duration, DURATION);
+quantity_schema!(Rate, RATE);
+quantity_schema!(Bytes, BYTES);
+
 #[cfg(test)]
 mod tests {
     use super::*;

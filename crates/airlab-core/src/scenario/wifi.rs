@@ -10,11 +10,12 @@ use crate::wifi::ofdma::Ofdma;
 use crate::wifi::phy::TxVector;
 use crate::wifi::queues::DeviceLayer;
 use crate::wifi::telemetry::{AirtimeMeasure, Timeslot};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The 802.11 amendment a network runs: it picks the PHY format, the timing and the
 /// aggregation limits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Standard {
     /// 802.11a: non-HT OFDM, 6-54 Mbit/s, no aggregation.
@@ -28,7 +29,7 @@ pub enum Standard {
 }
 
 /// 802.11ax multi-user OFDMA in a BSS (`ofdma = "off" | "dl" | "ul" | "both"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum OfdmaMode {
     /// Single-user transmissions only (the default).
@@ -55,7 +56,7 @@ pub struct PhySpec {
 /// The `device` table of a scenario: the device layer below a Wi-Fi interface's qdisc, where
 /// `size` defaults to [`DEFAULT_DEVICE_SIZE`] and `airtime_fairness` to false (true for
 /// mac80211, as Linux).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum DeviceSpec {
     /// One driver FIFO of `size` packets for all destinations (legacy drivers), whose frames

@@ -23,7 +23,7 @@ use crate::wifi::phy::{self as phy, TxVector};
 use serde::{Deserialize, Serialize};
 
 /// How the AP prices a packet's airtime.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AirtimeMeasure {
     /// Eq. 1 as the paper writes it: preamble plus service, tail and MPDU bits over the rate,

@@ -42,7 +42,7 @@ pub trait MuScheduler {
 }
 
 /// The schedulers, as `ofdma_scheduler` names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SchedulerKind {
     /// ns-3's `RrMultiUserScheduler`: the first stations in turn.
