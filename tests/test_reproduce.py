@@ -6,6 +6,7 @@ import json
 import math
 from pathlib import Path
 
+import jsonschema
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from airlab import jobs as jb
 from airlab.reproduce import runner
 from airlab.reproduce.runner import Job, direction, jain, mean_ci, point
+from airlab.schema import schema
 from conftest import DUMBBELL
 
 
@@ -96,6 +98,7 @@ def test_run_jobs_resumes_and_keeps_series(tmp_path: Path) -> None:
 def _targets(out: Path) -> list[dict]:
     """The rows of a quick run's targets.json, each checked against its own tolerance."""
     doc = json.loads((out / "targets.json").read_text())
+    jsonschema.validate(doc, schema("targets"))
     assert doc["plan"] == "quick" and "smoke run" in doc["note"]
     rows = doc["targets"]
     assert sum(doc["counts"].values()) == len(rows)

@@ -79,12 +79,21 @@ def write_with(dest: str | os.PathLike[str], writer: Callable[[Path], None]) -> 
 PARQUET_ROWS = 1 << 16
 
 
-def write_parquet(dest: str | os.PathLike[str], df: pd.DataFrame) -> None:
-    """Atomically write ``df`` (without its index) as Parquet, in row groups."""
+def write_parquet(
+    dest: str | os.PathLike[str], df: pd.DataFrame, provenance: dict[str, Any] | None = None
+) -> None:
+    """Atomically write ``df`` (without its index) as Parquet, in row groups; ``provenance``
+    goes into the file's key-value metadata under ``airlab`` (as JSON)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    schema = pa.Schema.from_pandas(df.iloc[:0], preserve_index=False)
+    # Column types from an empty slice, unless a column holds Python objects (text of a
+    # reproduction's table), whose type only the values tell.
+    typed = df if any(dt.kind == "O" for dt in df.dtypes) else df.iloc[:0]
+    schema = pa.Schema.from_pandas(typed, preserve_index=False)
+    if provenance is not None:
+        extra = {b"airlab": json.dumps(provenance).encode()}
+        schema = schema.with_metadata({**(schema.metadata or {}), **extra})
 
     def write(path: Path) -> None:
         with pq.ParquetWriter(path, schema) as writer:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import sys
 import tomllib
@@ -27,6 +28,7 @@ from rich.table import Table
 import airlab
 from airlab import _io
 from airlab import jobs as _jobs
+from airlab import schema as _schema
 from airlab import sweep as _sweep
 from airlab.report import fmt, get
 
@@ -298,6 +300,21 @@ def validate(scenario: str, sets: tuple[str, ...]) -> None:
     """Check SCENARIO without running it."""
     resolved = airlab.validate(scenario, set=_overrides(sets))
     click.echo(f"OK {scenario}: {_describe(resolved)}")
+
+
+@cli.command()
+@click.argument("name", type=click.Choice(_schema.NAMES))
+@click.option(
+    "--out", type=click.Path(dir_okay=False), default=None, help="Write it to a file instead."
+)
+def schema(name: str, out: str | None) -> None:
+    """Print the JSON Schema of a scenario file, a summary.json or a targets.json."""
+    text = json.dumps(_schema.schema(name), indent=2) + "\n"
+    if out is None:
+        click.echo(text, nl=False)
+    else:
+        _io.write_text(out, text)
+        click.echo(f"{name} schema written to {out}", err=True)
 
 
 def _scenario_description(name: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from airlab import _core, _io
+from airlab.schema import provenance, scenario_digest
 
 
 def _tables() -> dict[str, tuple[list[str], str]]:
@@ -65,17 +66,19 @@ class Result:
     fcts: pd.DataFrame
     batches: pd.DataFrame
     source: str | None = None
-    _summary_text: str | None = field(default=None, repr=False)
 
     @classmethod
     def from_core(cls, raw: dict[str, Any], source: str | None = None) -> Result:
         """Build a Result from what ``_core.run`` returns."""
         tables = {name: _frame(raw.get(name), cols, key) for name, (cols, key) in TABLES.items()}
+        summary = json.loads(raw["summary"])
+        summary = {
+            "provenance": provenance(summary["seed"], scenario_digest(raw["scenario"]))
+        } | summary
         return cls(
-            summary=json.loads(raw["summary"]),
+            summary=summary,
             scenario=json.loads(raw["scenario"]),
             source=source,
-            _summary_text=raw["summary"],
             **tables,
         )
 
@@ -142,7 +145,7 @@ class Result:
         _io.write_json(d / "scenario.json", self.scenario)
         for name in TABLES:
             df: pd.DataFrame = getattr(self, name)
-            _io.write_parquet(d / f"{name}.parquet", df)
+            _io.write_parquet(d / f"{name}.parquet", df, self.summary.get("provenance"))
         images: dict[str, Path] = {}
         if plots:
             from airlab import plots as _plots

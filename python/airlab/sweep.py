@@ -26,6 +26,7 @@ import pandas as pd
 
 from airlab import _io
 from airlab.jobs import Executor, Job, LocalPool, Outcome, Reporter, as_overrides, run_jobs
+from airlab.schema import provenance
 
 __all__ = ["Reporter", "as_overrides", "run_sweep"]
 
@@ -176,7 +177,7 @@ def flatten_summary(summary: Mapping[str, Any]) -> dict[str, float]:
                 name = item.get("name")
                 fields = {k: v for k, v in item.items() if k != "name"}
                 _flatten_into(out, f"{kind}.{name}", fields)
-        elif key != "seed":
+        elif key not in ("seed", "provenance"):
             _flatten_into(out, key, value)
     return out
 
@@ -219,8 +220,7 @@ def build_table(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
 
 def write_table(out_dir: Path, records: Iterable[Mapping[str, Any]]) -> Path:
     path = out_dir / "sweep.parquet"
-    df = build_table(list(records))
-    _io.write_with(path, lambda p: df.to_parquet(p, index=False))
+    _io.write_parquet(path, build_table(list(records)), provenance())
     return path
 
 

@@ -20,6 +20,7 @@ from scipy import stats
 
 from airlab import _io
 from airlab.jobs import Job, Keep
+from airlab.schema import provenance
 from airlab.stats import mean_ci
 
 __all__ = ["Job", "keep_for"]
@@ -188,6 +189,7 @@ def write_targets(out_dir: Path, paper: str, quick: bool, targets: Sequence[Targ
         raise ValueError(f"targets given more than once: {sorted(twice)}")
     path = out_dir / "targets.json"
     doc = {
+        "provenance": provenance(),
         "paper": paper,
         "plan": "quick" if quick else "full",
         "note": SMOKE_NOTE if quick else "the full plan: the reproduction's result",
@@ -201,7 +203,7 @@ def write_targets(out_dir: Path, paper: str, quick: bool, targets: Sequence[Targ
 def write_runs_table(out_dir: Path, runs: Any) -> Path:
     """``runs.parquet``: one row per run (a DataFrame), written atomically."""
     path = out_dir / "runs.parquet"
-    _io.write_with(path, lambda p: runs.to_parquet(p, index=False))
+    _io.write_parquet(path, runs, provenance())
     return path
 
 

@@ -23,6 +23,7 @@ import numpy as np
 from airlab import _core
 from airlab.reproduce.runner import jain
 from airlab.results import TABLES, Result, _frame
+from airlab.schema import provenance, scenario_digest
 from airlab.testbed import agent, kernel
 from airlab.testbed.kernel import TestbedError
 from airlab.testbed.plan import Plan, make_plan, required_ccs, required_qdiscs
@@ -523,6 +524,7 @@ def _result(plan: Plan, facts: dict[str, Any], records: dict[str, Any],
     queue_rows, queues = _queues(plan, samples["queues"])
     rates = [f["goodput_mbps"] for f in flows if f["goodput_mbps"]]
     summary = {
+        "provenance": provenance(plan.seed, scenario_digest(plan.resolved)),
         "scenario": plan.scenario,
         "seed": plan.seed,
         "duration_s": plan.duration_ns / 1e9,
