@@ -276,3 +276,32 @@ def test_peak_memory_grows_with_the_series_not_more(tmp_path: Path) -> None:
     widest = 8 * 22  # time, entity and 20 value columns of the flows table
     per_row = (bytes_b - bytes_a) / (rows_b - rows_a)
     assert per_row < 1.5 * widest, f"{per_row:.0f} bytes of peak memory per row"
+
+
+def test_the_engine_stub_declares_exactly_what_the_engine_exports() -> None:
+    """python/airlab/_core.pyi types the compiled module: it must name each of its exports."""
+    import ast
+    import importlib.resources
+
+    from airlab import _core
+
+    stub = importlib.resources.files("airlab").joinpath("_core.pyi").read_text()
+    declared = {
+        node.name
+        for node in ast.parse(stub).body
+        if isinstance(node, ast.FunctionDef | ast.ClassDef)
+    }
+    exported = {n for n in dir(_core) if not n.startswith("_")}
+    assert declared == exported
+    assert importlib.resources.files("airlab").joinpath("py.typed").is_file()
+
+
+def test_a_result_shows_itself_in_a_notebook() -> None:
+    from airlab.report import fmt
+
+    res = airlab.run(DUMBBELL, set={"duration": "2s"})
+    page = res._repr_html_()
+    goodput = res.summary["flows"][0]["goodput_mbps"]
+    assert "<table>" in page and ">cubic<" in page
+    assert f">{fmt(goodput)}<" in page
+    assert page.count("data:image/png;base64,") == 1

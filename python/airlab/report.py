@@ -187,3 +187,24 @@ def render(res: Result, images: Mapping[str, Path] | None = None) -> str:
     parts.append(f"<details><summary>Resolved scenario</summary><pre>{scen}</pre></details>")
     parts.append("</body></html>\n")
     return "\n".join(parts)
+
+
+def fragment(res: Result) -> str:
+    """The run as a notebook cell shows it: a headline, the flows and the goodput plot."""
+    import tempfile
+
+    from airlab.plots import plot_throughput
+
+    s = res.summary
+    flows = [dict(f, _path=f"{f.get('src')} → {f.get('dst')}") for f in s.get("flows", [])]
+    parts = [
+        f"<p><strong>{html.escape(str(s.get('scenario', 'airlab run')))}</strong>"
+        f" · seed {fmt(s.get('seed'))} · {fmt(s.get('duration_s'))} s simulated"
+        f" · Jain's index {fmt(s.get('jain_index'))}</p>",
+        _table(flows, FLOW_COLS),
+    ]
+    with tempfile.TemporaryDirectory() as d:
+        plot = plot_throughput(res, Path(d) / "throughput.png")
+        if plot is not None:
+            parts.append(_img(plot))
+    return "\n".join(parts)

@@ -105,6 +105,12 @@ class Result:
             f"{len(s.get('links', []))} links, {len(self.flows)} flow samples>"
         )
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view of a run: the flows table and the goodput plot."""
+        from airlab.report import fragment
+
+        return fragment(self)
+
     # -- convenience views ---------------------------------------------------------------
 
     @property
