@@ -182,6 +182,9 @@ def execute(job: Job, text: str, name: str, keep: Keep) -> Record:
 # -- executors --------------------------------------------------------------------------------
 
 Task = tuple[Callable[..., Record], tuple[Any, ...]]
+#: What an executor calls as each task finishes: with its record, or with its error.
+OnDone = Callable[[Job, Record], None]
+OnFail = Callable[[Job, BaseException], None]
 
 
 class Executor(Protocol):
@@ -190,8 +193,8 @@ class Executor(Protocol):
     def run(
         self,
         tasks: Sequence[tuple[Job, Task]],
-        on_done: Callable[[Job, Record], None],
-        on_fail: Callable[[Job, BaseException], None],
+        on_done: OnDone,
+        on_fail: OnFail,
     ) -> None: ...
 
     def describe(self) -> str: ...
@@ -223,8 +226,8 @@ class LocalPool:
     def run(
         self,
         tasks: Sequence[tuple[Job, Task]],
-        on_done: Callable[[Job, Record], None],
-        on_fail: Callable[[Job, BaseException], None],
+        on_done: OnDone,
+        on_fail: OnFail,
     ) -> None:
         if self.processes <= 1:
             for job, (fn, args) in tasks:
@@ -242,8 +245,8 @@ class LocalPool:
     def _pool(
         self,
         tasks: Sequence[tuple[Job, Task]],
-        on_done: Callable[[Job, Record], None],
-        on_fail: Callable[[Job, BaseException], None],
+        on_done: OnDone,
+        on_fail: OnFail,
     ) -> None:
         """Ctrl-C terminates the workers at once; a worker that dies fails only the runs in
         flight, and the pool is restarted."""
@@ -304,8 +307,8 @@ class DaskExecutor:
     def run(
         self,
         tasks: Sequence[tuple[Job, Task]],
-        on_done: Callable[[Job, Record], None],
-        on_fail: Callable[[Job, BaseException], None],
+        on_done: OnDone,
+        on_fail: OnFail,
     ) -> None:
         from distributed import as_completed
 
