@@ -129,3 +129,13 @@ def test_schema_command_prints_each_schema(cli, tmp_path: Path) -> None:
     proc = cli("schema", "scenario", "--out", "scenario.schema.json", check=True)
     assert json.loads((tmp_path / "scenario.schema.json").read_text()) == schema.schema("scenario")
     assert cli("schema", "report").returncode == 2
+
+
+def test_the_recorded_reproductions_validate() -> None:
+    docs = Path(__file__).parent.parent / "docs" / "reproductions"
+    recorded = sorted(docs.glob("*/targets.json"))
+    assert len(recorded) == 5
+    for path in recorded:
+        doc = json.loads(path.read_text())
+        assert _errors("targets", doc) == [], path
+        assert doc["plan"] == "full", path
