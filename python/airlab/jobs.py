@@ -503,11 +503,9 @@ def run_jobs(
     for job in {(j.scenario, j.params): j for j in unique}.values():
         airlab.validate(job.scenario, set=as_overrides(job.params))
     engine = engine_digest()
-    texts: dict[str, tuple[bytes, str]] = {}
-    for s in {j.scenario for j in unique}:
-        path = airlab.resolve(s)
-        texts[s] = (path.read_bytes(), os.fsdecode(path))
-    digests = {s: run_digest(data, engine) for s, (data, _) in texts.items()}
+    # Each scenario's text and file name, read as a run reads them (airlab._load).
+    texts = {s: airlab._load(s) for s in {j.scenario for j in unique}}
+    digests = {s: run_digest(text.encode(), engine) for s, (text, _) in texts.items()}
 
     out = Path(out_dir)
     runs_dir = out / "runs"
@@ -547,8 +545,8 @@ def run_jobs(
         reporter.done(job.id, False, str(err))
 
     def task(job: Job) -> Task:
-        data, name = texts[job.scenario]
-        return execute, (job, data.decode("utf-8-sig"), name, keep)
+        text, name = texts[job.scenario]
+        return execute, (job, text, name, keep)
 
     reporter.start(outcome.total, outcome.skipped)
     try:

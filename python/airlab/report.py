@@ -137,6 +137,11 @@ PLOT_TITLES = {
 }
 
 
+def _flow_rows(summary: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The summary's flows with their ``src → dst`` path, for :data:`FLOW_COLS`."""
+    return [dict(f, _path=f"{f.get('src')} → {f.get('dst')}") for f in summary.get("flows", [])]
+
+
 def _img(path: Path) -> str:
     data = base64.b64encode(path.read_bytes()).decode("ascii")
     return f'<img alt="{html.escape(path.stem)}" src="data:image/png;base64,{data}">'
@@ -145,7 +150,7 @@ def _img(path: Path) -> str:
 def render(res: Result, images: Mapping[str, Path] | None = None) -> str:
     """The report as one HTML string; plots are embedded as data URIs."""
     s = res.summary
-    flows = [dict(f, _path=f"{f.get('src')} → {f.get('dst')}") for f in s.get("flows", [])]
+    flows = _flow_rows(s)
     # only queues that saw traffic, to keep big topologies readable
     queues = [q for q in s.get("queues", []) if (q.get("enqueued") or q.get("drops"))]
     links = [lk for lk in s.get("links", []) if lk.get("utilization")]
@@ -196,7 +201,7 @@ def fragment(res: Result) -> str:
     from airlab.plots import plot_throughput
 
     s = res.summary
-    flows = [dict(f, _path=f"{f.get('src')} → {f.get('dst')}") for f in s.get("flows", [])]
+    flows = _flow_rows(s)
     parts = [
         f"<p><strong>{html.escape(str(s.get('scenario', 'airlab run')))}</strong>"
         f" · seed {fmt(s.get('seed'))} · {fmt(s.get('duration_s'))} s simulated"

@@ -72,12 +72,11 @@ class Result:
         """Build a Result from what ``_core.run`` returns."""
         tables = {name: _frame(raw.get(name), cols, key) for name, (cols, key) in TABLES.items()}
         summary = json.loads(raw["summary"])
-        summary = {
-            "provenance": provenance(summary["seed"], scenario_digest(raw["scenario"]))
-        } | summary
+        scenario = json.loads(raw["scenario"])
+        made = provenance(summary["seed"], scenario_digest(scenario))
         return cls(
-            summary=summary,
-            scenario=json.loads(raw["scenario"]),
+            summary={"provenance": made} | summary,
+            scenario=scenario,
             source=source,
             **tables,
         )

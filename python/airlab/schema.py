@@ -36,11 +36,10 @@ def schema(name: str) -> dict[str, Any]:
     return json.loads(text)
 
 
-def scenario_digest(resolved: dict[str, Any] | str) -> str:
-    """SHA-256 of a resolved scenario (a dict, or the engine's JSON text of one), over its
-    canonical JSON: equal digests, seeds and airlab versions give equal results."""
-    doc = json.loads(resolved) if isinstance(resolved, str) else resolved
-    canon = json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=True)
+def scenario_digest(resolved: dict[str, Any]) -> str:
+    """SHA-256 of a resolved scenario over its canonical JSON: equal digests, seeds and
+    airlab versions give equal results."""
+    canon = json.dumps(resolved, sort_keys=True, separators=(",", ":"), allow_nan=True)
     return hashlib.sha256(canon.encode()).hexdigest()
 
 

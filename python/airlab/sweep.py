@@ -253,11 +253,9 @@ def run_sweep(
     Raises ``ScenarioError`` if a combination is invalid. On KeyboardInterrupt the table is
     rebuilt from the finished runs and ``outcome.interrupted`` is set.
     """
-    import airlab
 
     check_size(grid, len(seeds))
     name = os.fspath(scenario)
-    airlab.resolve(name)  # FileNotFoundError before anything else
     out = Path(out_dir)
     last_table = time.monotonic()
 

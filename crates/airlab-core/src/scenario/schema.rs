@@ -38,16 +38,11 @@ impl JsonSchema for QdiscTable {
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let kinds: Vec<Value> = qdisc::REGISTRY
-            .iter()
-            .map(|c| {
-                let mut table = component_table(c, generator);
-                table["properties"]["kind"] = json!({ "const": c.name });
-                table["required"] = json!(["kind"]);
-                table["title"] = json!(c.name);
-                table
-            })
-            .collect();
+        let mut kinds = titled_tables(qdisc::REGISTRY, generator);
+        for (table, c) in kinds.iter_mut().zip(qdisc::REGISTRY) {
+            table["properties"]["kind"] = json!({ "const": c.name });
+            table["required"] = json!(["kind"]);
+        }
         json_schema!({
             "description": "A queue discipline: `kind` and its parameters (`airlab list --params KIND`).",
             "type": "object",
@@ -66,14 +61,7 @@ impl JsonSchema for CcParams {
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let tables: Vec<Value> = cc::REGISTRY
-            .iter()
-            .map(|c| {
-                let mut table = component_table(c, generator);
-                table["title"] = json!(c.name);
-                table
-            })
-            .collect();
+        let tables = titled_tables(cc::REGISTRY, generator);
         json_schema!({
             "description": "Parameters of the flow's congestion control (`airlab list --params CC`).",
             "anyOf": tables,
@@ -93,6 +81,18 @@ impl JsonSchema for CcName {
         let names: Vec<&str> = cc::REGISTRY.iter().map(|c| c.name).collect();
         json_schema!({ "description": "A congestion control.", "enum": names })
     }
+}
+
+/// One table per registered component, titled with its name.
+fn titled_tables<B>(registry: &[&'static Component<B>], generator: &mut SchemaGenerator) -> Vec<Value> {
+    registry
+        .iter()
+        .map(|c| {
+            let mut table = component_table(c, generator);
+            table["title"] = json!(c.name);
+            table
+        })
+        .collect()
 }
 
 /// A table of `component`'s parameters, nothing else.
