@@ -355,6 +355,12 @@ def test_ping_next_to_a_bulk_flow_sees_the_standing_queue() -> None:
     assert probe["unanswered"] <= 13 and probe["rtt_ms"]["min"] >= 40
     assert 100 <= probe["rtt_ms"]["p50"] <= 1300, probe["rtt_ms"]
     assert probe["jitter_ms"] is not None and not _ours()
+    # pings.parquet: every reply, at its arrival; those sent after the warm-up are the summary's
+    pings = real.pings
+    assert pings["time_s"].is_monotonic_increasing and pings["seq"].is_unique
+    sent = pings["time_s"] - pings["rtt_ms"] / 1e3
+    assert pings[sent > 2.0]["rtt_ms"].min() == pytest.approx(probe["rtt_ms"]["min"])
+    assert pings[sent > 2.0]["rtt_ms"].max() == pytest.approx(probe["rtt_ms"]["max"])
 
 
 @needs_testbed

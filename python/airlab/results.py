@@ -52,8 +52,9 @@ class Result:
     """Everything one run produced.
 
     ``summary`` is the engine's summary (see docs/results.md), ``scenario`` the resolved
-    scenario, and ``flows``, ``queues``, ``links``, ``wifi``, ``fcts`` are long-format DataFrames
-    with one row per (sample time, flow/queue/link/Wi-Fi link) or per completed connection;
+    scenario, and ``flows``, ``queues``, ``links``, ``wifi``, ``fcts``, ``pings`` are long-format
+    DataFrames with one row per (sample time, flow/queue/link/Wi-Fi link), per completed
+    connection or per ping reply;
     ``batches`` has one row per batch and flow when ``[metrics] batches`` cut the run.
     """
 
@@ -64,6 +65,7 @@ class Result:
     links: pd.DataFrame
     wifi: pd.DataFrame
     fcts: pd.DataFrame
+    pings: pd.DataFrame
     batches: pd.DataFrame
     source: str | None = None
 
@@ -141,8 +143,8 @@ class Result:
     ) -> Path:
         """Write the run's files into ``out_dir`` (created if needed); each write is atomic.
 
-        Files: summary.json, scenario.json, flows/queues/links/wifi/fcts/batches.parquet, and unless
-        disabled plots/*.png and report.html.
+        Files: summary.json, scenario.json, flows/queues/links/wifi/fcts/pings/batches.parquet,
+        and unless disabled plots/*.png and report.html.
         """
         d = Path(out_dir)
         d.mkdir(parents=True, exist_ok=True)

@@ -1,10 +1,10 @@
 //! One simulation run, from a resolved scenario to its summary and time series.
 
-use crate::metrics::columns::fct;
+use crate::metrics::columns::{fct, ping};
 use crate::metrics::series::Table;
 use crate::metrics::summary::summarize;
 use crate::scenario::{build::build, Resolved};
-use crate::sim::{secs, Time, SEC};
+use crate::sim::{secs, Time, MS, SEC};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::time::Instant;
@@ -19,6 +19,8 @@ pub struct RunOutput {
     pub wifi: Table,
     /// One row per completed connection: columns conn, start_s, end_s, fct_s, bytes.
     pub fcts: Table,
+    /// One row per ping reply: columns seq, rtt_ms.
+    pub pings: Table,
     /// One row per batch and flow when `[metrics] batches` cut the run.
     pub batches: Table,
 }
@@ -96,6 +98,15 @@ pub fn run_with_progress(
         }
     }
     fcts.finish();
+    let mut pings = Table::default();
+    for f in &world.flows {
+        for p in &f.pings {
+            pings.push_row(secs(p.at), &f.name);
+            pings.set(ping::SEQ, p.seq as f64);
+            pings.set(ping::RTT, p.rtt as f64 / MS as f64);
+        }
+    }
+    pings.finish();
     Some(RunOutput {
         summary,
         flows: std::mem::take(&mut world.recorder.flows),
@@ -103,6 +114,7 @@ pub fn run_with_progress(
         links: std::mem::take(&mut world.recorder.links),
         wifi: std::mem::take(&mut world.recorder.wifi),
         fcts,
+        pings,
         batches: world.batches.take().map(|b| b.table).unwrap_or_default(),
     })
 }

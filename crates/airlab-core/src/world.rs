@@ -4,7 +4,7 @@
 use crate::app::{Action, App};
 use crate::metrics::batches::Batches;
 use crate::metrics::recorder::Recorder;
-use crate::metrics::FlowStats;
+use crate::metrics::{FlowStats, PingReply};
 use crate::net::iface::Next;
 use crate::net::{ConnId, Iface, IfaceId, NodeId, Packet, Payload, Release};
 use crate::sim::{EventQueue, Rng, Time};
@@ -374,7 +374,9 @@ impl World {
             }
             Payload::Ping { seq, sent_at, reply } => {
                 if reply {
-                    self.flows[pkt.flow as usize].add_rtt(now - sent_at);
+                    let flow = &mut self.flows[pkt.flow as usize];
+                    flow.add_rtt(now - sent_at);
+                    flow.pings.push(PingReply { seq, at: now, rtt: now - sent_at });
                 } else {
                     let echo = Packet {
                         src: pkt.dst,

@@ -67,7 +67,7 @@ fn run<'py>(
     let d = PyDict::new(py);
     d.set_item("summary", out.summary.to_string())?;
     d.set_item("scenario", serde_json::to_string(&resolved).map_err(|e| PyValueError::new_err(e.to_string()))?)?;
-    let tables = [out.flows, out.queues, out.links, out.wifi, out.fcts, out.batches];
+    let tables = [out.flows, out.queues, out.links, out.wifi, out.fcts, out.pings, out.batches];
     for (t, &(name, time, entity, _)) in tables.into_iter().zip(TABLES) {
         d.set_item(name, table(py, t, time, entity)?)?;
     }

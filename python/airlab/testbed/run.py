@@ -461,6 +461,22 @@ def _ping_summary(plan: Plan, f: Any, record: dict[str, Any]) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def _pings(plan: Plan, records: dict[str, Any]) -> dict[str, list]:
+    """The pings table: one row per reply, at its arrival, as the simulator's."""
+    rows: dict[str, list] = {c: [] for c in TABLES["pings"][0]}
+    replies = [
+        ((sent + rtt) / 1e9, f.name, seq, rtt / 1e6)
+        for f in plan.flows
+        if f.app == "ping"
+        for seq, sent, rtt in records["pings"][f.name]["sent"]
+        if rtt is not None
+    ]
+    for row in sorted(replies, key=lambda r: r[0]):
+        for c, v in zip(rows, row, strict=True):
+            rows[c].append(v)
+    return rows
+
+
 def _queues(plan: Plan, samples: list[dict[str, Any]]):
     """The queue table and the queues' summaries, from the leaf qdiscs' counters."""
     rows: dict[str, list] = {c: [] for c in TABLES["queues"][0]}
@@ -542,4 +558,5 @@ def _result(plan: Plan, facts: dict[str, Any], records: dict[str, Any],
     tables["flows"] = _frame(flow_rows, TABLES["flows"][0], "flow")
     tables["queues"] = _frame(queue_rows, TABLES["queues"][0], "queue")
     tables["fcts"] = _frame(fct_rows, TABLES["fcts"][0], "flow")
+    tables["pings"] = _frame(_pings(plan, records), TABLES["pings"][0], "flow")
     return Result(summary=summary, scenario=plan.resolved, source=None, **tables)

@@ -90,6 +90,15 @@ table! {
 }
 
 table! {
+    /// `pings`: one row per ping reply (`time_s` is when it arrived); a request without a
+    /// reply has no row.
+    ping {
+        SEQ = "seq", "", "the echo request's sequence number, from 0";
+        RTT = "rtt_ms", "ms", "round-trip time";
+    }
+}
+
+table! {
     /// `batches`: one row per batch and flow when `[metrics] batches` cuts the run (`end_s` is
     /// the row's time).
     batch {
@@ -119,5 +128,6 @@ pub const TABLES: &[(&str, &str, &str, &[Column])] = &[
     ("links", "time_s", "link", link::ALL),
     ("wifi", "time_s", "link", wifi::ALL),
     ("fcts", "start_s", "flow", fct::ALL),
+    ("pings", "time_s", "flow", ping::ALL),
     ("batches", "end_s", "flow", batch::ALL),
 ];

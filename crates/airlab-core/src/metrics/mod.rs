@@ -20,6 +20,14 @@ pub struct Completion {
     pub bytes: u64,
 }
 
+/// A ping reply: the request's sequence number, when the reply arrived and the round trip.
+#[derive(Clone, Copy, Debug)]
+pub struct PingReply {
+    pub seq: u64,
+    pub at: Time,
+    pub rtt: Time,
+}
+
 /// Declares a struct of cumulative counters and `since`, what accumulated after an earlier
 /// snapshot of the same counters (how a summary leaves the warm-up out).
 macro_rules! counters {
@@ -93,6 +101,8 @@ pub struct FlowStats {
     jitter_sum: u128,
     jitter_n: u64,
     pub completions: Vec<Completion>,
+    /// Every reply of a ping flow, over the whole run.
+    pub pings: Vec<PingReply>,
     /// One-way delays of data packets (TCP segments, UDP datagrams) in the measurement window.
     pub owd: Quantiles,
     /// Connections open (SYN sent, last byte not yet acknowledged), since when, and the
@@ -118,6 +128,7 @@ impl FlowStats {
             jitter_sum: 0,
             jitter_n: 0,
             completions: Vec::new(),
+            pings: Vec::new(),
             owd: Quantiles::new(),
             open_conns: 0,
             active_since: 0,

@@ -22,8 +22,14 @@ fn ping_on_an_idle_path_measures_propagation_plus_serialization() {
     for key in ["min", "p50", "max"] {
         assert!((f(&rtt[key]) - want).abs() < 0.01, "{key}: {} vs {want}", rtt[key]);
     }
-    // One probe every 100 ms for 5 s, the last reply still in flight at the end.
     assert_eq!(out.summary["flows"][0]["fct_s"], serde_json::Value::Null);
+    // The pings table: one row per reply, probe k sent at k x 100 ms, back one RTT later.
+    let (seq, rtts) = (out.pings.values_of("flow0", "seq"), out.pings.values_of("flow0", "rtt_ms"));
+    assert_eq!(seq, (0..50).map(f64::from).collect::<Vec<_>>());
+    for (k, (&at, &rtt)) in out.pings.time_s.iter().zip(&rtts).enumerate() {
+        assert!((rtt - want).abs() < 0.01, "reply {k}: {rtt} ms");
+        assert!((at - (k as f64 * 0.1 + want / 1e3)).abs() < 1e-6, "reply {k} at {at} s");
+    }
 }
 
 #[test]

@@ -71,7 +71,7 @@ fn digest(name: &str) -> String {
     let out = airlab_core::run(&resolved, None);
     let mut h = Fnv::new();
     h.bytes(out.deterministic_summary().to_string().as_bytes());
-    for t in [&out.flows, &out.queues, &out.links, &out.wifi, &out.fcts, &out.batches] {
+    for t in [&out.flows, &out.queues, &out.links, &out.wifi, &out.fcts, &out.pings, &out.batches] {
         h.table(t);
     }
     format!("{:016x}", h.0)
