@@ -4,6 +4,9 @@
 >>> res = airlab.run("basics/dumbbell-cubic", seed=3, set={"duration": "10s"})
 >>> res.summary["jain_index"], res.flows.head()
 >>> res.save("results/db")
+>>> sw = airlab.Sweep.run("aqm/bufferbloat-fq_codel", seeds=3, out="results/sweep",
+...                       set={"link.bottleneck.qdisc.kind": ["pfifo", "cake"]})
+>>> sw.flows  # one row per run and flow
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import numpy as np
 from airlab import _core
 from airlab.locate import list_builtin, resolve
 from airlab.results import Result
+from airlab.sweep import Sweep
 
 ScenarioError = _core.ScenarioError
 __version__: str = _core.version()
@@ -30,6 +34,7 @@ Overrides = Mapping[str, object] | Iterable[tuple[str, object]] | None
 __all__ = [
     "Result",
     "ScenarioError",
+    "Sweep",
     "TomlText",
     "__version__",
     "components",

@@ -695,15 +695,81 @@ def model(name: str, sets: tuple[str, ...], out: str | None) -> None:
 
 
 @cli.command()
-@click.argument("results", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False))
+@click.argument("inputs", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    type=click.Choice(["cdf", "box", "ellipsis", "timeseries"]),
+    help="Plot kind (repeatable) [default: all four].",
+)
+@click.option(
+    "--out", type=click.Path(file_okay=False), required=True, help="Folder for the plots."
+)
+@click.option(
+    "--format",
+    "formats",
+    multiple=True,
+    type=click.Choice(["png", "svg", "pdf"]),
+    help="Image format (repeatable) [default: png and pdf].",
+)
+@click.option("--labels", default=None, help="Comma-separated labels, one per dataset.")
+@click.option("--flow", "flows", multiple=True, help="Only these flows' samples (repeatable).")
+def plot(
+    inputs: tuple[str, ...],
+    kinds: tuple[str, ...],
+    out: str,
+    formats: tuple[str, ...],
+    labels: str | None,
+    flows: tuple[str, ...],
+) -> None:
+    """Flent-style plots of latency under load over result directories, sweep directories
+    (a dataset per grid point) and Flent files: latency CDF, box plots, the latency-vs-
+    throughput ellipsis plot and time series."""
+    from airlab import flentplots
+    from airlab.flent import FlentError
+
+    try:
+        sets = flentplots.datasets(inputs, labels.split(",") if labels else None, flows)
+        written = []
+        for kind in kinds or flentplots.KINDS:
+            written += flentplots.render(kind, sets, _out_dir(Path(out)), formats or ("png", "pdf"))
+    except (ValueError, FileNotFoundError, FlentError) as e:
+        raise CliError(str(e)) from None
+    _console().print(f"{len(sets)} datasets; written: " + ", ".join(p.name for p in written))
+
+
+@cli.command()
+@click.argument("result", type=click.Path(exists=True, file_okay=False))
+@click.option(
+    "--out", type=click.Path(dir_okay=False), required=True, help="The file, e.g. run.flent.gz."
+)
+def export(result: str, out: str) -> None:
+    """Write a result directory as a Flent data file (.flent.gz) that Flent's GUI and plots
+    open (flent -i FILE -p totals -o totals.png)."""
+    from airlab import flent
+    from airlab.results import Result
+
+    if not (Path(result) / "summary.json").is_file():
+        raise CliError(f"{result}: not a result directory (no summary.json)")
+    try:
+        path = flent.export(Result.load(result), out)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    _console().print(f"written: {path} (open it with: flent -i {path} -p totals)")
+
+
+@cli.command()
+@click.argument("results", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option("--labels", default=None, help="Comma-separated labels, one per result.")
 @click.option(
     "--out", type=click.Path(file_okay=False), default=None, help="Write compare.md/csv and plots."
 )
 @click.option("--no-plots", is_flag=True, help="Skip the PNG plots.")
 def compare(results: tuple[str, ...], labels: str | None, out: str | None, no_plots: bool) -> None:
-    """Set two or more result directories side by side: each summary metric per flow, queue
-    and link with its relative difference from the first, and overlaid time series."""
+    """Set two or more results side by side (result directories or Flent files): each summary
+    metric per flow, queue and link with its relative difference from the first, and overlaid
+    time series."""
     from airlab import compare as _compare
 
     if len(results) < 2:

@@ -45,12 +45,20 @@ def _get(d: dict[str, Any], path: str) -> float | None:
 
 
 def _load(result: Result | str | os.PathLike[str]) -> Result:
-    return result if isinstance(result, Result) else Result.load(result)
+    if isinstance(result, Result):
+        return result
+    from airlab import flent
+
+    if flent.is_flent(result):
+        return flent.load(result)
+    if not (Path(result) / "summary.json").is_file():
+        raise ValueError(f"{result}: not a result directory (summary.json) or a Flent file")
+    return Result.load(result)
 
 
 def label_of(res: Result, fallback: str) -> str:
-    """A result's label: its backend (the simulator or Linux) and its source directory."""
-    backend = "linux" if res.summary.get("backend") == "linux" else "airlab"
+    """A result's label: its backend (the simulator, Linux or Flent) and its source."""
+    backend = res.summary.get("backend") or "airlab"
     return f"{backend}:{Path(res.source).name}" if res.source else f"{backend}:{fallback}"
 
 
@@ -93,7 +101,8 @@ def _pct(x: Any) -> str:
 def compare(
     *results: Result | str | os.PathLike[str], labels: list[str] | None = None
 ) -> Comparison:
-    """Set two or more results (``Result`` objects or result directories) side by side.
+    """Set two or more results (``Result`` objects, result directories or Flent files) side
+    by side.
 
     Entities are matched by name (flows, queues ``link:from->to``, links)."""
     if len(results) < 2:

@@ -87,6 +87,8 @@ class Keep:
     links: tuple[str, ...] = ()
     #: Further time series (see :data:`SeriesSpec`).
     series: SeriesSpec | None = None
+    #: The latency and throughput samples of the measurement window (:mod:`airlab.samples`).
+    samples: bool = False
 
 
 # -- what runs on a worker --------------------------------------------------------------------
@@ -168,6 +170,10 @@ def execute(job: Job, text: str, name: str, keep: Keep) -> Record:
         }
     if keep.series:
         record["series"] = _series(res, keep.series)
+    if keep.samples:
+        from airlab import samples
+
+        record["samples"] = samples.to_record(samples.of_result(res))
     # Runs cut into batches keep their batch rows, the means over them and their
     # connections' completion times.
     if res.summary.get("batches") and len(res.batches):
@@ -464,6 +470,8 @@ def has_series(rec: Mapping[str, Any], keep: Keep) -> bool:
     if keep.goodput and "goodput_mbps" not in rec:
         return False
     if any(link not in rec.get("utilization", {}) for link in keep.links):
+        return False
+    if keep.samples and "samples" not in rec:
         return False
     if not keep.series:
         return True

@@ -1,4 +1,5 @@
-"""Publication-quality PNG plots of a run's time series (matplotlib, Agg backend)."""
+"""Publication-quality PNG plots of a run's time series and ping RTT CDF (matplotlib, Agg
+backend)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ from typing import TYPE_CHECKING
 
 import matplotlib
 
-matplotlib.use("Agg")
+# Figures go to files: draw off-screen (the command line and cluster workers have no display),
+# unless a notebook's inline backend is in use, which shows them in the page.
+if "inline" not in matplotlib.get_backend():
+    matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -228,10 +232,26 @@ def plot_wifi(res: Result, path: Path) -> Path | None:
     return _save(fig, path)
 
 
+def plot_ping_cdf(res: Result, path: Path) -> Path | None:
+    """The CDF of each ping flow's RTT over the measurement window (the summary's ``rtt_ms``
+    sample by sample)."""
+    from airlab import flentplots, samples
+
+    if res.pings.empty:
+        return None
+    got = samples.of_result(res)
+    if got.latency.empty:  # every reply came during the warm-up
+        return None
+    fig = flentplots.figure("cdf", [flentplots.Dataset(str(res.summary.get("scenario")), got)])
+    fig.axes[0].set_title(_title(res, "Ping RTT CDF"), loc="left")
+    return _save(fig, path)
+
+
 PLOTS = {
     "throughput": plot_throughput,
     "cwnd": plot_cwnd,
     "rtt": plot_rtt,
+    "ping_cdf": plot_ping_cdf,
     "queues": plot_queues,
     "links": plot_links,
     "wifi": plot_wifi,

@@ -3,8 +3,12 @@ local process pool or a Dask cluster.
 
 Layout of a sweep directory::
 
-    DIR/runs/<run_id>.json   one file per finished run: params, seed, summary (written atomically)
+    DIR/runs/<run_id>.json   one file per finished run: params, seed, summary and the run's
+                             latency and throughput samples (written atomically)
     DIR/sweep.parquet        one row per finished run (rebuilt atomically from runs/)
+
+:class:`Sweep` is a finished (or partly finished) sweep in Python: one row per run, a tidy table
+with one row per run and flow, and each run's samples for Flent-style plots.
 
 A sweep is resumable: a run whose file exists for the same scenario text and engine is not
 redone. Interrupting a sweep keeps every finished run; temporary files of unfinished writes
@@ -13,6 +17,7 @@ are ignored.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import os
@@ -25,10 +30,22 @@ from typing import Any
 import pandas as pd
 
 from airlab import _io
-from airlab.jobs import Executor, Job, LocalPool, Outcome, Reporter, as_overrides, run_jobs
+from airlab.jobs import (
+    Executor,
+    Job,
+    Keep,
+    LocalPool,
+    Outcome,
+    Record,
+    Reporter,
+    as_overrides,
+    read_runs,
+    run_jobs,
+)
+from airlab.samples import Samples, from_record
 from airlab.schema import provenance
 
-__all__ = ["Reporter", "as_overrides", "run_sweep"]
+__all__ = ["Reporter", "Sweep", "as_overrides", "run_sweep"]
 
 #: The most runs one sweep may have (grid points times seeds).
 MAX_RUNS = 100_000
@@ -269,6 +286,7 @@ def run_sweep(
         expand(grid, seeds, name),
         out,
         executor or LocalPool(jobs),
+        keep=Keep(samples=True),
         reporter=reporter,
         on_record=every_record,
     )
@@ -281,3 +299,147 @@ def run_sweep(
         interrupted=done.interrupted,
         table=table,
     )
+
+
+# -- a sweep in Python ---------------------------------------------------------------------------
+
+
+def _text_of(value: object, key: str) -> str:
+    """A Python sweep value as ``--set`` text: strings as the command line reads them, other
+    values written as TOML."""
+    import airlab
+
+    return value if isinstance(value, str) else airlab.format_value(value, key)
+
+
+@dataclass
+class Sweep:
+    """A sweep directory's finished runs.
+
+    ``runs`` has one row per run (as ``sweep.parquet``), ``flows`` one row per run and flow
+    (params, seed, the flow's name, app, cc and every number of its summary: ``goodput_mbps``,
+    ``rtt_ms.p95``, ``srtt_ms.p50``, ``retransmits``...), and :meth:`samples` a run's latency and
+    throughput samples.
+    """
+
+    out_dir: Path
+    #: The run records, in run id order.
+    records: list[Record]
+
+    @classmethod
+    def load(cls, out_dir: str | os.PathLike[str]) -> Sweep:
+        """The finished runs in a sweep directory; ``FileNotFoundError`` if it has none."""
+        d = Path(out_dir)
+        found = read_runs(d / "runs")
+        if not found:
+            raise FileNotFoundError(f"{d}: no finished sweep runs (no runs/*.json)")
+        return cls(d, [found[k] for k in sorted(found)])
+
+    @classmethod
+    def run(
+        cls,
+        scenario: str | os.PathLike[str],
+        set: Mapping[str, object | Sequence[object]],
+        out: str | os.PathLike[str],
+        seeds: int | Sequence[int] = 1,
+        jobs: int | None = None,
+        executor: Executor | None = None,
+        reporter: Reporter | None = None,
+    ) -> Sweep:
+        """Run (or resume) a sweep of ``scenario`` over the grid ``set`` (``{key: [values]}``; a
+        single value is a one-point axis) with ``seeds`` (``N`` for 1..N, or a list) into
+        ``out``, and return it. Raises ``ScenarioError`` for an invalid combination and
+        ``RuntimeError`` naming the runs that failed."""
+        grid = []
+        for key, values in set.items():
+            many = values if isinstance(values, (list, tuple)) else [values]
+            grid.append((key, [_text_of(v, key) for v in many]))
+        run_seeds = list(range(1, seeds + 1)) if isinstance(seeds, int) else list(seeds)
+        done = run_sweep(
+            scenario,
+            grid,
+            run_seeds,
+            out,
+            jobs=jobs or os.cpu_count() or 1,
+            reporter=reporter,
+            executor=executor,
+        )
+        if done.interrupted:
+            raise KeyboardInterrupt
+        if done.failed:
+            raise RuntimeError(
+                "; ".join(f"run {rid}: {msg}" for rid, msg in sorted(done.failed.items()))
+            )
+        return cls.load(out)
+
+    def __repr__(self) -> str:
+        return f"<Sweep {str(self.out_dir)!r}: {len(self.records)} runs over {self.params}>"
+
+    def _repr_html_(self) -> str:
+        import html
+
+        head = f"<p><b>Sweep</b> <code>{html.escape(str(self.out_dir))}</code>: "
+        head += f"{len(self.records)} runs over {html.escape(', '.join(self.params) or '-')}</p>"
+        return head + self.points().to_html(index=False)
+
+    @property
+    def params(self) -> list[str]:
+        """The swept keys, in the order the sweep gave them."""
+        keys: list[str] = []
+        for rec in self.records:
+            keys += [k for k in rec.get("params", {}) if k not in keys]
+        return keys
+
+    @functools.cached_property
+    def runs(self) -> pd.DataFrame:
+        """One row per run: run_id, params, seed and every summary number (as sweep.parquet)."""
+        return build_table(self.records)
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        """One row per run and flow: run_id, params, seed, flow, app, cc, and the flow's
+        summary numbers (nested ones as ``rtt_ms.p95``)."""
+        runs = self.runs.set_index("run_id")
+        rows = []
+        for rec in self.records:
+            point = runs.loc[rec["run_id"], [*self.params, "seed"]].to_dict()
+            for f in rec["summary"].get("flows", []):
+                row: dict[str, Any] = {
+                    "run_id": rec["run_id"],
+                    **point,
+                    "flow": f.get("name"),
+                    "app": f.get("app"),
+                    "cc": f.get("cc"),
+                }
+                _flatten_into(row, "", {k: v for k, v in f.items() if k != "name"})
+                rows.append(row)
+        return pd.DataFrame(rows)
+
+    def points(self) -> pd.DataFrame:
+        """The grid points: their params, a label and how many runs (seeds) each has."""
+        runs = self.runs
+        if not self.params:
+            return pd.DataFrame({"label": ["all runs"], "runs": [len(runs)]})
+        table = runs.groupby(self.params, sort=True, dropna=False).size().reset_index(name="runs")
+        table.insert(0, "label", [self.label_of(r) for r in table.to_dict("records")])
+        return table
+
+    def label_of(self, params: Mapping[str, Any]) -> str:
+        """A grid point's label: ``key=value`` (the key's last name part) of each swept key that
+        takes more than one value in the sweep (of every swept key if none does)."""
+        runs = self.runs
+        varied = [k for k in self.params if runs[k].nunique(dropna=False) > 1] or self.params
+        return ", ".join(f"{k.split('.')[-1]}={params[k]}" for k in varied) or "all runs"
+
+    def samples(self, run_id: str) -> Samples:
+        """A run's latency and throughput samples; ``KeyError`` for an unknown run, and
+        ``ValueError`` for a run recorded before sweeps kept samples."""
+        rec = next((r for r in self.records if r["run_id"] == run_id), None)
+        if rec is None:
+            raise KeyError(f"{self.out_dir}: no run {run_id!r}")
+        if "samples" not in rec:
+            raise ValueError(
+                f"{self.out_dir}: run {run_id} has no samples (recorded by an older airlab); "
+                "run the sweep again to add them"
+            )
+        return from_record(rec["samples"])
