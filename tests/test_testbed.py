@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import airlab
-from airlab import _core
+from airlab import _core, schema
 from airlab.testbed import kernel, plan
 
 DUMBBELL = "basics/dumbbell-cubic"
@@ -214,6 +214,15 @@ def _ours() -> list[str]:
     return [n for n in netns.listnetns() if n.startswith(f"{plan.PREFIX}{os.getpid()}-")]
 
 
+def _schema_errors(summary: dict) -> list[str]:
+    """What the summary schema finds wrong with a summary, as summary.json holds it."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(schema.schema("summary"))
+    written = json.loads(json.dumps(summary))
+    return [f"{list(e.path)}: {e.message}" for e in validator.iter_errors(written)]
+
+
 @needs_testbed
 def test_a_dumbbell_on_the_kernel_matches_the_schema_and_the_capacity() -> None:
     from airlab import testbed
@@ -223,6 +232,7 @@ def test_a_dumbbell_on_the_kernel_matches_the_schema_and_the_capacity() -> None:
     sim = airlab.run(DUMBBELL, set=sets)
     assert real.summary["backend"] == "linux" and real.summary["linux"]["kernel"]
     assert real.summary["linux"]["offloads"] is False
+    assert _schema_errors(real.summary) == []
     assert all(link["wire_realtime"] is not None for link in real.summary["links"])
     for table in ("flows", "queues", "links"):
         assert set(sim.summary[table][0]) <= set(real.summary[table][0]), table
@@ -355,6 +365,7 @@ def test_ping_next_to_a_bulk_flow_sees_the_standing_queue() -> None:
     assert probe["unanswered"] <= 13 and probe["rtt_ms"]["min"] >= 40
     assert 100 <= probe["rtt_ms"]["p50"] <= 1300, probe["rtt_ms"]
     assert probe["jitter_ms"] is not None and not _ours()
+    assert _schema_errors(real.summary) == []
     # pings.parquet: every reply, at its arrival; those sent after the warm-up are the summary's
     pings = real.pings
     assert pings["time_s"].is_monotonic_increasing and pings["seq"].is_unique
@@ -379,6 +390,7 @@ def test_udp_next_to_a_bulk_flow_matches_the_simulator() -> None:
     assert got["goodput_mbps"] == pytest.approx(want["goodput_mbps"], rel=0.03)
     # One-way: 20 ms of propagation, then the queue the CUBIC flow builds.
     assert 20 <= got["udp"]["owd_ms"]["min"] <= got["udp"]["owd_ms"]["p50"]
+    assert _schema_errors(real.summary) == []
 
 
 def shaped(qdisc: str, senders: dict[str, str]) -> str:
