@@ -119,6 +119,19 @@ def test_airlab_model_cli_writes_series_summary_and_figure(tmp_path: Path) -> No
     assert {f["flow"] for f in summary["flows"]} == {"bbr3", "cubic"}
     assert (tmp_path / "series.parquet").stat().st_size > 0
     assert (tmp_path / "model.png").stat().st_size > 0
+    # its provenance, in the summary and the series, and the model schema
+    import jsonschema
+    import pyarrow.parquet as pq
+
+    from airlab import schema
+
+    assert summary["provenance"]["seed"] is None and summary["provenance"]["scenario_sha256"]
+    meta = pq.read_schema(tmp_path / "series.parquet").metadata[b"airlab"]
+    assert json.loads(meta) == summary["provenance"]
+    jsonschema.Draft202012Validator(schema.schema("model")).validate(summary)
+    summary["flows"][0]["cc"] = "reno"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft202012Validator(schema.schema("model")).validate(summary)
     with pytest.raises(SystemExit) as bad:
         cli.main(["model", "bbr-wifi6", "--set", "aqm=red", "--out", str(tmp_path)])
     assert bad.value.code == 2

@@ -308,7 +308,8 @@ def validate(scenario: str, sets: tuple[str, ...]) -> None:
     "--out", type=click.Path(dir_okay=False), default=None, help="Write it to a file instead."
 )
 def schema(name: str, out: str | None) -> None:
-    """Print the JSON Schema of a scenario file, a summary.json or a targets.json."""
+    """Print the JSON Schema of a scenario file, a run's summary.json, a reproduction's
+    targets.json or `airlab model`'s summary.json."""
     text = json.dumps(_schema.schema(name), indent=2) + "\n"
     if out is None:
         click.echo(text, nl=False)
@@ -672,10 +673,13 @@ def model(name: str, sets: tuple[str, ...], out: str | None) -> None:
     console.print(f"[bold]{name}[/]: {setting}")
     res = bbr_wifi6.solve(setting)
     out_dir.mkdir(parents=True, exist_ok=True)
-    _io.write_with(out_dir / "series.parquet", lambda p: res.series.to_parquet(p, index=False))
+    # no seed (the model is deterministic); the digest is the setting's, in place of a scenario's
+    made = _schema.provenance(None, _schema.scenario_digest(dataclasses.asdict(setting)))
+    _io.write_parquet(out_dir / "series.parquet", res.series, made)
     _io.write_json(
         out_dir / "summary.json",
         {
+            "provenance": made,
             "model": name,
             "setting": dataclasses.asdict(setting),
             "bottleneck_mbps": res.config.capacity_bps / 1e6,
