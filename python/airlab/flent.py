@@ -28,6 +28,7 @@ import gzip
 import json
 import math
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,9 @@ SUFFIXES = (".flent.gz", ".flent.bz2", ".flnt", ".flent")
 PING = "Ping (ms) ICMP"
 #: Aggregate series of ``tcp_nup`` computed from the streams, not flows of their own.
 AGGREGATES = ("TCP upload sum", "TCP upload avg", "TCP upload fairness")
+#: The flows-table columns a TCP series is made of.
+TCP_COLUMNS = ("time_s", "goodput_mbps", "srtt_ms", "cwnd_pkts", "delivery_rate_mbps",
+               "pacing_rate_mbps")  # fmt: skip
 #: Flent looks up data points at most this many steps away when it aligns a series.
 MAX_STEPS = 5
 
@@ -115,83 +119,96 @@ def _raw(t0: float, times: np.ndarray, columns: dict[str, np.ndarray]) -> list[d
     return rows
 
 
+@dataclass
+class _Series:
+    """What a Flent file holds, series by series."""
+
+    axis: np.ndarray
+    step: float
+    t0: float
+    warm: float
+    results: dict[str, list] = field(default_factory=dict)
+    raw: dict[str, list] = field(default_factory=dict)
+    meta: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def add(
+        self,
+        series: str,
+        t: np.ndarray,
+        values: np.ndarray,
+        raw: dict[str, np.ndarray],
+        meta: dict[str, Any],
+    ) -> None:
+        self.results[series] = _on_axis(t, values, self.axis, self.step)
+        self.raw[series] = _raw(self.t0, t, {"val": values, **raw})
+        units = "ms" if series.startswith("Ping") else "Mbits/s"
+        self.meta[series] = _stats(values[t > self.warm], units) | meta
+
+
+def _stream_aggregates(out: _Series, streams: list[str]) -> None:
+    """tcp_nup's sum, average and Jain's fairness of the streams at each point of the axis."""
+    on_axis = [out.results[s] for s in streams]
+    points = [[v for v in p if v is not None] for p in zip(*on_axis, strict=True)]
+    out.results["TCP upload sum"] = [sum(p) if p else None for p in points]
+    out.results["TCP upload avg"] = [sum(p) / len(p) if p else None for p in points]
+    out.results["TCP upload fairness"] = [
+        sum(p) ** 2 / (len(p) * sum(v * v for v in p)) if p and any(p) else None for p in points
+    ]
+    units = {"TCP upload sum": "Mbits/s", "TCP upload avg": "Mbits/s", "TCP upload fairness": "Idx"}
+    out.meta |= {name: {"UNITS": u} for name, u in units.items()}
+
+
 def to_flent(result: Result, time: dt.datetime | None = None) -> dict[str, Any]:
     """The Flent data file of ``result`` as a JSON-ready dict (see the module's description);
     ``time`` is the test's start (default: now, UTC)."""
     s = result.summary
-    flows = s.get("flows", [])
-    tcp = [f["name"] for f in flows if f.get("cc") and f.get("app") != "ping"]
-    pings = [f["name"] for f in flows if f.get("app") == "ping"]
-    others = [f["name"] for f in flows if f["name"] not in tcp and f["name"] not in pings]
+    flows = {f["name"]: f for f in s.get("flows", [])}
+    tcp = [n for n, f in flows.items() if f.get("cc") and f.get("app") != "ping"]
+    pings = [n for n, f in flows.items() if f.get("app") == "ping"]
+    others = [n for n in flows if n not in tcp and n not in pings]
     test, tcp_series, params = _test_for(tcp, pings)
     start = (time or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
-    t0 = start.timestamp()
-    ft = result.flows
+    ft, pt = result.flows, result.pings
     times = np.unique(ft["time_s"].to_numpy(float)) if len(ft) else np.array([])
-    step = float(np.min(np.diff(times))) if len(times) > 1 else float(s.get("duration_s") or 1.0)
-    axis = np.round(np.arange(0.0, float(s["duration_s"]) + step / 2, step), 9)
-    results: dict[str, list] = {}
-    raw: dict[str, list] = {}
-    meta: dict[str, dict[str, Any]] = {}
-    warm = float(s.get("warmup_s") or 0.0)
-    goodputs = []
+    length = float(s["duration_s"])
+    step = float(np.min(np.diff(times))) if len(times) > 1 else length
+    axis = np.round(np.arange(0.0, length + step / 2, step), 9)
+    out = _Series(axis, step, start.timestamp(), float(s.get("warmup_s") or 0.0))
     for name, series in zip(tcp, tcp_series, strict=True):
         rows = ft[ft["flow"].astype(str) == name]
-        t = rows["time_s"].to_numpy(float)
-        g = rows["goodput_mbps"].to_numpy(float)
-        results[series] = _on_axis(t, g, axis, step)
-        goodputs.append(results[series])
-        raw[series] = _raw(
-            t0,
-            t,
-            {
-                "val": g,
-                "tcp_rtt": rows["srtt_ms"].to_numpy(float),
-                "tcp_cwnd": rows["cwnd_pkts"].to_numpy(float),
-                "tcp_delivery_rate": rows["delivery_rate_mbps"].to_numpy(float),
-                "tcp_pacing_rate": rows["pacing_rate_mbps"].to_numpy(float),
-            },
-        )
-        flow = next(f for f in flows if f["name"] == name)
-        meta[series] = _stats(g[t > warm], "Mbits/s") | {
+        column = {c: rows[c].to_numpy(float) for c in TCP_COLUMNS}
+        raw = {
+            "tcp_rtt": column["srtt_ms"],
+            "tcp_cwnd": column["cwnd_pkts"],
+            "tcp_delivery_rate": column["delivery_rate_mbps"],
+            "tcp_pacing_rate": column["pacing_rate_mbps"],
+        }
+        meta = {
             "AIRLAB_FLOW": name,
-            "CONG_CONTROL": flow.get("cc"),
-            "HOST": flow.get("dst"),
+            "CONG_CONTROL": flows[name].get("cc"),
+            "HOST": flows[name].get("dst"),
         }
+        out.add(series, column["time_s"], column["goodput_mbps"], raw, meta)
     if test == "tcp_nup":
-        per_point = [[v for v in point if v is not None] for point in zip(*goodputs, strict=True)]
-        results["TCP upload sum"] = [sum(p) if p else None for p in per_point]
-        results["TCP upload avg"] = [sum(p) / len(p) if p else None for p in per_point]
-        results["TCP upload fairness"] = [
-            sum(p) ** 2 / (len(p) * sum(v * v for v in p)) if p and any(p) else None
-            for p in per_point
-        ]
-        meta |= {
-            "TCP upload sum": {"UNITS": "Mbits/s"},
-            "TCP upload avg": {"UNITS": "Mbits/s"},
-            "TCP upload fairness": {"UNITS": "Idx"},
-        }
-    pt = result.pings
+        _stream_aggregates(out, tcp_series)
     for k, name in enumerate(pings):
-        series = PING if k == 0 else f"Ping (ms) {name}"
         rows = pt[pt["flow"].astype(str) == name]
-        t, rtt = rows["time_s"].to_numpy(float), rows["rtt_ms"].to_numpy(float)
-        results[series] = _on_axis(t, rtt, axis, step)
-        raw[series] = _raw(t0, t, {"val": rtt, "seq": rows["seq"].to_numpy(float)})
-        for r in raw[series]:
+        t, seq = rows["time_s"].to_numpy(float), rows["seq"].to_numpy(float)
+        series = PING if k == 0 else f"Ping (ms) {name}"
+        meta = {"AIRLAB_FLOW": name, "HOST": flows[name].get("dst")}
+        out.add(series, t, rows["rtt_ms"].to_numpy(float), {"seq": seq}, meta)
+        for r in out.raw[series]:
             r["seq"] = int(r["seq"])
-        flow = next(f for f in flows if f["name"] == name)
-        meta[series] = _stats(rtt[t > warm], "ms") | {"AIRLAB_FLOW": name, "HOST": flow.get("dst")}
     iso = start.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    hosts = sorted({f.get("dst") for f in flows if f["name"] not in others} - {None})
+    hosts = sorted({flows[n].get("dst") for n in [*tcp, *pings]} - {None})
     metadata = {
         "NAME": test,
         "TITLE": s.get("scenario"),
         "NOTE": f"airlab {_core.version()}, seed {s.get('seed')}",
         "TIME": iso,
         "T0": iso,
-        "LENGTH": float(s["duration_s"]),
-        "TOTAL_LENGTH": float(s["duration_s"]),
+        "LENGTH": length,
+        "TOTAL_LENGTH": length,
         "STEP_SIZE": step,
         "HOST": hosts[0] if hosts else None,
         "HOSTS": hosts,
@@ -200,16 +217,16 @@ def to_flent(result: Result, time: dt.datetime | None = None) -> dict[str, Any]:
         "TEST_PARAMETERS": params,
         "FLENT_VERSION": None,
         "DATA_FILENAME": None,
-        "SERIES_META": meta,
+        "SERIES_META": out.meta,
         "FAILED_RUNNERS": 0,
-        "AIRLAB": {"provenance": s.get("provenance"), "warmup_s": warm, "left_out": others},
+        "AIRLAB": {"provenance": s.get("provenance"), "warmup_s": out.warm, "left_out": others},
     }
     return {
         "metadata": metadata,
         "version": FORMAT_VERSION,
         "x_values": axis.tolist(),
-        "results": results,
-        "raw_values": raw,
+        "results": out.results,
+        "raw_values": out.raw,
     }
 
 

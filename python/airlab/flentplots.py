@@ -151,14 +151,7 @@ def box(sets: Sequence[Dataset], fig: Figure) -> None:
     quartiles, whiskers at the 5th and 95th percentiles, the mean as a dot."""
     ax_t, ax_l = fig.subplots(1, 2)
     names = [_text(d.label) for d in sets]
-    totals = [
-        d.samples.throughput.groupby(
-            ["run", "time_s"] if "run" in d.samples.throughput else "time_s"
-        )["goodput_mbps"]
-        .sum()
-        .to_numpy(float)
-        for d in sets
-    ]
+    totals = [samples.total_throughput(d.samples)["goodput_mbps"].to_numpy(float) for d in sets]
     lat = [d.samples.latency["rtt_ms"].to_numpy(float) for d in sets]
     style = {
         "whis": (5, 95),
@@ -227,12 +220,9 @@ def timeseries(sets: Sequence[Dataset], fig: Figure) -> None:
     each sampling interval)."""
     ax_t, ax_l = fig.subplots(2, 1, sharex=True)
     for d in sets:
-        pairs = samples.paired(d.samples)
-        thr = d.samples.throughput
-        keys = ["run", "time_s"] if "run" in thr.columns else ["time_s"]
-        total = thr.groupby(keys)["goodput_mbps"].sum().groupby("time_s").mean()
+        total = samples.total_throughput(d.samples).groupby("time_s")["goodput_mbps"].mean()
         ax_t.plot(total.index, total.to_numpy(float), label=_text(d.label))
-        lat = pairs.groupby("time_s")["rtt_ms"].mean()
+        lat = samples.paired(d.samples).groupby("time_s")["rtt_ms"].mean()
         ax_l.plot(lat.index, lat.to_numpy(float), label=_text(d.label))
     ax_t.set_ylabel("total goodput (Mbit/s)")
     ax_l.set_ylabel(_latency_label(sets))

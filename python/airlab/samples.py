@@ -115,17 +115,25 @@ def concat(parts: list[Samples], runs: list[str]) -> Samples:
     )
 
 
+def total_throughput(samples: Samples) -> pd.DataFrame:
+    """All non-ping flows' goodput summed per run (if several) and sampling interval:
+    columns ``[run,] time_s, goodput_mbps``."""
+    thr = samples.throughput
+    keys = ["run", "time_s"] if "run" in thr.columns else ["time_s"]
+    total = thr.groupby(keys, as_index=False)["goodput_mbps"].sum()
+    total["time_s"] = np.round(total["time_s"].to_numpy(float), 9)
+    return total
+
+
 def paired(samples: Samples) -> pd.DataFrame:
     """Latency and total throughput per run and sampling interval, for the intervals with a
     latency sample: ``time_s`` (the interval's end), ``goodput_mbps`` (all non-ping flows'
     goodput summed), ``rtt_ms`` (the mean of the latency samples in the interval)."""
     dt = samples.interval_s
-    thr, lat = samples.throughput, samples.latency
-    keys = ["run"] if "run" in thr.columns else []
-    total = thr.groupby([*keys, "time_s"], as_index=False)["goodput_mbps"].sum()
+    total = total_throughput(samples)
+    keys = ["run", "time_s"] if "run" in total.columns else ["time_s"]
     # a latency sample at t belongs to the interval (k dt, (k + 1) dt], which ends at (k + 1) dt
+    lat = samples.latency
     ends = np.ceil(lat["time_s"].to_numpy(float) / dt - 1e-9) * dt
-    lat = lat.assign(time_s=np.round(ends, 9))
-    mean = lat.groupby([*keys, "time_s"], as_index=False)["rtt_ms"].mean()
-    total["time_s"] = np.round(total["time_s"].to_numpy(float), 9)
-    return total.merge(mean, on=[*keys, "time_s"], how="inner")
+    mean = lat.assign(time_s=np.round(ends, 9)).groupby(keys, as_index=False)["rtt_ms"].mean()
+    return total.merge(mean, on=keys, how="inner")
