@@ -728,8 +728,8 @@ def plot(
     flows: tuple[str, ...],
 ) -> None:
     """Flent-style plots of latency under load over result directories, sweep directories
-    (a dataset per grid point) and Flent files: latency CDF, box plots, the latency-vs-
-    throughput ellipsis plot and time series."""
+    (a dataset per grid point) and Flent files: latency CDF, box plots, the ellipsis plot
+    (latency against throughput) and time series."""
     from airlab import flentplots
     from airlab.flent import FlentError
 
