@@ -44,7 +44,9 @@ def _get(d: dict[str, Any], path: str) -> float | None:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
-def _load(result: Result | str | os.PathLike[str]) -> Result:
+def load_result(result: Result | str | os.PathLike[str]) -> Result:
+    """A ``Result``, or one read from a result directory or a Flent file; ValueError for any
+    other path."""
     if isinstance(result, Result):
         return result
     from airlab import flent
@@ -107,7 +109,7 @@ def compare(
     Entities are matched by name (flows, queues ``link:from->to``, links)."""
     if len(results) < 2:
         raise ValueError("compare needs at least two results")
-    loaded = [_load(r) for r in results]
+    loaded = [load_result(r) for r in results]
     labels = list(labels) if labels else [label_of(r, str(i)) for i, r in enumerate(loaded)]
     if len(labels) != len(loaded) or len(set(labels)) != len(labels):
         raise ValueError(f"need {len(loaded)} distinct labels, got {labels}")

@@ -36,6 +36,7 @@ import numpy as np
 
 from airlab import _core, _io
 from airlab.results import TABLES, Result, _frame
+from airlab.stats import SRTT, distribution
 
 #: The Flent file format version written and read.
 FORMAT_VERSION = 4
@@ -286,20 +287,6 @@ def _t0(meta: dict[str, Any], path: Path) -> float:
     return (when if when.tzinfo else when.replace(tzinfo=dt.UTC)).timestamp()
 
 
-def _distribution(values: np.ndarray) -> dict[str, float] | None:
-    if not len(values):
-        return None
-    q = np.quantile(values, [0.5, 0.95, 0.99])
-    return {
-        "min": float(values.min()),
-        "mean": float(values.mean()),
-        "p50": float(q[0]),
-        "p95": float(q[1]),
-        "p99": float(q[2]),
-        "max": float(values.max()),
-    }
-
-
 def load(path: str | os.PathLike[str]) -> Result:
     """Read a Flent data file as a :class:`Result`: every throughput series (``TCP ...``,
     ``UDP ...``, in Mbit/s) is a flow with its goodput (and, where Flent sampled them, its
@@ -334,7 +321,7 @@ def load(path: str | os.PathLike[str]) -> Result:
                     "app": "ping",
                     "cc": None,
                     "goodput_mbps": 0.0,
-                    "rtt_ms": _distribution(window),
+                    "rtt_ms": distribution(window),
                     "flent_series": series,
                 }
             )
@@ -361,7 +348,6 @@ def load(path: str | os.PathLike[str]) -> Result:
                     if "tcp_rtt" in r and float(r["t"]) - t0 > warm
                 ]
             )
-            srtt_dist = _distribution(srtt)
             flows.append(
                 {
                     "name": name,
@@ -370,9 +356,7 @@ def load(path: str | os.PathLike[str]) -> Result:
                     "goodput_mbps": float(gp[times > warm].mean())
                     if (times > warm).any()
                     else None,
-                    "srtt_ms": {k: srtt_dist[k] for k in ("mean", "min", "p50", "p95")}
-                    if srtt_dist
-                    else None,
+                    "srtt_ms": distribution(srtt, SRTT),
                     "rtt_ms": None,
                     "flent_series": series,
                 }

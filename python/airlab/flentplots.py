@@ -49,15 +49,12 @@ class Dataset:
 
 def _of_path(path: Path) -> list[Dataset]:
     from airlab import flent
-    from airlab.results import Result
+    from airlab.compare import load_result
     from airlab.sweep import Sweep
 
-    if flent.is_flent(path):
-        if not path.is_file():
-            raise FileNotFoundError(f"{path}: no such Flent file")
-        return [Dataset(path.name.removesuffix(".gz"), samples.of_result(flent.load(path)))]
-    if (path / "summary.json").is_file():
-        return [Dataset(path.name, samples.of_result(Result.load(path)))]
+    if flent.is_flent(path) or (path / "summary.json").is_file():
+        label = path.name.removesuffix(".gz")
+        return [Dataset(label, samples.of_result(load_result(path)))]
     if (path / "runs").is_dir():
         return of_sweep(Sweep.load(path))
     raise FileNotFoundError(

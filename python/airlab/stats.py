@@ -1,5 +1,6 @@
 """Confidence intervals for what runs measure: over independent replicates (seeds), and by
-batch means over the batches of one long run (``[metrics] batches``, paper 001's method)."""
+batch means over the batches of one long run (``[metrics] batches``, paper 001's method); and
+the summary's distributions computed from raw samples (the testbed's, a Flent file's)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,25 @@ from typing import Any
 
 import numpy as np
 from scipy import stats
+
+#: The summary's distribution (``rtt_ms``, ``owd_ms``): each key a quantile, "mean" the mean.
+DISTRIBUTION = {"min": 0.0, "mean": 0, "p50": 0.5, "p95": 0.95, "p99": 0.99, "max": 1.0}
+#: The summary's ``srtt_ms``.
+SRTT = {"mean": 0, "min": 0.0, "p50": 0.5, "p95": 0.95}
+
+
+def distribution(
+    values: Sequence[float], quantiles: dict[str, float] = DISTRIBUTION
+) -> dict[str, float] | None:
+    """``{"mean": ..., "p50": ...}`` of ``values`` (exact quantiles), ``None`` without values:
+    each key of ``quantiles`` a quantile, "mean" the mean."""
+    if len(values) == 0:
+        return None
+    a = np.asarray(values, dtype=float)
+    return {
+        k: float(a.mean()) if k == "mean" else float(np.quantile(a, q))
+        for k, q in quantiles.items()
+    }
 
 
 def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, float]:

@@ -24,6 +24,7 @@ from airlab import _core
 from airlab.reproduce.runner import jain
 from airlab.results import TABLES, Result, _frame
 from airlab.schema import provenance, scenario_digest
+from airlab.stats import SRTT, distribution
 from airlab.testbed import agent, kernel
 from airlab.testbed.kernel import TestbedError
 from airlab.testbed.plan import Plan, make_plan, required_ccs, required_qdiscs
@@ -287,15 +288,6 @@ def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen], progress: Any) 
     }
 
 
-def _stats(values: list[float], quantiles: dict[str, float]) -> dict[str, float] | None:
-    """``{"mean": ..., "p50": ...}`` of ``values``: each key a quantile, "mean" the mean."""
-    if not values:
-        return None
-    a = np.asarray(values, dtype=float)
-    return {k: float(a.mean()) if k == "mean" else float(np.quantile(a, q))
-            for k, q in quantiles.items()}  # fmt: skip
-
-
 def _completions(f: Any, sink: dict[str, Any], sender: dict[str, Any]) -> list[tuple[int, int]]:
     """(start, end) of each connection of a transfer or periodic flow that delivered all its
     bytes: from the sender's connect to the receiver's last byte."""
@@ -316,7 +308,7 @@ def _completions(f: Any, sink: dict[str, Any], sender: dict[str, Any]) -> list[t
 
 def _fct_stats(fcts: list[float]) -> dict[str, float]:
     """Flow completion times summarized as the simulator does."""
-    stats = _stats(fcts, {"min": 0.0, "mean": 0, "p50": 0.5, "p95": 0.95, "max": 1.0}) or {}
+    stats = distribution(fcts, {"min": 0.0, "mean": 0, "p50": 0.5, "p95": 0.95, "max": 1.0}) or {}
     return {"count": len(fcts), **stats}
 
 
@@ -400,10 +392,10 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
             "name": f.name, "src": f.src, "dst": f.dst, "cc": f.cc, "app": f.app,
             "bytes_delivered": delivered,
             "goodput_mbps": delivered * 8 / span_s / 1e6 if span_s > 0 else None,
-            "goodput_stats_mbps": _stats(goodputs, {"median": 0.5, "p95": 0.95}),
+            "goodput_stats_mbps": distribution(goodputs, {"median": 0.5, "p95": 0.95}),
             "rtt_ms": None,
             "owd_ms": None,  # TCP data is not timestamped one way on the kernel
-            "srtt_ms": _stats(srtt, {"mean": 0, "min": 0.0, "p50": 0.5, "p95": 0.95}),
+            "srtt_ms": distribution(srtt, SRTT),
             "srtt_jitter_ms": float(np.mean(np.abs(np.diff(srtt)))) if len(srtt) > 1 else None,
             "data_segs_out": segs,
             "retransmits": retrans,
@@ -428,10 +420,7 @@ def _udp_summary(plan: Plan, sink: dict[str, Any], sender: dict[str, Any]) -> di
     first = max(0, -(-(plan.warmup_ns - start) // gap)) if plan.warmup_ns > start else 0
     window = [(seq, owd) for seq, sent, owd in sink["arrivals"] if sent > plan.warmup_ns]
     due = max((seq for seq, _ in window), default=first - 1) + 1 - first
-    owd = _stats(
-        [ns / 1e6 for _, ns in window],
-        {"min": 0.0, "mean": 0, "p50": 0.5, "p95": 0.95, "p99": 0.99, "max": 1.0},
-    )
+    owd = distribution([ns / 1e6 for _, ns in window])
     return {
         "cc": None, "retransmits": 0, "ecn_marks": 0, "srtt_ms": None,
         "srtt_jitter_ms": None, "data_segs_out": 0, "retransmit_rate": None, "owd_ms": owd,
@@ -449,7 +438,7 @@ def _ping_summary(plan: Plan, f: Any, record: dict[str, Any]) -> dict[str, Any]:
     window = [(t, rtt) for _, t, rtt in record["sent"] if t > plan.warmup_ns]
     rtts = [rtt / 1e6 for _, rtt in window if rtt is not None]
     jitter = float(np.mean(np.abs(np.diff(rtts)))) if len(rtts) > 1 else None
-    dist = _stats(rtts, {"min": 0.0, "mean": 0, "p50": 0.5, "p95": 0.95, "p99": 0.99, "max": 1.0})
+    dist = distribution(rtts)
     return {
         "name": f.name, "src": f.src, "dst": f.dst, "cc": None, "app": "ping",
         "bytes_delivered": 0, "goodput_mbps": 0.0, "goodput_stats_mbps": None,
