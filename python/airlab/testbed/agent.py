@@ -1,7 +1,8 @@
 """The traffic of a testbed run: one process per socket end, inside a node's namespace.
 
 ``sink`` accepts one connection, reads everything and samples the bytes received every
-interval (the receiver-side goodput the simulator reports); ``send`` connects at the flow's
+interval (the receiver-side goodput the simulator reports), and closes once the controller
+has taken its last sample (a line on stdin); ``send`` connects at the flow's
 start with the flow's congestion control and sends until its stop (bulk) or its size
 (transfer); ``psend`` opens a new connection every period and sends the flow's size on
 it, and ``psink`` receives on every connection at once (periodic). ``udpsend`` sends
@@ -98,6 +99,9 @@ def sink(args: argparse.Namespace) -> dict[str, Any]:
         return True
 
     samples = _sample(args, lambda: got["bytes"], receive)
+    # Closing with data unread would reset the sender's connection, which then vanishes from
+    # the controller's tcp_info dump: wait until it has taken the run's last sample.
+    sys.stdin.readline()
     return {"accepted_ns": accepted, **got, "samples": samples}
 
 

@@ -257,6 +257,11 @@ def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen], progress: Any) 
     finally:
         os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
         sampler.close()
+    # The last sample is taken: a bulk receiver may close now (it waits for this line).
+    for p, _ in sinks.values():
+        with contextlib.suppress(OSError):
+            p.stdin.write("end\n")
+            p.stdin.flush()
     for p, _ in [*senders.values(), *pings.values()]:
         try:
             p.wait(timeout=10)
