@@ -60,8 +60,9 @@ def test_validate_and_errors() -> None:
         airlab.validate(DATA / "bad-duration.toml")
     assert isinstance(e.value, ValueError)
     assert "duration" in str(e.value)
-    with pytest.raises(FileNotFoundError):
+    with pytest.raises(airlab.ScenarioError, match="no/such/scenario: no such scenario") as e:
         airlab.run("no/such/scenario")
+    assert isinstance(e.value, OSError)
 
 
 def test_validate_wifi_network() -> None:
@@ -116,34 +117,69 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
 
 
 def test_override_values_are_formatted_for_the_engine() -> None:
-    assert airlab.overrides_list({"a": True, "b": 20, "c": "5s", "d": 0.5}) == [
+    # A str is the text of a value as `--set key=value` takes it; other values are written
+    # as TOML, numpy's numbers as numbers.
+    assert airlab.overrides_list({"a": True, "b": 20, "c": "5s", "d": 0.5, "e": "20"}) == [
         ("a", "true"),
         ("b", "20"),
-        ("c", '"5s"'),
+        ("c", "5s"),
         ("d", "0.5"),
+        ("e", "20"),
     ]
-    # numpy numbers are numbers; a Python string is a string even when it looks like one
     assert airlab.overrides_list([("n", np.int64(20)), ("x", np.float64(0.25))]) == [
         ("n", "20"),
         ("x", "0.25"),
     ]
-    assert airlab.overrides_list({"b": np.bool_(False), "s": "123"}) == [
-        ("b", "false"),
-        ("s", '"123"'),
-    ]
-    assert airlab.format_value(airlab.TomlText("20")) == "20"  # --set text, as typed
-    res = airlab.validate(DUMBBELL, set={"flow.cubic.name": "123", "flow.0.count": np.int32(2)})
-    assert [f["name"] for f in res["flows"]][:2] == ["123.1", "123.2"]
+    assert airlab.overrides_list({"b": np.bool_(False)}) == [("b", "false")]
+    assert airlab.format_value(airlab.TomlText("20")) == "20"  # the same as a str
     with pytest.raises(ValueError, match="nan is not a number"):
         airlab.overrides_list({"link.bottleneck.loss": float("nan")})
+    # inside lists and tables a str is a string, escaped as TOML needs, and keys are quoted
+    # unless bare
     q = airlab.format_value({"kind": "bfifo", "limit": "30KB"})
     assert q == '{ kind = "bfifo", limit = "30KB" }'
     assert airlab.format_value([1, "x"]) == '[1, "x"]'
+    assert airlab.format_value(['a"b\\c\x7f\n\u00e9']) == '["a\\"b\\\\c\\u007f\\n\u00e9"]'
+    assert airlab.format_value({"a b": 1, "c.d": 2}) == '{ "a b" = 1, "c.d" = 2 }'
+    with pytest.raises(ValueError, match="not valid UTF-8"):
+        airlab.format_value(["\ud800"])
     # a table given as a Python dict reaches the engine as a TOML table
     res = airlab.validate(
         DUMBBELL, set={"link.bottleneck.qdisc": {"kind": "bfifo", "limit": "30KB"}}
     )
     assert "bfifo" in json.dumps(res)
+
+
+def test_every_entry_point_reads_a_string_override_as_set_text(cli, tmp_path: Path) -> None:
+    """One rule: `--set key=TEXT`, `set={key: TEXT}` in run, run_text, validate and Sweep.run,
+    and a sweep's text values all give the engine the same TEXT (it used to be a TOML string in
+    airlab.run and TOML text everywhere else)."""
+    qdisc = '{ kind = "bfifo", limit = "30KB" }'
+    sets = {"duration": "1s", "link.bottleneck.qdisc": qdisc}
+
+    def kind(summary: dict[str, Any]) -> str:
+        return next(q["kind"] for q in summary["queues"] if "bottleneck" in q["name"])
+
+    resolved = airlab.validate(DUMBBELL, set=sets)
+    assert resolved["scenario"]["link"][1]["qdisc"] == {"kind": "bfifo", "limit": "30KB"}
+    assert kind(airlab.run(DUMBBELL, set=sets).summary) == "bfifo"
+    text = airlab.resolve(DUMBBELL).read_text()
+    assert kind(airlab.run_text(text, set=list(sets.items())).summary) == "bfifo"
+    sw = airlab.Sweep.run(DUMBBELL, {**sets, "link.bottleneck.qdisc": [qdisc]}, tmp_path / "sw")
+    assert kind(sw.records[0]["summary"]) == "bfifo"
+    args = [a for k, v in sets.items() for a in ("--set", f"{k}={v}")]
+    proc = cli("run", DUMBBELL, "--no-plots", "--out", "r", *args)
+    assert proc.returncode == 0, proc.stderr
+    assert kind(json.loads((tmp_path / "r" / "summary.json").read_text())) == "bfifo"
+    # "20" is the number 20, as on the command line ...
+    limit = airlab.validate(DUMBBELL, set={"link.bottleneck.qdisc.limit": "20"})
+    assert limit["scenario"]["link"][1]["qdisc"]["limit"] == 20
+    # ... so a name that reads as a number is refused where a string is expected, and
+    # quotes make it a string, as `--set 'flow.cubic.name="123"'` does
+    with pytest.raises(airlab.ScenarioError, match=r"flow\[0\]\.name: invalid type: integer"):
+        airlab.validate(DUMBBELL, set={"flow.cubic.name": "123"})
+    res = airlab.validate(DUMBBELL, set={"flow.cubic.name": '"123"', "flow.0.count": np.int32(2)})
+    assert [f["name"] for f in res["flows"]][:2] == ["123.1", "123.2"]
 
 
 def test_progress_reports_fractions_and_can_stop_a_run() -> None:

@@ -156,3 +156,170 @@ def _not_zombie(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+# -- output paths: checked before any work -------------------------------------------------------
+
+#: Each command that writes where an option says, with otherwise valid arguments and that option
+#: last. "r" is an empty folder the test makes: the output check comes before reading inputs.
+WRITERS = {
+    "run": ["run", DUMBBELL, "--set", SHORT, "--out"],
+    "testbed run": ["testbed", "run", DUMBBELL, "--set", SHORT, "--out"],
+    "sweep": ["sweep", DUMBBELL, "--set", SHORT, "--out"],
+    "reproduce": ["reproduce", "fairtt", "--quick", "--out"],
+    "model": ["model", "bbr-wifi6", "--out"],
+    "plot": ["plot", "r", "--out"],
+    "export": ["export", "r", "--out"],
+    "compare": ["compare", "r", "r", "--out"],
+    "schema": ["schema", "scenario", "--out"],
+    "bench": ["bench", DUMBBELL, "--repeat", "1", "--record", "--dir"],
+}
+
+
+def test_every_command_that_writes_is_checked_below() -> None:
+    """A new command with an output option must join WRITERS (and call the CLI's check)."""
+    import click
+
+    from airlab.cli import cli as group
+
+    found = set()
+
+    def walk(command: click.Command, path: list[str]) -> None:
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                walk(sub, [*path, name])
+        elif any(
+            isinstance(p, click.Option) and isinstance(p.type, click.Path) for p in command.params
+        ):
+            found.add(" ".join(path))
+
+    walk(group, [])
+    assert found == set(WRITERS)
+
+
+@pytest.mark.parametrize("command", sorted(WRITERS))
+def test_an_empty_output_path_is_refused_before_any_work(cli, tmp_path: Path, command) -> None:
+    # Path("") is ".": `run --out ''` used to write into results/<name>, `sweep --out ''` into
+    # the current directory.
+    (tmp_path / "r").mkdir()
+    args = WRITERS[command]
+    _refused(cli(*args, ""), f"{args[-1]}: expected a", "got an empty string")
+    assert [p.name for p in tmp_path.iterdir()] == ["r"], "nothing written"
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc (Linux)")
+@pytest.mark.parametrize("out", ["/proc/airlab/run", "/proc/self"])
+def test_an_unwritable_output_directory_is_refused_before_the_run(cli, out: str) -> None:
+    # /proc takes no new directories and no files, even from root: the run used to simulate
+    # first and fail when saving.
+    proc = cli("run", DUMBBELL, "--set", "duration=1s", "--out", out)
+    _refused(proc, f"--out {out}: ", "expected a directory that can be created and written to")
+    assert "Flows (" not in proc.stdout, "refused before simulating"
+
+
+def test_the_output_check_leaves_no_trace(tmp_path: Path) -> None:
+    from airlab import _checks
+
+    assert _checks.output_dir(tmp_path / "a" / "b", "out") == tmp_path / "a" / "b"
+    assert _checks.output_file(tmp_path / "c" / "run.flent.gz") == tmp_path / "c" / "run.flent.gz"
+    assert list(tmp_path.iterdir()) == [], "directories made to test are removed"
+    with pytest.raises(ValueError, match=r"is a directory; expected a file path"):
+        _checks.output_file(tmp_path)
+    (tmp_path / "kept").mkdir()
+    (tmp_path / "kept" / "old.json").write_text("{}")
+    _checks.output_dir(tmp_path / "kept", "out")
+    assert [p.name for p in (tmp_path / "kept").iterdir()] == ["old.json"]
+
+
+# -- worker processes ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["sweep", "reproduce"])
+def test_jobs_beyond_a_few_per_cpu_are_refused_before_any_work(cli, tmp_path, command) -> None:
+    args = ["sweep", DUMBBELL, "--set", SHORT] if command == "sweep" else ["reproduce", "fairtt"]
+    proc = cli(*args, "--jobs", "100000", "--out", "out")
+    _refused(proc, "--jobs: expected a number of worker processes from 1 to", "per CPU")
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_api_bounds_worker_processes(tmp_path: Path) -> None:
+    from airlab import jobs
+
+    with pytest.raises(ValueError, match=r"^jobs: expected a number of worker processes"):
+        jobs.LocalPool(100_000)
+    with pytest.raises(ValueError, match=r"^--jobs: expected"), jobs.executor(100_000):
+        pass
+    for bad in (0, -1):
+        with pytest.raises(ValueError, match=r"^jobs: expected"):
+            airlab.Sweep.run(DUMBBELL, {"duration": "1s"}, tmp_path / "sw", jobs=bad)
+    with pytest.raises(TypeError, match=r"^jobs: expected"):
+        airlab.Sweep.run(DUMBBELL, {"duration": "1s"}, tmp_path / "sw", jobs=2.5)  # type: ignore[arg-type]
+    assert not (tmp_path / "sw").exists()
+
+
+# -- the Python API's arguments ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "seeds", [0, -3, [], 10**9, [1, 1], [-1], [2**64], 1.5, True, "3", [2.0], range(10**9)]
+)
+def test_sweep_seeds_say_what_was_expected(tmp_path: Path, seeds) -> None:
+    with pytest.raises((TypeError, ValueError), match=r"^seeds: "):
+        airlab.Sweep.run(DUMBBELL, {"duration": "1s"}, tmp_path / "sw", seeds=seeds)
+    assert not (tmp_path / "sw").exists(), "refused before anything ran"
+
+
+@pytest.mark.parametrize(
+    "grid",
+    [
+        "duration=1s",
+        [("duration", "1s", "2s")],
+        {"duration": []},
+        {"duration": ["1s", "1s"]},
+        {"duration": "1s", "seed": [1, 2]},  # the seeds are `seeds=`, not a swept key
+        {5: "1s"},
+    ],
+)
+def test_a_sweep_grid_says_what_was_expected(tmp_path: Path, grid) -> None:
+    with pytest.raises((TypeError, ValueError), match=r"^set"):
+        airlab.Sweep.run(DUMBBELL, grid, tmp_path / "sw")
+    assert not (tmp_path / "sw").exists()
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    ["duration=2s", b"duration=2s", ["duration=2s"], [("duration",)], [("a", 1, 2)], {1: "2s"}, 5],
+)
+def test_run_overrides_must_be_key_value_pairs(overrides) -> None:
+    with pytest.raises(TypeError, match=r"^set: "):
+        airlab.validate(DUMBBELL, set=overrides)
+
+
+def test_an_override_string_names_the_mapping_to_write() -> None:
+    with pytest.raises(TypeError, match=r"write set=\{'duration': '2s'\}"):
+        airlab.run(DUMBBELL, set="duration=2s")  # type: ignore[arg-type]
+
+
+# -- scenario files that cannot be found or read -------------------------------------------------
+
+
+def test_a_missing_scenario_is_a_scenario_error_everywhere(tmp_path: Path) -> None:
+    calls = {
+        "validate": lambda: airlab.validate("missing.toml"),
+        "run": lambda: airlab.run("missing.toml"),
+        "Sweep.run": lambda: airlab.Sweep.run("missing.toml", {}, tmp_path / "sw"),
+    }
+    for name, call in calls.items():
+        with pytest.raises(airlab.ScenarioError, match=r"^missing\.toml: no such scenario") as e:
+            call()
+        assert isinstance(e.value, OSError), name  # still caught as before by `except OSError`
+    assert not (tmp_path / "sw").exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").is_file(), reason="needs /proc (Linux)")
+def test_an_unreadable_scenario_is_named(cli) -> None:
+    # /proc/self/mem is a file no one can read from the start: a stand-in for a file without
+    # read permission that root can read anyway.
+    with pytest.raises(airlab.ScenarioError, match=r"^/proc/self/mem: cannot read the scenario"):
+        airlab.validate("/proc/self/mem")
+    _refused(cli("validate", "/proc/self/mem"), "/proc/self/mem: cannot read the scenario file")

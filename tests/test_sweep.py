@@ -221,3 +221,17 @@ def test_a_sweep_of_batch_ended_runs_keeps_their_batch_means(cli, tmp_path: Path
     owd = df["batch.cubic.owd_ms.mean"]
     assert owd[100] > owd[20] + 50
     assert (df["batches.completed"] == 4).all()
+
+
+def test_a_pool_starts_no_more_workers_than_runs(tmp_path: Path, monkeypatch) -> None:
+    # With fork, a pool starts every worker at once: --jobs 8 for one run forked 8 processes.
+    started = []
+    real = jobs.ProcessPoolExecutor
+
+    def counting(max_workers: int, **kwargs):
+        started.append(max_workers)
+        return real(max_workers=max_workers, **kwargs)
+
+    monkeypatch.setattr(jobs, "ProcessPoolExecutor", counting)
+    done = sw.run_sweep(DUMBBELL, [("duration", ["1s"])], [1], tmp_path, jobs=2)
+    assert (len(done.executed), started) == (1, [1])

@@ -15,25 +15,36 @@ import json
 import math
 import numbers
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from airlab import _core
+from airlab import _checks, _core
 from airlab.locate import list_builtin, resolve
 from airlab.results import Result
 from airlab.sweep import Sweep
 
 ScenarioError = _core.ScenarioError
 __version__: str = _core.version()
+#: The largest run seed (the engine's seeds are u64).
+MAX_SEED = _checks.MAX_SEED
+
+
+class ScenarioFileError(ScenarioError, OSError):
+    """A scenario file that cannot be found or read, named in the message. A
+    :class:`ScenarioError`, so one ``except`` catches every unusable scenario, and an
+    ``OSError`` (as a missing scenario's ``FileNotFoundError`` was before)."""
+
 
 Overrides = Mapping[str, object] | Iterable[tuple[str, object]] | None
 
 __all__ = [
     "Result",
     "ScenarioError",
+    "ScenarioFileError",
     "Sweep",
     "TomlText",
     "__version__",
@@ -48,11 +59,32 @@ __all__ = [
 
 
 class TomlText(str):
-    """An override value given as the text of a TOML value, as ``--set key=value`` takes it:
-    the engine reads it as TOML if it is TOML (``"20"`` is a number, ``"{ kind = \"pfifo\" }"``
-    a table) and as a plain string otherwise. The command line, sweeps and reproductions pass
-    their ``key=value`` text this way; a plain ``str`` in ``set=`` is always a string.
-    """
+    """An override value as the text ``--set key=value`` takes. Every ``str`` override is read
+    that way now, so this is a plain ``str``; it stays for code written when a ``str`` was
+    always a TOML string."""
+
+
+#: TOML's short escapes in a basic string; other control characters are written as \uXXXX.
+_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _toml_string(text: str, key: str) -> str:
+    """``text`` as a TOML basic string (JSON's escapes are not all TOML's: DEL must be escaped
+    and surrogates cannot be)."""
+    _engine_text(text, f"set {key}: the string")
+    escaped = (
+        _ESCAPES.get(c) or (f"\\u{ord(c):04x}" if c < " " or c == "\x7f" else c) for c in text
+    )
+    return '"' + "".join(escaped) + '"'
 
 
 def _toml_value(value: object, key: str) -> str:
@@ -66,23 +98,32 @@ def _toml_value(value: object, key: str) -> str:
             raise ValueError(f"set {key}: {x} is not a number a scenario can hold")
         return repr(x)
     if isinstance(value, str):
-        return json.dumps(value)  # a TOML basic string
+        return _toml_string(value, key)
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_toml_value(v, key) for v in value) + "]"
     if isinstance(value, Mapping):
-        return "{ " + ", ".join(f"{k} = {_toml_value(v, key)}" for k, v in value.items()) + " }"
+        fields = []
+        for k, v in value.items():
+            name = str(k) if _BARE_KEY.fullmatch(str(k)) else _toml_string(str(k), key)
+            fields.append(f"{name} = {_toml_value(v, key)}")
+        return "{ " + ", ".join(fields) + " }"
     raise TypeError(f"set {key}: cannot write a {type(value).__name__} as a scenario value")
 
 
 def format_value(value: object, key: str = "") -> str:
-    """How a Python value is written in a ``key=value`` override.
+    """The text the engine reads for an override value: the one rule of every entry point
+    (``run``, ``run_text``, ``validate``, ``Sweep.run``, the command line's ``--set``, sweeps
+    and reproductions).
 
-    :class:`TomlText` passes through unchanged; every other value is written as TOML: strings
-    as strings (``"10Mbit"``, ``"123"``), ``True`` -> ``true``, numpy numbers as numbers,
-    ``{"kind": "pfifo", "limit": 20}`` -> ``{ kind = "pfifo", limit = 20 }``.
+    A ``str`` is the text ``--set key=value`` takes: a TOML value if it reads as one (``"20"``
+    is the integer 20, ``'{ kind = "pfifo" }'`` a table, ``'"123"'`` the string 123), else the
+    string itself (``"10Mbit"``, ``"cubic"``). Any other value is written as TOML: ``True`` ->
+    ``true``, numbers (numpy's too) as numbers, lists and dicts as arrays and tables, inside
+    which a ``str`` is always a string: ``{"kind": "bfifo", "limit": "30KB"}`` ->
+    ``{ kind = "bfifo", limit = "30KB" }``.
     """
-    if isinstance(value, TomlText):
-        return str(value)
+    if isinstance(value, str):
+        return _engine_text(value, f"set {key}: the value")
     return _toml_value(value, key)
 
 
@@ -97,39 +138,38 @@ def _engine_text(text: str, what: str) -> str:
 
 
 def overrides_list(overrides: Overrides) -> list[tuple[str, str]]:
-    """Normalise overrides to the ``[(key, value_string), ...]`` the engine takes."""
-    if overrides is None:
-        return []
-    items = overrides.items() if isinstance(overrides, Mapping) else overrides
+    """Overrides (a mapping or ``(key, value)`` pairs) as the ``[(key, text), ...]`` the engine
+    takes, each value written by :func:`format_value`; ``TypeError`` for any other shape."""
     out = []
-    for k, v in items:
-        key = _engine_text(str(k), "set: the key")
-        out.append((key, _engine_text(format_value(v, key), f"set {key}: the value")))
+    for k, v in _checks.pairs(overrides, "set"):
+        key = _engine_text(k, "set: the key")
+        out.append((key, format_value(v, key)))
     return out
 
 
-MAX_SEED = 2**64 - 1
-
-
 def _seed(seed: int | None) -> int | None:
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed: expected an integer from 0 to 2**64 - 1, got {seed!r}")
-    if not 0 <= int(seed) <= MAX_SEED:
-        raise ValueError(f"seed: expected an integer from 0 to 2**64 - 1, got {seed}")
-    return int(seed)
+    return None if seed is None else _checks.seed(seed)
 
 
 def _load(scenario: str | os.PathLike[str]) -> tuple[str, str]:
-    path = resolve(scenario)
+    """The text of a scenario (a path or a built-in name) and the name errors give it;
+    :class:`ScenarioFileError` naming it if it cannot be found or read."""
+    try:
+        path = resolve(scenario)
+    except FileNotFoundError as e:
+        raise ScenarioFileError(str(e)) from None
     name = os.fsdecode(path).encode("utf-8", "backslashreplace").decode("utf-8")
-    return _read_scenario_text(path, name), name
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise ScenarioFileError(
+            f"{name}: cannot read the scenario file ({e.strerror or e})"
+        ) from None
+    return _scenario_text(data, name), name
 
 
-def _read_scenario_text(path: Path, name: str) -> str:
+def _scenario_text(data: bytes, name: str) -> str:
     """The text of a scenario file; ``ScenarioError`` naming the file if it is not UTF-8."""
-    data = path.read_bytes()
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise ScenarioError(f"{name}: the file is UTF-16 text; save it as UTF-8")
     try:
@@ -150,15 +190,20 @@ def run(
 ) -> Result:
     """Run a scenario (a TOML path or a built-in name like ``basics/dumbbell-cubic``).
 
-    ``seed`` overrides the scenario's seed; ``set`` overrides keys, e.g.
-    ``{"duration": "5s", "link.bottleneck.qdisc.limit": 20}``. ``progress``, if given, is
-    called with the fraction of simulated time done, about every simulated second; an
-    exception it raises stops the run. Ctrl-C interrupts a run promptly. Raises
-    ``ScenarioError`` for an invalid scenario and ``FileNotFoundError`` if the scenario cannot
-    be found.
+    ``seed`` overrides the scenario's seed (an integer from 0 to 2**64 - 1); ``set`` overrides
+    keys, as a mapping or ``(key, value)`` pairs, e.g. ``{"duration": "5s",
+    "link.bottleneck.qdisc.limit": 20}``: a ``str`` value is read as ``--set key=value`` reads
+    it, other values are written as TOML (see :func:`format_value`). ``progress``, if given,
+    is called with the fraction of simulated time done, about every simulated second; an
+    exception it raises stops the run. Ctrl-C interrupts a run promptly.
+
+    Raises ``ScenarioError`` for an invalid scenario, :class:`ScenarioFileError` (a
+    ``ScenarioError`` and an ``OSError``) if it cannot be found or read, and ``TypeError`` or
+    ``ValueError`` naming the argument for a malformed ``seed`` or ``set``.
     """
+    overrides, run_seed = overrides_list(set), _seed(seed)
     text, file = _load(scenario)
-    raw = _core.run(text, file, overrides_list(set), _seed(seed), progress)
+    raw = _core.run(text, file, overrides, run_seed, progress)
     return Result.from_core(raw, source=file)
 
 
@@ -171,16 +216,19 @@ def run_text(
 ) -> Result:
     """Run a scenario given as TOML text, e.g. one built in a notebook or a test.
 
-    ``name`` stands for the file in error messages; the other arguments are as for :func:`run`.
+    ``name`` stands for the file in error messages; the other arguments and the errors are as
+    for :func:`run`.
     """
     raw = _core.run(text, name, overrides_list(set), _seed(seed), progress)
     return Result.from_core(raw, source=None)
 
 
 def validate(scenario: str | Path, set: Overrides = None) -> dict[str, Any]:
-    """Check a scenario without running it; return the resolved scenario as a dict."""
+    """Check a scenario without running it; return the resolved scenario as a dict. ``set``
+    and the errors are as for :func:`run`."""
+    overrides = overrides_list(set)
     text, file = _load(scenario)
-    return json.loads(_core.validate(text, file, overrides_list(set)))
+    return json.loads(_core.validate(text, file, overrides))
 
 
 def components() -> dict[str, list[str]]:

@@ -26,7 +26,7 @@ from rich.progress import (
 from rich.table import Table
 
 import airlab
-from airlab import _io
+from airlab import _checks, _io
 from airlab import jobs as _jobs
 from airlab import schema as _schema
 from airlab import sweep as _sweep
@@ -43,27 +43,32 @@ class CliError(click.ClickException):
     exit_code = EXIT_USAGE
 
 
-def _overrides(items: Sequence[str]) -> list[tuple[str, Any]]:
+def _overrides(items: Sequence[str]) -> list[tuple[str, str]]:
+    """``--set key=value`` items as (key, text) pairs; the API reads each text as ``--set``."""
     try:
-        return _sweep.as_overrides(_sweep.parse_set(i) for i in items)
+        return [_sweep.parse_set(i) for i in items]
     except ValueError as e:
         raise CliError(str(e)) from None
 
 
-def _out_dir(d: Path) -> Path:
-    """The output directory, checked before anything runs: it must be a directory or
-    creatable as one (it is created when results are written)."""
-    existing = d
+# Every command checks where it writes first thing, so a bad path costs no simulation. The
+# option's default, if any, is chosen with `is None`: `--out ''` is an error, not the default.
+
+
+def _out_dir(out: str | Path, option: str = "--out") -> Path:
+    """The output directory ``out``: a creatable, writable directory (``_checks.output_dir``)."""
     try:
-        while not existing.exists() and existing != existing.parent:
-            existing = existing.parent
-        if not existing.is_dir():
-            raise CliError(f"--out {d}: {existing} is a file, not a directory")
-        if not os.access(existing, os.W_OK | os.X_OK):
-            raise CliError(f"--out {d}: {existing} is not writable")
-    except OSError as e:
-        raise CliError(f"--out {d}: {e.strerror or e}") from None
-    return d
+        return _checks.output_dir(out, option)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+
+
+def _out_file(out: str, option: str = "--out") -> Path:
+    """The output file ``out``: not a directory, in a writable directory."""
+    try:
+        return _checks.output_file(out, option)
+    except ValueError as e:
+        raise CliError(str(e)) from None
 
 
 def _console() -> Console:
@@ -206,7 +211,7 @@ def run(
     """Run SCENARIO (a TOML file or a built-in name) and write its results."""
     overrides = _overrides(sets)
     stem = Path(str(scenario)).stem
-    out_dir = _out_dir(Path(out) if out else Path("results") / stem)
+    out_dir = _out_dir(Path("results") / stem if out is None else out)
     _run_and_save(
         f"simulating {stem}",
         lambda progress: airlab.run(scenario, seed=seed, set=overrides, progress=progress),
@@ -310,6 +315,8 @@ def validate(scenario: str, sets: tuple[str, ...]) -> None:
 def schema(name: str, out: str | None) -> None:
     """Print the JSON Schema of a scenario file, a run's summary.json, a reproduction's
     targets.json or `airlab model`'s summary.json."""
+    if out is not None:
+        _out_file(out)
     text = json.dumps(_schema.schema(name), indent=2) + "\n"
     if out is None:
         click.echo(text, nl=False)
@@ -439,9 +446,11 @@ def _cluster_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @contextmanager
-def _executor(jobs: int, scheduler: str | None, cluster: str | None) -> Iterator[_jobs.Executor]:
+def _executor(
+    jobs: int, scheduler: str | None, cluster: str | None, runs: int
+) -> Iterator[_jobs.Executor]:
     try:
-        with _jobs.executor(jobs, scheduler, cluster) as ex:
+        with _jobs.executor(jobs, scheduler, cluster, runs) as ex:
             yield ex
     except (ValueError, RuntimeError) as e:
         raise CliError(str(e)) from None
@@ -467,7 +476,8 @@ def _executor(jobs: int, scheduler: str | None, cluster: str | None) -> Iterator
     "-j",
     type=click.IntRange(min=1),
     default=None,
-    help="Parallel runs [default: number of CPUs].",
+    help=f"Parallel runs [default: number of CPUs; at most {_checks.JOBS_PER_CPU} per CPU, "
+    "except as batch jobs with --cluster].",
 )
 @click.option(
     "--out", type=click.Path(file_okay=False), required=True, help="Sweep directory (resumable)."
@@ -489,12 +499,12 @@ def sweep(
         if listed is not None and seeds is not None:
             raise ValueError("give the seeds either as --seeds N or as --set seed=..., not both")
         run_seeds = listed if listed is not None else list(range(1, (seeds or 1) + 1))
-        _sweep.check_size(grid, len(run_seeds))
+        runs = _sweep.check_size(grid, len(run_seeds))
     except ValueError as e:
         raise CliError(str(e)) from None
     jobs = jobs or os.cpu_count() or 1
-    _out_dir(Path(out))
-    with _executor(jobs, scheduler, cluster) as ex:
+    _out_dir(out)
+    with _executor(jobs, scheduler, cluster, runs) as ex:
         console.print(f"running on {ex.describe()}")
         outcome = _sweep.run_sweep(
             scenario, grid, run_seeds, out, reporter=_RichReporter(console), executor=ex
@@ -535,6 +545,8 @@ def bench(names: tuple[str, ...], repeat: int, record: bool, bench_dir: str) -> 
     """Measure engine speed on named scenarios [default: the built-in speed scenarios]."""
     from airlab import bench as _bench
 
+    if record:
+        _out_dir(bench_dir, "--dir")
     console = _console()
     names_list = list(names) or _bench.DEFAULT_SCENARIOS
     t = Table(title=f"Benchmark (fastest of {repeat})", title_justify="left", title_style="bold")
@@ -576,7 +588,8 @@ def bench(names: tuple[str, ...], repeat: int, record: bool, bench_dir: str) -> 
     type=click.IntRange(min=1),
     default=os.cpu_count() or 1,
     show_default=True,
-    help="Worker processes (or Dask workers with --cluster).",
+    help=f"Worker processes (or Dask workers with --cluster); at most {_checks.JOBS_PER_CPU} per "
+    "CPU, except as batch jobs with --cluster.",
 )
 @click.option(
     "--out", type=click.Path(file_okay=False), default=None,
@@ -600,9 +613,9 @@ def reproduce(
         raise CliError(str(e.args[0])) from None
     console = _console()
     default = Path("results") / f"reproduce-{paper}{'-quick' if quick else ''}"
-    out_dir = _out_dir(Path(out) if out else default)
+    out_dir = _out_dir(default if out is None else out)
     todo = mod.jobs(quick)
-    with _executor(jobs, scheduler, cluster) as ex:
+    with _executor(jobs, scheduler, cluster, len(todo)) as ex:
         console.print(f"[bold]{mod.TITLE}[/]: {len(todo)} runs on {ex.describe()} -> {out_dir}")
         outcome = _jobs.run_jobs(
             todo,
@@ -668,7 +681,7 @@ def model(name: str, sets: tuple[str, ...], out: str | None) -> None:
         setting = bbr_wifi6.Setting.parse(items)
     except ValueError as e:
         raise CliError(f"--set: {e}") from None
-    out_dir = _out_dir(Path(out) if out else Path("results") / f"model-{name}")
+    out_dir = _out_dir(Path("results") / f"model-{name}" if out is None else out)
     console = _console()
     console.print(f"[bold]{name}[/]: {setting}")
     res = bbr_wifi6.solve(setting)
@@ -733,11 +746,12 @@ def plot(
     from airlab import flentplots
     from airlab.flent import FlentError
 
+    out_dir = _out_dir(out)
     try:
         sets = flentplots.datasets(inputs, labels.split(",") if labels else None, flows)
         written = []
         for kind in kinds or flentplots.KINDS:
-            written += flentplots.render(kind, sets, _out_dir(Path(out)), formats or ("png", "pdf"))
+            written += flentplots.render(kind, sets, out_dir, formats or ("png", "pdf"))
     except (ValueError, FileNotFoundError, FlentError) as e:
         raise CliError(str(e)) from None
     _console().print(f"{len(sets)} datasets; written: " + ", ".join(p.name for p in written))
@@ -754,6 +768,7 @@ def export(result: str, out: str) -> None:
     from airlab import flent
     from airlab.results import Result
 
+    _out_file(out)
     if not (Path(result) / "summary.json").is_file():
         raise CliError(f"{result}: not a result directory (no summary.json)")
     try:
@@ -778,6 +793,7 @@ def compare(results: tuple[str, ...], labels: str | None, out: str | None, no_pl
 
     if len(results) < 2:
         raise click.UsageError("compare needs at least two result directories")
+    out_dir = None if out is None else _out_dir(out)
     names = labels.split(",") if labels else None
     try:
         cmp = _compare.compare(*results, labels=names)
@@ -793,9 +809,9 @@ def compare(results: tuple[str, ...], labels: str | None, out: str | None, no_pl
         cells += [_compare._pct(r[c]) for c in cmp.relative_columns]
         t.add_row(*cells)
     console.print(t)
-    if out:
-        cmp.save(_out_dir(Path(out)), plots=not no_plots)
-        console.print(f"written to [bold]{out}[/] (compare.md, compare.csv, plots)")
+    if out_dir is not None:
+        cmp.save(out_dir, plots=not no_plots)
+        console.print(f"written to [bold]{out_dir}[/] (compare.md, compare.csv, plots)")
 
 
 # -- the Linux testbed -----------------------------------------------------------------------------
@@ -826,7 +842,7 @@ def testbed_run(
 
     overrides = _overrides(sets)
     stem = Path(str(scenario)).stem
-    out_dir = _out_dir(Path(out) if out else Path("results") / f"{stem}-linux")
+    out_dir = _out_dir(Path("results") / f"{stem}-linux" if out is None else out)
 
     def run(progress: Any) -> Any:
         return tb.run(scenario, seed=seed, set=overrides, progress=progress, offloads=offloads)

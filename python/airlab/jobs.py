@@ -1,9 +1,10 @@
 """One job runner for sweeps and reproductions, on a local process pool or a Dask cluster.
 
-A job is a scenario (a TOML path or a built-in name), a tuple of ``--set`` overrides and a
-seed. :func:`run_jobs` validates every job before running any, skips each job whose record
-``DIR/runs/<job id>.json`` was computed from the same scenario text by the same compiled engine,
-runs the rest on an executor and writes each record atomically as it arrives.
+A job is a scenario (a TOML path or a built-in name), a tuple of ``--set`` overrides (the text
+of each value, read as ``--set`` reads it) and a seed. :func:`run_jobs` validates every job
+before running any, skips each job whose record ``DIR/runs/<job id>.json`` was computed from
+the same scenario text by the same compiled engine, runs the rest on an executor and writes
+each record atomically as it arrives.
 
 Workers never touch the output directory: they receive the scenario's text and return the
 record, so a cluster needs no shared file system with the client, and a killed worker or
@@ -37,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from airlab import _io
+from airlab import _checks, _io
 
 Params = tuple[tuple[str, str], ...]
 Record = dict[str, Any]
@@ -108,13 +109,6 @@ def run_digest(scenario_bytes: bytes, engine: bytes) -> str:
     return hashlib.sha256(engine + scenario_bytes).hexdigest()
 
 
-def as_overrides(params: Sequence[tuple[str, str]]) -> list[tuple[str, Any]]:
-    """``key=value`` text pairs as overrides the engine reads the way ``--set`` does."""
-    import airlab
-
-    return [(k, airlab.TomlText(v)) for k, v in params]
-
-
 def _series(res: Any, spec: SeriesSpec) -> dict[str, dict[str, dict[str, list[float]]]]:
     """The requested columns of the result's tables, per entity."""
     out: dict[str, dict[str, dict[str, list[float]]]] = {}
@@ -147,7 +141,7 @@ def execute(job: Job, text: str, name: str, keep: Keep) -> Record:
     import airlab
 
     t0 = time.perf_counter()
-    res = airlab.run_text(text, seed=job.seed, set=as_overrides(job.params), name=name)
+    res = airlab.run_text(text, seed=job.seed, set=job.params, name=name)
     record: Record = {
         "run_id": job.id,
         "scenario": job.scenario,
@@ -222,9 +216,13 @@ def _worker_init() -> None:
 
 @dataclass
 class LocalPool:
-    """``processes`` worker processes on this machine; one runs in the calling process."""
+    """``processes`` worker processes on this machine (at most ``_checks.JOBS_PER_CPU`` per
+    CPU, and never more than there are tasks); one runs in the calling process."""
 
     processes: int = 1
+
+    def __post_init__(self) -> None:
+        self.processes = _checks.jobs(self.processes, "jobs")
 
     def describe(self) -> str:
         return f"{self.processes} process{'es' if self.processes > 1 else ''}"
@@ -257,8 +255,13 @@ class LocalPool:
         """Ctrl-C terminates the workers at once; a worker that dies fails only the runs in
         flight, and the pool is restarted."""
 
+        if not tasks:
+            return
+        # With fork, a pool starts all its workers at the first task: no more than can be busy.
+        workers = min(self.processes, len(tasks))
+
         def new_pool() -> ProcessPoolExecutor:
-            return ProcessPoolExecutor(max_workers=self.processes, initializer=_worker_init)
+            return ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
 
         pool = new_pool()
         pending: dict[Future[Record], Job] = {}
@@ -266,7 +269,7 @@ class LocalPool:
         try:
             while queue or pending:
                 # a bounded number of submissions in flight, so Ctrl-C has little to cancel
-                while queue and len(pending) < 2 * self.processes:
+                while queue and len(pending) < 2 * workers:
                     job, (fn, args) = queue.pop()
                     pending[pool.submit(fn, *args)] = job
                 done, _ = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
@@ -353,7 +356,7 @@ def _needs_distributed() -> None:
 
 @contextmanager
 def executor(
-    jobs: int, scheduler: str | None = None, cluster: str | None = None
+    jobs: int, scheduler: str | None = None, cluster: str | None = None, runs: int | None = None
 ) -> Iterator[Executor]:
     """The executor the command line asks for, closed on exit.
 
@@ -364,13 +367,20 @@ def executor(
       dask-jobqueue, configured by Dask's ``jobqueue`` settings (``~/.config/dask/jobqueue.yaml``:
       queue, cores, memory, walltime, the environment to activate).
 
-    Raises ``ValueError`` for contradicting options and ``RuntimeError`` when a cluster
-    cannot be started or reached.
+    Processes on this machine (the pool, ``cluster="local"``) are at most
+    ``_checks.JOBS_PER_CPU`` per CPU; a cluster starts no more workers than ``runs``, when given.
+
+    Raises ``ValueError`` for contradicting options or too many local processes and
+    ``RuntimeError`` when a cluster cannot be started or reached.
     """
     if scheduler and cluster:
         raise ValueError("give either --scheduler or --cluster, not both")
     if cluster is not None and cluster not in CLUSTERS:
         raise ValueError(f"--cluster {cluster!r}: expected one of {', '.join(CLUSTERS)}")
+    if not scheduler and cluster in (None, "local"):
+        jobs = _checks.jobs(jobs, "--jobs")
+    if runs is not None:
+        jobs = max(1, min(jobs, runs))  # a worker without a run would only wait
     if not scheduler and not cluster:
         yield LocalPool(jobs)
         return
@@ -509,7 +519,7 @@ def run_jobs(
     executor = executor or LocalPool()
     unique = list({j.id: j for j in jobs}.values())
     for job in {(j.scenario, j.params): j for j in unique}.values():
-        airlab.validate(job.scenario, set=as_overrides(job.params))
+        airlab.validate(job.scenario, set=job.params)
     engine = engine_digest()
     # Each scenario's text and file name, read as a run reads them (airlab._load).
     texts = {s: airlab._load(s) for s in {j.scenario for j in unique}}

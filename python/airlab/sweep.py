@@ -17,6 +17,7 @@ are ignored.
 
 from __future__ import annotations
 
+import collections
 import functools
 import itertools
 import math
@@ -29,7 +30,7 @@ from typing import Any
 
 import pandas as pd
 
-from airlab import _io
+from airlab import _checks, _io
 from airlab.jobs import (
     Executor,
     Job,
@@ -38,14 +39,13 @@ from airlab.jobs import (
     Outcome,
     Record,
     Reporter,
-    as_overrides,
     read_runs,
     run_jobs,
 )
 from airlab.samples import Samples, from_record
 from airlab.schema import provenance
 
-__all__ = ["Reporter", "Sweep", "as_overrides", "run_sweep"]
+__all__ = ["Reporter", "Sweep", "run_sweep"]
 
 #: The most runs one sweep may have (grid points times seeds).
 MAX_RUNS = 100_000
@@ -95,20 +95,31 @@ def split_values(text: str) -> list[str]:
 def parse_grid(items: Iterable[str]) -> list[tuple[str, list[str]]]:
     """``["a=1,2", "b=x"]`` -> ``[("a", ["1", "2"]), ("b", ["x"])]``."""
     grid: list[tuple[str, list[str]]] = []
-    seen: set[str] = set()
     for item in items:
         key, value = parse_set(item)
         values = split_values(value)
         if any(v == "" for v in values):
             raise ValueError(f"--set {item!r}: empty value in the list")
-        twice = sorted({v for v in values if values.count(v) > 1})
-        if twice:
-            raise ValueError(f"--set {key}: {', '.join(twice)} given more than once")
-        if key in seen:
-            raise ValueError(f"--set {key}: given more than once")
-        seen.add(key)
         grid.append((key, values))
-    return grid
+    return check_grid(grid, "--set")
+
+
+def check_grid(
+    grid: Sequence[tuple[str, Sequence[str]]], name: str = "set"
+) -> list[tuple[str, Sequence[str]]]:
+    """``grid`` if each key comes once with at least one value and no value twice (a value
+    given twice would be one run counted as two); ValueError naming ``name`` otherwise."""
+    seen: set[str] = set()
+    for key, values in grid:
+        if not values:
+            raise ValueError(f"{name} {key}: expected at least one value, got an empty list")
+        twice = sorted(v for v, n in collections.Counter(values).items() if n > 1)
+        if twice:
+            raise ValueError(f"{name} {key}: {', '.join(map(str, twice))} given more than once")
+        if key in seen:
+            raise ValueError(f"{name} {key}: given more than once")
+        seen.add(key)
+    return list(grid)
 
 
 def take_seeds(
@@ -129,10 +140,36 @@ def take_seeds(
             seed = int(v)
         except ValueError:
             seed = -1
-        if not 0 <= seed < 2**64:
+        if not 0 <= seed <= _checks.MAX_SEED:
             raise ValueError(f"--set seed: expected integers from 0 to 2**64 - 1, got {v!r}")
         seeds.append(seed)
     return rest, seeds
+
+
+def seed_list(seeds: int | Iterable[int], name: str = "seeds") -> list[int]:
+    """The run seeds of a sweep: ``N`` for 1..N (1 <= N <= :data:`MAX_RUNS`), or a non-empty
+    list of distinct seeds (integers from 0 to 2**64 - 1). TypeError or ValueError naming
+    ``name`` otherwise, before any list is built (``10**9`` would not fit in memory)."""
+    expected = (
+        f"{name}: expected a number of seeds from 1 to {MAX_RUNS} (for seeds 1..N) or a "
+        "non-empty list of seeds"
+    )
+    if _checks.is_int(seeds):
+        if not 1 <= int(seeds) <= MAX_RUNS:
+            raise ValueError(f"{expected}, got {seeds!r}")
+        return list(range(1, int(seeds) + 1))
+    if isinstance(seeds, (str, bytes, bool)) or not isinstance(seeds, Iterable):
+        raise TypeError(f"{expected}, got {seeds!r}")
+    # one more than allowed is enough to refuse a list that is too long
+    listed = list(itertools.islice(seeds, MAX_RUNS + 1))
+    if not listed or len(listed) > MAX_RUNS:
+        count = "an empty list" if not listed else f"more than {MAX_RUNS}"
+        raise ValueError(f"{expected}, got {count}")
+    out = [_checks.seed(s, f"{name}: each seed") for s in listed]
+    twice = sorted(s for s, n in collections.Counter(out).items() if n > 1)
+    if twice:
+        raise ValueError(f"{name}: {', '.join(map(str, twice))} given more than once")
+    return out
 
 
 def check_size(grid: Sequence[tuple[str, Sequence[str]]], seeds: int) -> int:
@@ -257,7 +294,7 @@ class SweepOutcome:
 def run_sweep(
     scenario: str | os.PathLike[str],
     grid: Sequence[tuple[str, Sequence[str]]],
-    seeds: Sequence[int],
+    seeds: int | Iterable[int],
     out_dir: str | os.PathLike[str],
     jobs: int = 1,
     reporter: Reporter | None = None,
@@ -265,15 +302,26 @@ def run_sweep(
     executor: Executor | None = None,
 ) -> SweepOutcome:
     """Run (or resume) a sweep on ``executor`` (default: a local pool of ``jobs``
-    processes). Validates every parameter combination before running any.
+    processes): ``grid`` is ``[(key, [value text, ...]), ...]``, each text read as ``--set``
+    reads it, and ``seeds`` is ``N`` for 1..N or a list (see :func:`seed_list`).
 
-    Raises ``ScenarioError`` if a combination is invalid. On KeyboardInterrupt the table is
-    rebuilt from the finished runs and ``outcome.interrupted`` is set.
+    The arguments are checked first (``TypeError`` or ``ValueError`` naming ``set``, ``seeds``,
+    ``jobs`` or ``out``), then every parameter combination is validated before any runs:
+    ``ScenarioError`` if one is invalid. On KeyboardInterrupt the table is rebuilt from the
+    finished runs and ``outcome.interrupted`` is set.
     """
-
-    check_size(grid, len(seeds))
+    run_seeds = seed_list(seeds)
+    check_grid(grid, "set")
+    if any(key == "seed" for key, _ in grid):
+        # as an override it would be replaced by each run's own seed: every point the same runs
+        raise ValueError(
+            "set seed: the run seeds are not a swept key; give them as seeds=[...] "
+            "(on the command line: --set seed=5,6)"
+        )
+    check_size(grid, len(run_seeds))
+    out = _checks.output_dir(out_dir, "out")
+    pool = executor or LocalPool(jobs)
     name = os.fspath(scenario)
-    out = Path(out_dir)
     last_table = time.monotonic()
 
     def every_record(progress: Outcome) -> None:
@@ -283,9 +331,9 @@ def run_sweep(
             last_table = time.monotonic()
 
     done = run_jobs(
-        expand(grid, seeds, name),
+        expand(grid, run_seeds, name),
         out,
-        executor or LocalPool(jobs),
+        pool,
         keep=Keep(samples=True),
         reporter=reporter,
         on_record=every_record,
@@ -302,14 +350,6 @@ def run_sweep(
 
 
 # -- a sweep in Python ---------------------------------------------------------------------------
-
-
-def _text_of(value: object, key: str) -> str:
-    """A Python sweep value as ``--set`` text: strings as the command line reads them, other
-    values written as TOML."""
-    import airlab
-
-    return value if isinstance(value, str) else airlab.format_value(value, key)
 
 
 @dataclass
@@ -339,28 +379,34 @@ class Sweep:
     def run(
         cls,
         scenario: str | os.PathLike[str],
-        set: Mapping[str, object | Sequence[object]],
+        set: Mapping[str, object] | Iterable[tuple[str, object]],
         out: str | os.PathLike[str],
-        seeds: int | Sequence[int] = 1,
+        seeds: int | Iterable[int] = 1,
         jobs: int | None = None,
         executor: Executor | None = None,
         reporter: Reporter | None = None,
     ) -> Sweep:
-        """Run (or resume) a sweep of ``scenario`` over the grid ``set`` (``{key: [values]}``; a
-        single value is a one-point axis) with ``seeds`` (``N`` for 1..N, or a list) into
-        ``out``, and return it. Raises ``ScenarioError`` for an invalid combination and
-        ``RuntimeError`` naming the runs that failed."""
+        """Run (or resume) a sweep of ``scenario`` over the grid ``set`` (``{key: [values]}`` or
+        ``(key, [values])`` pairs; a value that is not a list or tuple is a one-point axis) with
+        ``seeds`` (``N`` for 1..N, or a list) into ``out``, on ``jobs`` local processes (default:
+        one per CPU; at most ``_checks.JOBS_PER_CPU`` per CPU) or ``executor``, and return it.
+        Values follow :func:`airlab.format_value`, as in :func:`airlab.run`.
+
+        Raises ``TypeError`` or ``ValueError`` naming the argument (``set``, ``seeds``, ``jobs``,
+        ``out``) before anything runs, ``ScenarioError`` for an invalid combination or a
+        scenario that cannot be read, and ``RuntimeError`` naming the runs that failed."""
+        from airlab import format_value
+
         grid = []
-        for key, values in set.items():
+        for key, values in _checks.pairs(set, "set"):
             many = values if isinstance(values, (list, tuple)) else [values]
-            grid.append((key, [_text_of(v, key) for v in many]))
-        run_seeds = list(range(1, seeds + 1)) if isinstance(seeds, int) else list(seeds)
+            grid.append((key, [format_value(v, key) for v in many]))
         done = run_sweep(
             scenario,
             grid,
-            run_seeds,
+            seeds,
             out,
-            jobs=jobs or os.cpu_count() or 1,
+            jobs=(os.cpu_count() or 1) if jobs is None else jobs,
             reporter=reporter,
             executor=executor,
         )
