@@ -323,3 +323,23 @@ def test_an_unreadable_scenario_is_named(cli) -> None:
     with pytest.raises(airlab.ScenarioError, match=r"^/proc/self/mem: cannot read the scenario"):
         airlab.validate("/proc/self/mem")
     _refused(cli("validate", "/proc/self/mem"), "/proc/self/mem: cannot read the scenario file")
+
+
+def test_a_scenario_file_beyond_the_size_bound_is_refused_unread(tmp_path: Path, cli) -> None:
+    big = tmp_path / "big.toml"
+    with big.open("wb") as f:  # sparse: its size, not its bytes, must be what is refused
+        f.truncate(airlab.MAX_SCENARIO_BYTES + 1)
+    with pytest.raises(
+        airlab.ScenarioFileError, match=r"big\.toml: the scenario file has 1,048,577"
+    ):
+        airlab.validate(big)
+    _refused(cli("validate", str(big)), "expected a scenario of at most 1,048,576")
+
+
+def test_saving_a_result_names_a_bad_directory(tmp_path: Path) -> None:
+    res = airlab.run(DUMBBELL, set={"duration": "1s"})
+    with pytest.raises(ValueError, match=r"^out_dir: expected a directory path"):
+        res.save("")
+    (tmp_path / "file").write_text("")
+    with pytest.raises(ValueError, match="is a file, not a directory"):
+        res.save(tmp_path / "file" / "run")

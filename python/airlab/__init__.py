@@ -151,6 +151,11 @@ def _seed(seed: int | None) -> int | None:
     return None if seed is None else _checks.seed(seed)
 
 
+#: The largest scenario file read. The largest built-in one is a few kB; a file this size is
+#: not a scenario, and reading it whole would cost its size in memory before any check.
+MAX_SCENARIO_BYTES = 1 << 20
+
+
 def _load(scenario: str | os.PathLike[str]) -> tuple[str, str]:
     """The text of a scenario (a path or a built-in name) and the name errors give it;
     :class:`ScenarioFileError` naming it if it cannot be found or read."""
@@ -160,6 +165,12 @@ def _load(scenario: str | os.PathLike[str]) -> tuple[str, str]:
         raise ScenarioFileError(str(e)) from None
     name = os.fsdecode(path).encode("utf-8", "backslashreplace").decode("utf-8")
     try:
+        size = path.stat().st_size
+        if size > MAX_SCENARIO_BYTES:
+            raise ScenarioFileError(
+                f"{name}: the scenario file has {size:,} bytes; expected a scenario of at most "
+                f"{MAX_SCENARIO_BYTES:,} (a large network is written with `count`, not repeated)"
+            )
         data = path.read_bytes()
     except OSError as e:
         raise ScenarioFileError(

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from airlab import _core, _io
+from airlab import _checks, _core, _io
 from airlab.schema import provenance, scenario_digest
 
 
@@ -144,9 +144,10 @@ class Result:
         """Write the run's files into ``out_dir`` (created if needed); each write is atomic.
 
         Files: summary.json, scenario.json, flows/queues/links/wifi/fcts/pings/batches.parquet,
-        and unless disabled plots/*.png and report.html.
+        and unless disabled plots/*.png and report.html. ``ValueError`` if ``out_dir`` is
+        empty or cannot be created and written to.
         """
-        d = Path(out_dir)
+        d = _checks.output_dir(out_dir, "out_dir")
         d.mkdir(parents=True, exist_ok=True)
         _io.write_json(d / "summary.json", self.summary)
         _io.write_json(d / "scenario.json", self.scenario)
