@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -593,7 +594,7 @@ def bench(names: tuple[str, ...], repeat: int, record: bool, bench_dir: str) -> 
 )
 @click.option(
     "--out", type=click.Path(file_okay=False), default=None,
-    help="Output directory [default: results/reproduce-<paper>].",
+    help="Output directory [default: results/reproduce-<paper>, with --quick results/reproduce-<paper>-quick].",
 )  # fmt: skip
 @_cluster_options
 def reproduce(
@@ -803,18 +804,25 @@ def compare(results: tuple[str, ...], labels: str | None, out: str | None, no_pl
     t = Table(title="Comparison", title_justify="left", title_style="bold")
     for col in ["table", "name", "metric", *cmp.labels, *cmp.relative_columns]:
         t.add_column(col, justify="left" if col in ("table", "name", "metric") else "right")
-    for _, r in cmp.table.iterrows():
-        cells = [str(r["table"]), str(r["name"]), str(r["metric"])]
-        cells += [fmt(r[lb]) for lb in cmp.labels]
-        cells += [_compare._pct(r[c]) for c in cmp.relative_columns]
-        t.add_row(*cells)
+    for k in range(len(cmp.table)):
+        t.add_row(*cmp.cells(k))
     console.print(t)
+    for line in cmp.notes():  # what the ⚠ beside a degraded testbed run's numbers means
+        console.print(f"[yellow]{escape(line)}[/]", soft_wrap=True)
     if out_dir is not None:
         cmp.save(out_dir, plots=not no_plots)
         console.print(f"written to [bold]{out_dir}[/] (compare.md, compare.csv, plots)")
 
 
 # -- the Linux testbed -----------------------------------------------------------------------------
+
+
+#: `airlab testbed run --strict`: the run was degraded (its results are written all the same).
+EXIT_DEGRADED = 4
+
+
+class DegradedRun(CliError):
+    exit_code = EXIT_DEGRADED
 
 
 @cli.group()
@@ -828,6 +836,10 @@ def testbed() -> None:
     "--offloads", is_flag=True, help="Keep segmentation offload (GSO) on: qdisc limits then "
     "count GSO super-packets, not packets."
 )  # fmt: skip
+@click.option(
+    "--strict", is_flag=True, help="Make a degraded run (one that failed a fidelity check: "
+    "its numbers are not the kernel's alone) an error: results are written, exit status 4."
+)  # fmt: skip
 def testbed_run(
     scenario: str,
     seed: int | None,
@@ -835,22 +847,44 @@ def testbed_run(
     out: str | None,
     no_plots: bool,
     offloads: bool,
+    strict: bool,
 ) -> None:
     """Run SCENARIO on the kernel: namespaces, shapers, the scenario's qdiscs and real sockets.
-    Writes the same files as `airlab run`, with `backend: "linux"` in summary.json."""
+    Writes the same files as `airlab run`, with `backend: "linux"` in summary.json and what
+    the run measured of its own fidelity; a degraded run warns (with --strict: exit 4)."""
+    import warnings
+
     from airlab import testbed as tb
 
     overrides = _overrides(sets)
     stem = Path(str(scenario)).stem
     out_dir = _out_dir(Path("results") / f"{stem}-linux" if out is None else out)
+    done: list[Any] = []
 
     def run(progress: Any) -> Any:
-        return tb.run(scenario, seed=seed, set=overrides, progress=progress, offloads=offloads)
+        with warnings.catch_warnings():  # said below, as the command's own warning
+            warnings.simplefilter("ignore", tb.DegradedRunWarning)
+            res = tb.run(
+                scenario, seed=seed, set=overrides, progress=progress, offloads=offloads,
+                status=lambda text: click.echo(text, err=True),
+            )  # fmt: skip
+        done.append(res)
+        return res
 
     try:
         _run_and_save(f"running {stem} on Linux", run, out_dir, plots=not no_plots)
     except (tb.TestbedError, tb.PlanError) as e:
         raise CliError(str(e)) from None
+    fid = done[0].summary["fidelity"]
+    if fid["degraded"]:
+        click.secho(
+            "warning: degraded run: these numbers are not the kernel's alone "
+            "(summary.json: fidelity; docs/testbed.md):", fg="yellow", err=True,
+        )  # fmt: skip
+        for reason in fid["reasons"]:
+            click.secho(f"  - {reason}", fg="yellow", err=True)
+        if strict:
+            raise DegradedRun(f"the run was degraded (--strict); its results are in {out_dir}")
 
 
 @testbed.command("check")
@@ -879,17 +913,20 @@ def testbed_check() -> None:
 
 
 @testbed.command("cleanup")
-@click.option("--all", "everything", is_flag=True, help="Also the namespaces of live runs.")
+@click.option("--all", "everything", is_flag=True, help="Also what live runs made.")
 def testbed_cleanup(everything: bool) -> None:
-    """Remove what testbed runs that were killed left behind."""
+    """Remove what testbed runs that were killed left behind: their network namespaces (with
+    their devices, qdiscs and routes) and their scratch directories."""
     from airlab import testbed as tb
 
     try:
         removed = tb.cleanup(everything=everything)
     except tb.TestbedError as e:
         raise CliError(str(e)) from None
+    dirs = [r for r in removed if os.sep in r]
     names = ": " + ", ".join(removed) if removed else ""
-    click.echo(f"removed {len(removed)} namespace(s){names}")
+    click.echo(f"removed {len(removed) - len(dirs)} namespace(s) and {len(dirs)} "
+               f"directory(ies){names}")  # fmt: skip
 
 
 # -- entry point -----------------------------------------------------------------------------------
