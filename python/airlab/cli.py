@@ -594,7 +594,8 @@ def bench(names: tuple[str, ...], repeat: int, record: bool, bench_dir: str) -> 
 )
 @click.option(
     "--out", type=click.Path(file_okay=False), default=None,
-    help="Output directory [default: results/reproduce-<paper>, with --quick results/reproduce-<paper>-quick].",
+    help="Output directory [default: results/reproduce-<paper>, with --quick "
+    "results/reproduce-<paper>-quick].",
 )  # fmt: skip
 @_cluster_options
 def reproduce(
