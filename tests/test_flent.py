@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import datetime as dt
 import gzip
+import importlib.metadata
 import json
+import pickle
+import runpy
 import subprocess
 import sys
+import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -130,23 +135,6 @@ def test_compare_takes_a_flent_file_beside_a_result_directory(
     assert "+0.0 %" in line and "flent:run.flent.gz" in proc.stdout
 
 
-def _write(path: Path, obj: object) -> Path:
-    path.write_bytes(gzip.compress(json.dumps(obj).encode()))
-    return path
-
-
-def test_bad_flent_files_are_named_with_what_is_wrong(tmp_path: Path) -> None:
-    (tmp_path / "junk.flent.gz").write_bytes(b"not gzip")
-    with pytest.raises(flent.FlentError, match=r"junk\.flent\.gz: not a readable Flent data file"):
-        flent.load(tmp_path / "junk.flent.gz")
-    old = _write(tmp_path / "old.flent.gz", {"metadata": {}, "version": 2})
-    with pytest.raises(flent.FlentError, match=r"old\.flent\.gz: Flent file format version 2"):
-        flent.load(old)
-    partial = _write(tmp_path / "part.flent.gz", {"metadata": {}, "version": 4, "x_values": []})
-    with pytest.raises(flent.FlentError, match=r"part\.flent\.gz: key `results` missing"):
-        flent.load(partial)
-
-
 def test_an_export_needs_a_flent_name_and_a_tcp_or_ping_flow(
     bufferbloat: airlab.Result, tmp_path: Path
 ) -> None:
@@ -167,3 +155,232 @@ app = { kind = "udp", rate = "1Mbit" }
 """
     with pytest.raises(ValueError, match="needs a TCP or ping flow"):
         flent.export(airlab.run_text(text), tmp_path / "udp.flent.gz")
+
+
+# -- malformed files: a clear error, never a traceback ----------------------------------------
+
+CORPUS = Path(__file__).parent / "data" / "flent-malformed"
+#: Each file of the corpus (written by its generate.py, which says what is wrong with each) and
+#: the key path its error names, with a piece of what it says was expected or found.
+MALFORMED = {
+    # the bytes
+    "empty.flent.gz": ("(file)", "got an empty file"),
+    "empty-gzip.flent.gz": ("(file)", "got an empty file"),
+    "not-gzip.flent.gz": ("(file)", "expected gzip-compressed data (Not a gzipped file"),
+    "truncated-gzip.flent.gz": ("(file)", "ended before the end-of-stream marker"),
+    "corrupt-deflate.flent.gz": ("(file)", "expected gzip-compressed data (Error -3"),
+    "bad-crc.flent.gz": ("(file)", "CRC check failed"),
+    "gzip-bomb.flent.gz": ("(file)", "expected at most 64 MiB once decompressed"),
+    "bzip2-bomb.flent.bz2": ("(file)", "expected at most 64 MiB once decompressed"),
+    "json-values-bomb.flent.gz": ("(file)", "expected at most 4,194,304 JSON values"),
+    "truncated-bzip2.flent.bz2": ("(file)", "expected bzip2-compressed data (Compressed file"),
+    "not-json.flent.gz": ("(file)", "expected JSON (Expecting value at line 1 column 1)"),
+    "not-json-plain.flent": ("(file)", "expected JSON (Expecting property name"),
+    "non-utf8.flent.gz": ("(file)", "expected UTF-8 text, got byte 0xe9"),
+    "deep-nesting.flent.gz": ("(file)", "nested at most a few hundred levels deep"),
+    "integer-5000-digits.flent.gz": ("(file)", "got an integer of more than 4300 digits"),
+    # the top level
+    "top-level-array.flent.gz": ("(top level)", "got an array of 3 items"),
+    "top-level-null.flent.gz": ("(top level)", "got null"),
+    "no-version.flent.gz": ("version", "got nothing (no such key); re-save it with Flent"),
+    "version-2.flent.gz": ("version", "expected 4, the Flent file format airlab reads, got 2;"),
+    "version-5.flent.gz": ("version", "got 5"),
+    "version-string.flent.gz": ("version", 'got the string "4"'),
+    "no-metadata.flent.gz": ("metadata", "expected an object, got nothing (no such key)"),
+    "no-x_values.flent.gz": ("x_values", "got nothing (no such key)"),
+    "no-results.flent.gz": ("results", "got nothing (no such key)"),
+    "no-raw_values.flent.gz": ("raw_values", "got nothing (no such key)"),
+    "metadata-array.flent.gz": ("metadata", "expected an object, got an array"),
+    "x_values-string.flent.gz": ("x_values", "expected an array of numbers, got the string"),
+    "results-array.flent.gz": ("results", "got an array of 1 item"),
+    "raw_values-array.flent.gz": ("raw_values", "got an array of 0 items"),
+    # x_values and results
+    "x_values-nan.flent.gz": ("x_values[1]", "got NaN"),
+    "x_values-huge-integer.flent.gz": ("x_values[3]", "got an integer of 401 digits"),
+    "results-series-object.flent.gz": ('results["TCP upload"]', "got an object"),
+    "results-too-short.flent.gz": ('results["TCP upload"]', "4 numbers or nulls, one per x_val"),
+    "results-too-long.flent.gz": ('results["Ping (ms) ICMP"]', "got an array of 5 items"),
+    "results-value-string.flent.gz": ('results["TCP upload"][1]', 'got the string "9.5"'),
+    "results-value-infinity.flent.gz": ('results["Ping (ms) ICMP"][2]', "got Infinity"),
+    # raw values
+    "raw-series-object.flent.gz": ('raw_values["TCP upload"]', "an array of objects, got an o"),
+    "raw-sample-number.flent.gz": ('raw_values["Ping (ms) ICMP"][1]', "got 45.5"),
+    "raw-t-string.flent.gz": ('raw_values["TCP upload"][0].t', "got the string"),
+    "raw-t-1e999.flent.gz": ('raw_values["Ping (ms) ICMP"][0].t', "got Infinity"),
+    "raw-val-nan.flent.gz": ('raw_values["TCP upload"][0].val', "from -1e+15 to 1e+15, got NaN"),
+    "raw-val-minus-infinity.flent.gz": ('raw_values["Ping (ms) ICMP"][1].val', "got -Infinity"),
+    "raw-val-huge-integer.flent.gz": ('raw_values["TCP upload"][0].val', "of 401 digits"),
+    "raw-val-object.flent.gz": ('raw_values["TCP upload"][0].val', "got an object"),
+    "raw-val-null.flent.gz": ('raw_values["Ping (ms) ICMP"][0].val', "got null"),
+    "raw-val-true.flent.gz": ('raw_values["TCP upload"][0].val', "got true"),
+    "raw-tcp_rtt-string.flent.gz": ('raw_values["TCP upload"][0].tcp_rtt', "or null, got the"),
+    "raw-tcp_cwnd-list.flent.gz": ('raw_values["TCP upload"][0].tcp_cwnd', "got an array"),
+    "raw-seq-null.flent.gz": ('raw_values["Ping (ms) ICMP"][1].seq', "got null"),
+    "too-many-series.flent.gz": ("raw_values", "expected at most 10000 series, got 10001"),
+    # a name is cut short and escaped (no terminal escape sequence reaches the message)
+    "raw-long-series-name.flent.gz": ('raw_values["TCP upload ' + "x" * 29 + '..."]', "got 3"),
+    "raw-escape-series-name.flent.gz": ('raw_values["TCP upload \\u001b[31mred"][0]', "got 1"),
+    # metadata
+    "series_meta-array.flent.gz": ("metadata.SERIES_META", "got an array of 2 items"),
+    "series_meta-entry-string.flent.gz": ('metadata.SERIES_META["TCP upload"]', "the string"),
+    "series_meta-units-number.flent.gz": (
+        'metadata.SERIES_META["Ping (ms) ICMP"].UNITS',
+        "expected a string or null, got 1000",
+    ),
+    "series_meta-flow-list.flent.gz": ('metadata.SERIES_META["TCP upload"].AIRLAB_FLOW', "array"),
+    "series_meta-cc-object.flent.gz": ('metadata.SERIES_META["TCP upload"].CONG_CONTROL', "obj"),
+    "name-number.flent.gz": ("metadata.NAME", "expected a string or null, got 42"),
+    "title-array.flent.gz": ("metadata.TITLE", "got an array of 2 items"),
+    "t0-number.flent.gz": ("metadata.T0", "expected a string or null, got 1767323045.0"),
+    "t0-not-a-time.flent.gz": ("metadata.T0", "an ISO 8601 time such as 2026-01-02T03:04:05.0"),
+    "no-start-time.flent.gz": ("metadata.T0", "the test's start (T0 or TIME)"),
+    "time-bad-without-t0.flent.gz": ("metadata.TIME", 'got the string "2026-13-45T99:00:00"'),
+    "total_length-string.flent.gz": ("metadata.TOTAL_LENGTH", "from 0 to 1e+15 or null"),
+    "total_length-negative.flent.gz": ("metadata.TOTAL_LENGTH", "got -1.0"),
+    "total_length-huge-integer.flent.gz": ("metadata.TOTAL_LENGTH", "of 310 digits"),
+    "airlab-string.flent.gz": ("metadata.AIRLAB", "expected an object or null, got the string"),
+    "airlab-warmup-nan.flent.gz": ("metadata.AIRLAB.warmup_s", "got NaN"),
+    "airlab-provenance-nested.flent.gz": ("metadata.AIRLAB.provenance.seed", "got an array"),
+}
+
+
+@pytest.fixture(scope="module")
+def good_flent(bufferbloat: airlab.Result, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("good") / "good.flent.gz"
+    return flent.export(bufferbloat, out, time=START)
+
+
+def test_the_corpus_holds_the_files_the_tests_expect_and_each_is_small() -> None:
+    files = {p.name for p in CORPUS.iterdir() if flent.is_flent(p)}
+    assert files == set(MALFORMED)
+    assert all((CORPUS / name).stat().st_size < 100_000 for name in files)  # the bombs too
+
+
+@pytest.mark.parametrize("name", sorted(MALFORMED))
+def test_a_malformed_file_is_refused_naming_the_file_the_key_and_what_was_expected(
+    name: str,
+) -> None:
+    key, what = MALFORMED[name]
+    path = CORPUS / name
+    with pytest.raises(flent.FlentError) as caught:
+        flent.load(path)
+    e = caught.value
+    assert isinstance(e, ValueError) and (e.path, e.key) == (str(path), key)
+    assert str(e) == f"{path}: {key}: {e.expected}" and e.expected.startswith("expected ")
+    assert what in e.expected
+    # one short line of plain text, whatever the file holds
+    assert len(e.key) < 80 and len(e.expected) < 200
+    assert (e.key + e.expected).isascii() and (e.key + e.expected).isprintable()
+    assert str(pickle.loads(pickle.dumps(e))) == str(e)
+
+
+@pytest.mark.parametrize("name", sorted(MALFORMED))
+def test_compare_and_plot_exit_2_with_one_error_line_for_a_malformed_file(
+    name: str, good_flent: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from airlab import cli
+
+    key, _ = MALFORMED[name]
+    bad = CORPUS / name
+    for argv in (
+        ["compare", str(good_flent), str(bad), "--out", str(tmp_path / "c")],
+        ["plot", str(bad), "--out", str(tmp_path / "p")],
+    ):
+        with pytest.raises(SystemExit) as done:
+            cli.main(argv)
+        err = capsys.readouterr().err
+        assert done.value.code == 2, err
+        assert err.startswith(f"error: {bad}: {key}: expected ") and err.count("\n") == 1, err
+    assert not (tmp_path / "c").exists() and not (tmp_path / "p").exists()
+
+
+def test_from_a_shell_a_malformed_file_is_an_error_line_and_exit_2(cli) -> None:
+    for name in ("gzip-bomb.flent.gz", "raw-val-huge-integer.flent.gz"):
+        bad = CORPUS / name
+        for args in (("compare", str(bad), str(bad)), ("plot", str(bad), "--out", "p")):
+            proc = cli(*args)
+            assert proc.returncode == 2, proc.stderr
+            assert proc.stderr.startswith(f"error: {bad}: {MALFORMED[name][0]}: expected ")
+            assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+def test_a_gzip_bomb_is_refused_at_the_bound_quickly_and_in_bounded_memory(
+    tmp_path: Path,
+) -> None:
+    # 1 GiB of whitespace in 1 MB: a gzip member per MiB
+    bomb = tmp_path / "bomb.flent.gz"
+    bomb.write_bytes(gzip.compress(b" " * 2**20, mtime=0) * 1024)
+    assert bomb.stat().st_size < 1.1e6
+    tracemalloc.start()
+    try:
+        start = time.perf_counter()
+        with pytest.raises(flent.FlentError, match="expected at most 64 MiB once decompressed"):
+            flent.load(bomb)
+        elapsed = time.perf_counter() - start
+        bomb_peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        # 4 million empty arrays in 12 MB would take 270 MB parsed: refused before parsing
+        with pytest.raises(flent.FlentError, match="JSON values"):
+            flent.load(CORPUS / "json-values-bomb.flent.gz")
+        values_peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # read up to the bound and no further (it took minutes and over 1 GB before)
+    assert bomb_peak < 1.25 * flent.MAX_BYTES
+    assert elapsed < 20  # about 0.2 s; generous for a loaded machine
+    assert values_peak < 30 * 2**20
+
+
+def test_max_bytes_is_the_most_a_file_may_decompress_to(good_flent: Path) -> None:
+    size = len(gzip.decompress(good_flent.read_bytes()))
+    assert flent.load(good_flent, max_bytes=size).summary == flent.load(good_flent).summary
+    with pytest.raises(flent.FlentError, match=f"at most {(size - 1) / 2**20:g} MiB"):
+        flent.load(good_flent, max_bytes=size - 1)
+
+
+def test_numbers_at_the_bound_compare_and_draw(
+    good_flent: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from airlab import cli
+
+    doc = runpy.run_path(str(CORPUS / "generate.py"))["BASE"]
+    big = flent.MAX_MAGNITUDE
+    for sample in doc["raw_values"]["TCP upload"]:
+        sample.update(val=big, tcp_rtt=big, tcp_cwnd=-big)
+    doc["raw_values"]["TCP upload"][0]["t"] = -big
+    doc["raw_values"]["Ping (ms) ICMP"][1].update(t=big, val=-big)
+    path = tmp_path / "edge.flent.gz"
+    path.write_bytes(gzip.compress(json.dumps(doc).encode()))
+    assert flent.load(path).summary["flows"][0]["goodput_mbps"] == big
+    for argv in (
+        ["compare", str(good_flent), str(path), "--out", str(tmp_path / "c")],
+        ["plot", str(path), str(good_flent), "--format", "png", "--out", str(tmp_path / "p")],
+    ):
+        with pytest.raises(SystemExit) as done:
+            cli.main(argv)
+        assert done.value.code in (0, None), capsys.readouterr().err
+
+
+def _flents_own(name: str) -> Path:
+    """One of the data files Flent's package ships for its own tests (real runs)."""
+    found = [f for f in importlib.metadata.files("flent") or [] if f.name == name]
+    assert found, f"flent's package has no {name}"
+    return Path(str(found[0].locate()))
+
+
+@pytest.mark.parametrize(
+    "name", ["test-rrul_be-socket_stats.flent.gz", "test-tcp_nup.flent.gz", "test-rrul.flent.gz"]
+)
+def test_flents_own_files_read_as_flents_loader_reads_them(name: str, tmp_path: Path) -> None:
+    # most are of older format versions: saved again by Flent, in the version airlab reads
+    path = tmp_path / name
+    resultset.load(str(_flents_own(name))).dump_file(str(path))
+    got, flents = flent.load(path), resultset.load(str(path))
+    assert got.summary["flows"]
+    for f in got.summary["flows"]:
+        ping = f["app"] == "ping"
+        table = got.pings if ping else got.flows
+        rows = table[table["flow"] == f["name"]]
+        want = list(flents.raw_series(f["flent_series"]))
+        assert rows["rtt_ms" if ping else "goodput_mbps"].tolist() == [v for _, v in want]
+        assert np.allclose(rows["time_s"], [t for t, _ in want], atol=1e-6)

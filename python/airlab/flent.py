@@ -28,9 +28,12 @@ import gzip
 import json
 import math
 import os
+import re
+import sys
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -53,8 +56,41 @@ TCP_COLUMNS = ("time_s", "goodput_mbps", "srtt_ms", "cwnd_pkts", "delivery_rate_
 MAX_STEPS = 5
 
 
+#: The most bytes a Flent file may hold once decompressed: a real Flent test's file holds a few
+#: MB, and this is about 300,000 samples of an airlab export. A gzip bomb is refused after this
+#: much.
+MAX_BYTES = 64 * 2**20
+#: A file may hold a JSON value (a number, a string, an array...) per this many bytes of the
+#: bound, fewer than the files Flent and airlab write (19 to 26). Parsed, a value takes up to
+#: 72 bytes however short its text (``[],`` is 3), so this bounds what parsing takes (about
+#: 350 MB for MAX_BYTES) where the bytes alone would not (1.6 GB for 64 MiB of ``[],``).
+BYTES_PER_VALUE = 16
+#: The most series a file may have: airlab's own limit on flows, so every export fits, while a
+#: file of a million empty series does not become a million flows.
+MAX_SERIES = 10_000
+#: The largest magnitude of a number read from a file (a Unix time in seconds is 2e9): sums of
+#: millions of them and a plot's axis range stay far from a float's overflow, which near
+#: 1.8e308 turns them into infinity and breaks matplotlib's ticks.
+MAX_MAGNITUDE = 1e15
+#: Decompressed bytes read at a time.
+_CHUNK = 2**20
+#: Characters of a name (a series', a string value's) shown in an error message.
+_SHOWN = 40
+
+
 class FlentError(ValueError):
-    """A file that is not a Flent data file airlab can read."""
+    """A file that is not a Flent data file airlab can read. The message is ``<file>: <key>:
+    expected <what>, got <what>``, where ``key`` is the key path in the file's JSON
+    (``raw_values["TCP upload"][3].val``), ``(file)`` for its bytes (compression, size, UTF-8,
+    JSON syntax) or ``(top level)`` for the JSON value they hold."""
+
+    def __init__(self, path: str | os.PathLike[str], key: str, expected: str) -> None:
+        # the parts are the exception's args, so it pickles (to another process) whole
+        super().__init__(os.fspath(path), key, expected)
+        self.path, self.key, self.expected = os.fspath(path), key, expected
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.key}: {self.expected}"
 
 
 def is_flent(path: str | os.PathLike[str]) -> bool:
@@ -250,51 +286,269 @@ def export(result: Result, path: str | os.PathLike[str], time: dt.datetime | Non
 
 # -- import -----------------------------------------------------------------------------------
 
+#: A key path: the keys and indices from the top of the file to one value.
+_Key = tuple[str | int, ...]
+#: Stands for a key the file does not have.
+_MISSING = object()
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-def _read(path: Path) -> dict[str, Any]:
-    opener = (
-        gzip.open
-        if path.name.endswith(".gz")
-        else bz2.open
-        if path.name.endswith((".bz2", ".flnt"))
-        else open
-    )
+
+def _quoted(text: str) -> str:
+    """``text`` as a JSON string, cut to :data:`_SHOWN` characters and escaped to ASCII: a name
+    from a file never makes an error message long or puts a control character on a terminal."""
+    return json.dumps(text if len(text) <= _SHOWN else text[:_SHOWN] + "...")
+
+
+def _key(parts: _Key) -> str:
+    """A key path as text: ``metadata.SERIES_META["TCP upload"].UNITS``, ``x_values[3]``."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif _IDENT.fullmatch(part) and len(part) <= _SHOWN:
+            out += f".{part}" if out else part
+        else:
+            out += f"[{_quoted(part)}]"
+    return out or "(top level)"
+
+
+def _got(value: object) -> str:
+    """A wrong value, briefly."""
+    if value is _MISSING:
+        return "nothing (no such key)"
+    if isinstance(value, bool) or value is None or isinstance(value, float):
+        return json.dumps(value)  # true, null, NaN, Infinity, 1e+300
+    if isinstance(value, int):
+        digits = len(str(abs(value)))
+        return str(value) if digits <= 20 else f"an integer of {digits} digits"
+    if isinstance(value, str):
+        return f"the string {_quoted(value)}"
+    if isinstance(value, list):
+        return f"an array of {len(value)} item{'' if len(value) == 1 else 's'}"
+    return "an object"
+
+
+class _Check:
+    """The values of one decoded file, checked: the first wrong one raises :class:`FlentError`
+    naming its key, what was expected and what is there."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, key: _Key, expected: str, value: object, hint: str = "") -> NoReturn:
+        raise FlentError(self.path, _key(key), f"expected {expected}, got {_got(value)}{hint}")
+
+    def obj(self, value: object, key: _Key, expected: str = "an object") -> dict[str, Any]:
+        if not isinstance(value, dict):
+            self.fail(key, expected, value)
+        return value
+
+    def array(self, value: object, key: _Key, expected: str) -> list[Any]:
+        if not isinstance(value, list):
+            self.fail(key, expected, value)
+        return value
+
+    def text(self, value: object, key: _Key) -> None:
+        """A string or null (or no such key)."""
+        if value is not None and not isinstance(value, str):
+            self.fail(key, "a string or null", value)
+
+    def number(
+        self, value: object, key: _Key, nullable: bool = False, least: float = -MAX_MAGNITUDE
+    ) -> None:
+        """A JSON number from ``least`` to :data:`MAX_MAGNITUDE`; or null where ``nullable``."""
+        if value is None and nullable:
+            return
+        # NaN fails both comparisons; an integer too big for a float compares exactly
+        if isinstance(value, bool) or not (
+            isinstance(value, (int, float)) and least <= value <= MAX_MAGNITUDE
+        ):
+            also = " or null" if nullable else ""
+            self.fail(key, f"a number from {least:g} to {MAX_MAGNITUDE:g}{also}", value)
+
+
+def _decoded(path: Path, max_bytes: int) -> Any:
+    """The JSON value of a Flent file: decompressed (gzip for ``.gz``, bzip2 for ``.bz2`` and
+    ``.flnt``, else none) a chunk at a time and refused past ``max_bytes``, so a gzip bomb
+    costs at most that much memory; refused with more JSON values than a value per
+    :data:`BYTES_PER_VALUE` bytes of ``max_bytes``; then UTF-8 and JSON. Any failure is a
+    FlentError."""
+    if path.name.endswith(".gz"):
+        opener, what = gzip.open, "gzip-compressed data"
+    elif path.name.endswith((".bz2", ".flnt")):
+        opener, what = bz2.open, "bzip2-compressed data"
+    else:
+        opener, what = open, "a readable file"
+    bigger = "(airlab.flent.load(path, max_bytes=...) reads bigger files)"
+    data = bytearray()
     try:
-        with opener(path, "rt", encoding="utf-8") as fp:  # type: ignore[operator]
-            data = json.load(fp)
-    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise FlentError(f"{path}: not a readable Flent data file ({e})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("metadata"), dict):
-        raise FlentError(f"{path}: no `metadata` object; not a Flent data file")
-    version = data.get("version", 1)
-    if version != FORMAT_VERSION:
+        with opener(path, "rb") as fp:  # type: ignore[operator]
+            while chunk := fp.read(_CHUNK):
+                data += chunk
+                if len(data) > max_bytes:
+                    raise FlentError(
+                        path,
+                        "(file)",
+                        f"expected at most {max_bytes / 2**20:g} MiB once decompressed, got "
+                        f"more {bigger}",
+                    )
+    except OSError as e:
+        if e.errno is not None:  # the system's: no such file, permission denied...
+            raise FlentError(path, "(file)", f"expected a readable file ({e.strerror})") from None
+        raise FlentError(path, "(file)", f"expected {what} ({e})") from None  # not gzip, bad CRC
+    except (EOFError, zlib.error) as e:  # truncated, corrupt
+        raise FlentError(path, "(file)", f"expected {what} ({e})") from None
+    if not data or data.isspace():
+        raise FlentError(path, "(file)", "expected a JSON object, got an empty file")
+    # each value but the first follows a comma or opens an array or object (those inside
+    # strings count too, which errs on the safe side)
+    values = data.count(b",") + data.count(b"[") + data.count(b"{")
+    most = max_bytes // BYTES_PER_VALUE
+    if values >= most:
         raise FlentError(
-            f"{path}: Flent file format version {version}; airlab reads version "
-            f"{FORMAT_VERSION} (re-save it with Flent 1.0 or later: flent -i FILE -o NEW.flent.gz)"
+            path, "(file)", f"expected at most {most:,} JSON values, got about {values:,} {bigger}"
         )
-    for key in ("x_values", "results", "raw_values"):
-        if key not in data:
-            raise FlentError(f"{path}: key `{key}` missing from a Flent data file")
-    return data
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        bad = f"byte 0x{data[e.start]:02x} at offset {e.start}"
+        raise FlentError(path, "(file)", f"expected UTF-8 text, got {bad}") from None
+    del data  # the text is all that is needed: don't hold both while the JSON is parsed
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        where = f"line {e.lineno} column {e.colno}"
+        raise FlentError(path, "(file)", f"expected JSON ({e.msg} at {where})") from None
+    except RecursionError:
+        raise FlentError(
+            path,
+            "(file)",
+            "expected JSON nested at most a few hundred levels deep (a Flent file's is 4), "
+            "got deeper",
+        ) from None
+    except ValueError:  # an integer literal longer than Python converts
+        raise FlentError(
+            path,
+            "(file)",
+            f"expected JSON numbers, got an integer of more than "
+            f"{sys.get_int_max_str_digits()} digits",
+        ) from None
+
+
+def _series_kind(series: str, units: object) -> str | None:
+    """What :func:`load` makes of a raw series: ``"ping"`` (a ping flow), ``"throughput"`` (a
+    flow's goodput) or ``None`` (left out: an aggregate, another unit, Flent's extra data)."""
+    if series.startswith("Ping") and units in (None, "ms"):
+        return "ping"
+    if series not in AGGREGATES and units == "Mbits/s":
+        return "throughput"
+    return None
+
+
+#: Per kind of series, the keys of a sample (beside ``t`` and ``val``) :func:`load` reads and
+#: whether they may be null.
+_SAMPLE_KEYS = {
+    "ping": {"seq": False},
+    "throughput": dict.fromkeys(
+        ("tcp_rtt", "tcp_cwnd", "tcp_delivery_rate", "tcp_pacing_rate"), True
+    ),
+}
+
+
+def _validate(data: Any, path: Path) -> None:
+    """Check a decoded file before :func:`load` reads any of it: the structure Flent's own
+    loader needs (the four keys; each ``results`` series as long as ``x_values``) and every
+    value load reads. A missing key, a wrong type, a number that is not finite or beyond
+    :data:`MAX_MAGNITUDE` or a series of the wrong length raises FlentError naming its key.
+    What load leaves alone (further metadata, the raw values of series it does not read) is
+    not checked, as Flent files differ there."""
+    c = _Check(path)
+    top = c.obj(data, (), "an object with metadata, x_values, results and raw_values")
+    version = top.get("version", _MISSING)
+    if version != FORMAT_VERSION:
+        old = version is _MISSING or (isinstance(version, int) and version < FORMAT_VERSION)
+        hint = "; re-save it with Flent 1.0 or later: flent -i FILE -o NEW.flent.gz" if old else ""
+        c.fail(("version",), f"{FORMAT_VERSION}, the Flent file format airlab reads", version, hint)
+    meta = c.obj(top.get("metadata", _MISSING), ("metadata",))
+    x_values = c.array(top.get("x_values", _MISSING), ("x_values",), "an array of numbers")
+    results = c.obj(top.get("results", _MISSING), ("results",), "an object of series")
+    raw = c.obj(top.get("raw_values", _MISSING), ("raw_values",), "an object of series")
+    for i, x in enumerate(x_values):
+        c.number(x, ("x_values", i))
+    n = len(x_values)
+    for name, values in results.items():
+        one_each = f"an array of {n} numbers or nulls, one per x_values"
+        if len(c.array(values, ("results", name), one_each)) != n:
+            c.fail(("results", name), one_each, values)
+        for i, v in enumerate(values):
+            c.number(v, ("results", name, i), nullable=True)
+    for k in ("NAME", "TITLE", "TIME", "T0", "FLENT_VERSION", "HOST"):
+        c.text(meta.get(k), ("metadata", k))
+    c.number(meta.get("TOTAL_LENGTH"), ("metadata", "TOTAL_LENGTH"), nullable=True, least=0)
+    series_meta = meta.get("SERIES_META")
+    if series_meta is not None:
+        c.obj(series_meta, ("metadata", "SERIES_META"), "an object of series or null")
+    for name, sm in (series_meta or {}).items():
+        if sm is not None:
+            c.obj(sm, ("metadata", "SERIES_META", name), "an object or null")
+            for k in ("UNITS", "AIRLAB_FLOW", "CONG_CONTROL"):
+                c.text(sm.get(k), ("metadata", "SERIES_META", name, k))
+    airlab = meta.get("AIRLAB")
+    if airlab is not None:
+        c.obj(airlab, ("metadata", "AIRLAB"), "an object or null")
+        c.number(airlab.get("warmup_s"), ("metadata", "AIRLAB", "warmup_s"), True, least=0)
+        prov = airlab.get("provenance")
+        if prov is not None:
+            c.obj(prov, ("metadata", "AIRLAB", "provenance"), "an object or null")
+            for k, v in prov.items():
+                if isinstance(v, (dict, list)):
+                    c.fail(("metadata", "AIRLAB", "provenance", k), "a string, number or null", v)
+    if len(raw) > MAX_SERIES:
+        raise FlentError(
+            path, "raw_values", f"expected at most {MAX_SERIES} series, got {len(raw)}"
+        )
+    for name, samples in raw.items():
+        c.array(samples, ("raw_values", name), "an array of objects")
+        kind = _series_kind(name, ((series_meta or {}).get(name) or {}).get("UNITS"))
+        for i, s in enumerate(samples):
+            c.obj(s, ("raw_values", name, i))
+            if kind is None or "t" not in s or "val" not in s:
+                continue  # load reads only samples with a time and a value
+            c.number(s["t"], ("raw_values", name, i, "t"))
+            c.number(s["val"], ("raw_values", name, i, "val"))
+            for k, nullable in _SAMPLE_KEYS[kind].items():
+                if k in s:
+                    c.number(s[k], ("raw_values", name, i, k), nullable)
 
 
 def _t0(meta: dict[str, Any], path: Path) -> float:
-    stamp = meta.get("T0") or meta.get("TIME")
+    """The test's start (``T0``, else ``TIME``) as a Unix time; a time without a zone is UTC."""
+    key = "T0" if meta.get("T0") else "TIME"
+    stamp = meta.get(key)
+    expected = "an ISO 8601 time such as 2026-01-02T03:04:05.000000Z"
+    if not stamp:
+        start = f"the test's start (T0 or TIME), {expected}"
+        _Check(path).fail(("metadata", "T0"), start, meta.get("T0", _MISSING))
     try:
-        when = dt.datetime.fromisoformat(str(stamp).replace("Z", "+00:00"))
+        when = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
     except ValueError:
-        raise FlentError(f"{path}: metadata.T0 {stamp!r} is not an ISO 8601 time") from None
+        _Check(path).fail(("metadata", key), expected, stamp)
     return (when if when.tzinfo else when.replace(tzinfo=dt.UTC)).timestamp()
 
 
-def load(path: str | os.PathLike[str]) -> Result:
+def load(path: str | os.PathLike[str], max_bytes: int = MAX_BYTES) -> Result:
     """Read a Flent data file as a :class:`Result`: every throughput series (``TCP ...``,
     ``UDP ...``, in Mbit/s) is a flow with its goodput (and, where Flent sampled them, its
     smoothed RTT, cwnd, delivery and pacing rate), every ``Ping ...`` series a ping flow with its
     replies in ``pings``. Flows keep the airlab names of an airlab export, else their series
-    names. The summary covers the samples after an airlab export's warm-up, else all of them."""
+    names. The summary covers the samples after an airlab export's warm-up, else all of them.
+
+    The file is checked before it is used: one that is not a Flent data file airlab reads (not
+    gzip, truncated, more than ``max_bytes`` decompressed, not JSON, a key missing or of the
+    wrong type, a number that is not finite...) raises :class:`FlentError`."""
     p = Path(path)
-    data = _read(p)
+    data = _decoded(p, max_bytes)
+    _validate(data, p)
     meta = data["metadata"]
     series_meta = meta.get("SERIES_META") or {}
     t0 = _t0(meta, p)
@@ -307,8 +561,9 @@ def load(path: str | os.PathLike[str]) -> Result:
         sm = series_meta.get(series) or {}
         units = sm.get("UNITS")
         name = sm.get("AIRLAB_FLOW") or series
-        samples = [r for r in raw if isinstance(r, dict) and "t" in r and "val" in r]
-        if series.startswith("Ping") and units in (None, "ms"):
+        kind = _series_kind(series, units)
+        samples = [r for r in raw if "t" in r and "val" in r]
+        if kind == "ping":
             rtts = np.array([float(r["val"]) for r in samples])
             times = np.array([float(r["t"]) - t0 for r in samples])
             for k, (t, r, v) in enumerate(zip(times, samples, rtts, strict=True)):
@@ -325,7 +580,7 @@ def load(path: str | os.PathLike[str]) -> Result:
                     "flent_series": series,
                 }
             )
-        elif series not in AGGREGATES and units == "Mbits/s":
+        elif kind == "throughput":
             times = np.array([float(r["t"]) - t0 for r in samples])
             gp = np.array([float(r["val"]) for r in samples])
             for t, r in zip(times, samples, strict=True):
@@ -345,7 +600,7 @@ def load(path: str | os.PathLike[str]) -> Result:
                 [
                     float(r["tcp_rtt"])
                     for r in samples
-                    if "tcp_rtt" in r and float(r["t"]) - t0 > warm
+                    if r.get("tcp_rtt") is not None and float(r["t"]) - t0 > warm
                 ]
             )
             flows.append(
