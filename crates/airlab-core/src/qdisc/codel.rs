@@ -44,7 +44,10 @@ pub static CODEL: Component = Component {
         CE_THRESHOLD,
     ],
     check: check_target,
-    build: Build(|c: &Config, _: Rng| Box::new(Codel::new(c.int("limit") as u32, CodelParams::of(c)))),
+    build: Build(
+        |c: &Config, _: Rng| Box::new(Codel::new(c.int("limit") as u32, CodelParams::of(c))),
+        super::one_queue,
+    ),
 };
 
 /// The CoDel parameters `codel` and `fq_codel` share.
@@ -325,7 +328,9 @@ pub(crate) mod tests {
         CodelParams { target: DEFAULT_TARGET, interval: DEFAULT_INTERVAL, ecn, ce_threshold: None }
     }
 
-    /// An endless queue whose head has always waited `sojourn`, holding `backlog` bytes.
+    /// An endless queue whose head has always waited `sojourn`, holding `backlog` bytes. Time
+    /// starts at 0, so it is driven only from `now >= sojourn`: a head cannot have been
+    /// enqueued before the run began.
     struct Standing {
         now: Time,
         sojourn: Time,
@@ -357,17 +362,21 @@ pub(crate) mod tests {
         drops
     }
 
+    /// The sojourn of an overloaded queue's head, well above target; also the earliest time
+    /// the tests drive such a queue from.
+    const OVERLOAD: Time = 20 * MS;
+
     fn overloaded(ecn: Ecn) -> Standing {
-        Standing { now: 0, sojourn: 20 * MS, backlog: 100 * 1500, ecn }
+        Standing { now: OVERLOAD, sojourn: OVERLOAD, backlog: 100 * 1500, ecn }
     }
 
     #[test]
     fn drops_follow_the_control_law() {
         let p = params(false);
         let (mut s, mut q) = (CodelState::default(), overloaded(Ecn::NotEct));
-        let drops = drive(&mut s, &mut q, &p, MS, 1500 * MS);
+        let drops = drive(&mut s, &mut q, &p, OVERLOAD, 1500 * MS);
         // First drop one interval after the sojourn first exceeded target (strictly after).
-        assert_eq!(drops[0], MS + DEFAULT_INTERVAL + US);
+        assert_eq!(drops[0], OVERLOAD + DEFAULT_INTERVAL + US);
         assert!(drops.len() > 20, "{} drops", drops.len());
         for (k, gap) in drops.windows(2).map(|w| w[1] - w[0]).enumerate() {
             let count = (k + 1) as f64;
@@ -382,7 +391,7 @@ pub(crate) mod tests {
         let p = params(false);
         let mut s = CodelState::default();
         let mut below = Standing { sojourn: DEFAULT_TARGET - US, ..overloaded(Ecn::NotEct) };
-        assert!(drive(&mut s, &mut below, &p, MS, 1000 * MS).is_empty());
+        assert!(drive(&mut s, &mut below, &p, OVERLOAD, 1000 * MS).is_empty());
         let mut one_mtu = Standing { backlog: MTU, ..overloaded(Ecn::NotEct) };
         assert!(drive(&mut s, &mut one_mtu, &p, 1000 * MS, 2000 * MS).is_empty());
         // One byte more and CoDel acts.
@@ -394,14 +403,14 @@ pub(crate) mod tests {
     fn reentry_resumes_at_the_last_drop_rate() {
         let p = params(false);
         let (mut s, mut q) = (CodelState::default(), overloaded(Ecn::NotEct));
-        let first = drive(&mut s, &mut q, &p, MS, 800 * MS);
+        let first = drive(&mut s, &mut q, &p, OVERLOAD, 800 * MS);
         let reached = s.count;
         assert_eq!(reached as usize, first.len());
         // A short dip below target ends the dropping state.
         q.sojourn = MS;
         drive(&mut s, &mut q, &p, 800 * MS, 810 * MS);
         assert!(!s.dropping);
-        q.sojourn = 20 * MS;
+        q.sojourn = OVERLOAD;
         let again = drive(&mut s, &mut q, &p, 810 * MS, 1000 * MS);
         // Back above for an interval: the first drop re-enters with count = count - lastcount
         // (lastcount was 1 for the first episode), then the law continues from there.
@@ -415,7 +424,7 @@ pub(crate) mod tests {
         assert!(again.len() + more.len() > 2, "the second episode raised count again");
         q.sojourn = MS;
         drive(&mut s, &mut q, &p, 1200 * MS, 1210 * MS);
-        q.sojourn = 20 * MS;
+        q.sojourn = OVERLOAD;
         let late = drive(&mut s, &mut q, &p, 5000 * MS, 5300 * MS);
         assert_eq!(late[1] - late[0], DEFAULT_INTERVAL);
     }
@@ -426,7 +435,7 @@ pub(crate) mod tests {
         let (mut s, mut q) = (CodelState::default(), overloaded(Ecn::Ect0));
         let mut out = Verdicts::default();
         let mut marks = Vec::new();
-        let mut now = MS;
+        let mut now = OVERLOAD;
         while now < 500 * MS {
             q.now = now;
             out.clear();
@@ -441,7 +450,7 @@ pub(crate) mod tests {
             now += US;
         }
         // Marks follow the same schedule as drops would.
-        assert_eq!(marks[0], MS + DEFAULT_INTERVAL + US);
+        assert_eq!(marks[0], OVERLOAD + DEFAULT_INTERVAL + US);
         assert_eq!(marks[1] - marks[0], DEFAULT_INTERVAL);
         let law = DEFAULT_INTERVAL as f64 / 2f64.sqrt();
         assert!(((marks[2] - marks[1]) as f64 - law).abs() <= US as f64);
