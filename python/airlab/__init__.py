@@ -28,6 +28,7 @@ from airlab.results import Result
 from airlab.sweep import Sweep
 
 ScenarioError = _core.ScenarioError
+InternalError = _core.InternalError
 __version__: str = _core.version()
 #: The largest run seed (the engine's seeds are u64).
 MAX_SEED = _checks.MAX_SEED
@@ -42,6 +43,7 @@ class ScenarioFileError(ScenarioError, OSError):
 Overrides = Mapping[str, object] | Iterable[tuple[str, object]] | None
 
 __all__ = [
+    "InternalError",
     "Result",
     "ScenarioError",
     "ScenarioFileError",

@@ -7,6 +7,9 @@ from typing import Any
 class ScenarioError(ValueError):
     """A scenario file or override is invalid."""
 
+class InternalError(RuntimeError):
+    """A run's results broke a physical invariant: a bug in the engine, not in the scenario."""
+
 # A time-series table as the engine hands it over: the time column, the entity column as
 # (codes into names, names) and one float64 array per value column.
 _Table = dict[str, Any]

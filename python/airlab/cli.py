@@ -34,6 +34,7 @@ from airlab import sweep as _sweep
 from airlab.report import fmt, get
 
 EXIT_USAGE = 2
+EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130
 SET_HELP = "Override a scenario key, e.g. --set duration=10s (repeatable)."
 
@@ -941,7 +942,9 @@ def _os_error(e: OSError) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Console-script entry point: user errors exit 2 as ``error: ...``, Ctrl-C exits 130."""
+    """Console-script entry point: user errors exit 2 as ``error: ...``, an engine bug (a
+    summary that breaks a physical invariant) exits 3 as ``internal error: ...``, Ctrl-C exits
+    130."""
     try:
         code = cli.main(
             args=list(argv) if argv is not None else None, prog_name="airlab", standalone_mode=False
@@ -952,6 +955,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     except airlab.ScenarioError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(EXIT_USAGE)
+    except airlab.InternalError as e:
+        click.echo(
+            f"internal error: {e}\nThis is a bug in airlab, not in your scenario; please report it "
+            "with the scenario file and the command.",
+            err=True,
+        )
+        sys.exit(EXIT_INTERNAL)
     except OSError as e:
         click.echo(f"error: {_os_error(e)}", err=True)
         sys.exit(EXIT_USAGE)

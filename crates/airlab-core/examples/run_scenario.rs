@@ -9,10 +9,14 @@ fn main() {
     };
     let seed = args.next().map(|s| s.parse().expect("SEED must be an integer"));
     match airlab_core::scenario::load_file(std::path::Path::new(&path), &[]) {
-        Ok(resolved) => {
-            let out = airlab_core::run(&resolved, seed);
-            println!("{}", serde_json::to_string_pretty(&out.summary).expect("summary serializes"));
-        }
+        Ok(resolved) => match airlab_core::run(&resolved, seed) {
+            Ok(out) => println!("{}", serde_json::to_string_pretty(&out.summary).expect("summary serializes")),
+            // As the command line: an engine bug has its own exit status.
+            Err(e) => {
+                eprintln!("internal error: {e}");
+                std::process::exit(3);
+            }
+        },
         Err(e) => {
             eprintln!("error: {e}");
             std::process::exit(2);

@@ -13,4 +13,5 @@ pub mod tcp;
 pub mod wifi;
 pub mod world;
 
-pub use run::{run, run_with_progress, RunOutput};
+pub use metrics::invariants::InternalError;
+pub use run::{run, run_with_progress, RunError, RunOutput};

@@ -121,8 +121,9 @@ impl World {
     /// sample; call once before [`World::advance`].
     pub fn start(&mut self) {
         self.with_recorder(|rec, w| rec.start(w));
-        if let Some(b) = &mut self.batches {
-            b.start(&self.flows, 0);
+        // Without a warm-up the measurement window, and with it the first batch, begins now.
+        if self.recorder.warmup == 0 {
+            self.start_batches();
         }
         // Rate schedules first, so a step at 0 s precedes any traffic.
         for net in 0..self.wifi.len() {
@@ -151,6 +152,14 @@ impl World {
             let (_, ev) = self.events.pop().expect("peeked");
             self.dispatch(ev);
             self.settle_releases();
+        }
+    }
+
+    /// The first batch begins with the measurement window (see [`crate::metrics::batches`]).
+    fn start_batches(&mut self) {
+        let now = self.now();
+        if let Some(b) = &mut self.batches {
+            b.start(&self.flows, now);
         }
     }
 
@@ -198,7 +207,10 @@ impl World {
                 let next = self.ifaces[i as usize].wake(now, &mut self.flows);
                 self.schedule_iface(i, next);
             }
-            Event::Warmup => self.with_recorder(|rec, w| rec.start_window(w)),
+            Event::Warmup => {
+                self.with_recorder(|rec, w| rec.start_window(w));
+                self.start_batches();
+            }
             Event::Sample => {
                 self.with_recorder(|rec, w| rec.sample(w));
                 let next = self.now() + self.recorder.interval;

@@ -8,11 +8,17 @@ use airlab_core::metrics::series::Table;
 use airlab_core::scenario::{self, ScenarioError as CoreError};
 use numpy::IntoPyArray;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 create_exception!(_core, ScenarioError, PyValueError, "A scenario file or override is invalid.");
+create_exception!(
+    _core,
+    InternalError,
+    PyRuntimeError,
+    "A run's results broke a physical invariant: a bug in the engine, not in the scenario."
+);
 
 fn scenario_error(e: CoreError) -> PyErr {
     ScenarioError::new_err(e.to_string())
@@ -36,7 +42,8 @@ fn table<'py>(py: Python<'py>, t: Table, time_name: &str, entity_name: &str) -> 
 ///
 /// The engine runs without the GIL and comes back every simulated second to let Python
 /// handle signals (Ctrl-C raises KeyboardInterrupt promptly) and to call `progress(fraction)`
-/// if given; an exception from `progress` stops the run and is raised.
+/// if given; an exception from `progress` stops the run and is raised. A summary that breaks a
+/// physical invariant raises `InternalError`.
 #[pyfunction]
 #[pyo3(signature = (text, file, overrides, seed=None, progress=None))]
 fn run<'py>(
@@ -61,8 +68,12 @@ fn run<'py>(
             step.map_err(|e| failure = Some(e)).is_ok()
         })
     });
-    let Some(out) = out else {
-        return Err(failure.unwrap_or_else(|| PyValueError::new_err("the run was stopped")));
+    let out = match out {
+        Ok(out) => out,
+        Err(airlab_core::RunError::Internal(e)) => return Err(InternalError::new_err(e.to_string())),
+        Err(airlab_core::RunError::Cancelled) => {
+            return Err(failure.unwrap_or_else(|| PyValueError::new_err("the run was stopped")))
+        }
     };
     let d = PyDict::new(py);
     d.set_item("summary", out.summary.to_string())?;
@@ -195,5 +206,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("InternalError", m.py().get_type::<InternalError>())?;
     Ok(())
 }

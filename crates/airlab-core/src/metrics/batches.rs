@@ -4,6 +4,11 @@
 //! batches are complete. Each batch gives one row per flow; the means over the batches after
 //! the first `discard`, with Student-t intervals, are computed from the rows (Python:
 //! `airlab.stats.batch_means`), so the rule only needs to cut the run and count.
+//!
+//! The first batch begins when the summary's measurement window does, at the end of
+//! `metrics.warmup`: packets delivered in the warm-up count toward no batch, so the run never
+//! ends inside the warm-up (the summary would have no window to describe), and the batches
+//! and the summary cover the same time.
 
 use super::columns::batch;
 use super::series::Table;
@@ -41,7 +46,8 @@ pub struct Batches {
     /// Per flow: whether its packets count toward the batches.
     counted: Vec<bool>,
     delivered: u64,
-    start: Time,
+    /// When the current batch began; `None` until the first one does.
+    start: Option<Time>,
     at_start: Vec<AtStart>,
     done: u32,
     pub table: Table,
@@ -50,12 +56,12 @@ pub struct Batches {
 impl Batches {
     /// Batches by `rule`, counting the packets of the flows `counted` marks.
     pub fn new(rule: BatchRule, counted: Vec<bool>) -> Self {
-        Batches { rule, counted, delivered: 0, start: 0, at_start: Vec::new(), done: 0, table: Table::default() }
+        Batches { rule, counted, delivered: 0, start: None, at_start: Vec::new(), done: 0, table: Table::default() }
     }
 
-    /// The first batch starts now.
+    /// The next batch starts now (the first one: when the measurement window begins).
     pub fn start(&mut self, flows: &[FlowStats], now: Time) {
-        self.start = now;
+        self.start = Some(now);
         self.at_start = flows.iter().map(|f| AtStart::of(f, now)).collect();
     }
 
@@ -65,9 +71,9 @@ impl Batches {
     }
 
     /// Flow `flow` had `n` more data packets delivered by `now`; true once the last batch is
-    /// complete.
+    /// complete. Before the first batch begins, deliveries count toward none.
     pub fn on_delivered(&mut self, flow: usize, n: u64, flows: &[FlowStats], now: Time) -> bool {
-        if !self.counted[flow] {
+        if !self.counted[flow] || self.start.is_none() {
             return false;
         }
         self.delivered += n;
@@ -79,7 +85,8 @@ impl Batches {
 
     /// Close the current batch: one row per flow over what it delivered since the batch began.
     fn close(&mut self, flows: &[FlowStats], now: Time) {
-        let span = secs(now - self.start);
+        let start = self.start.expect("only a batch that began is closed");
+        let span = secs(now - start);
         for (f, at) in flows.iter().zip(&self.at_start) {
             let n = f.total.since(&at.counters);
             let active = secs(f.active_time(now) - at.active);
@@ -87,7 +94,7 @@ impl Batches {
             let mbps = |over: f64| if over > 0.0 { n.bytes_delivered as f64 * 8.0 / over / 1e6 } else { f64::NAN };
             self.table.push_row(secs(now), &f.name);
             self.table.set(batch::BATCH, f64::from(self.done));
-            self.table.set(batch::START, secs(self.start));
+            self.table.set(batch::START, secs(start));
             self.table.set(batch::PACKETS, n.packets_delivered as f64);
             self.table.set(batch::BYTES, n.bytes_delivered as f64);
             self.table.set(batch::GOODPUT, mbps(span));
@@ -111,6 +118,19 @@ mod tests {
 
     fn flow(name: &str) -> FlowStats {
         FlowStats::new(name.into(), "a".into(), "b".into(), Some("cubic".into()), "periodic")
+    }
+
+    #[test]
+    fn deliveries_before_the_first_batch_begins_count_toward_none() {
+        let mut b = Batches::new(BatchRule { packets: 2, count: 1, discard: 0 }, vec![true]);
+        let flows = vec![flow("bulk")];
+        // In the warm-up: enough packets for the whole run, but no batch has begun.
+        assert!(!b.on_delivered(0, 5, &flows, SEC));
+        assert_eq!(b.completed(), 0);
+        b.start(&flows, 2 * SEC);
+        assert!(!b.on_delivered(0, 1, &flows, 3 * SEC));
+        assert!(b.on_delivered(0, 1, &flows, 4 * SEC));
+        assert_eq!(b.table.values_of("bulk", batch::START), [2.0]);
     }
 
     #[test]

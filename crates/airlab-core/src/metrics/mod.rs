@@ -2,6 +2,7 @@
 
 pub mod batches;
 pub mod columns;
+pub mod invariants;
 mod quantiles;
 pub mod recorder;
 pub mod series;

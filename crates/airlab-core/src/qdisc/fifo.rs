@@ -19,7 +19,7 @@ pub static PFIFO: Component = Component {
     doc: "tail-drop FIFO with a packet limit (Linux pfifo)",
     params: &[PACKET_LIMIT],
     check: no_check,
-    build: Build(|c: &Config, _: Rng| Box::new(Fifo::pfifo(c.int("limit") as u32))),
+    build: Build(|c: &Config, _: Rng| Box::new(Fifo::pfifo(c.int("limit") as u32)), super::one_queue),
 };
 
 pub static BFIFO: Component = Component {
@@ -32,7 +32,7 @@ pub static BFIFO: Component = Component {
         doc: "bytes queued at most (Linux: txqueuelen x MTU with its Ethernet header)",
     }],
     check: no_check,
-    build: Build(|c: &Config, _: Rng| Box::new(Fifo::bfifo(c.bytes("limit")))),
+    build: Build(|c: &Config, _: Rng| Box::new(Fifo::bfifo(c.bytes("limit"))), super::one_queue),
 };
 
 /// What bounds a tail-drop FIFO.

@@ -68,7 +68,10 @@ pub static FQ_CODEL: Component = Component {
         },
     ],
     check: codel::check_target,
-    build: Build(|c: &Config, mut rng: Rng| Box::new(FqCodel::new(FqCodelConfig::of(c), rng.next_u64()))),
+    build: Build(
+        |c: &Config, mut rng: Rng| Box::new(FqCodel::new(FqCodelConfig::of(c), rng.next_u64())),
+        |c: &Config| c.int("flows") as u64,
+    ),
 };
 
 /// The configuration of an `fq_codel` instance.

@@ -111,7 +111,7 @@ pub static HTB: Component = Component {
         },
     ],
     check,
-    build: Build(build),
+    build: Build(build, queues),
 };
 
 const MAX_CLASSES: usize = 64;
@@ -155,6 +155,11 @@ fn check(c: &Config) -> Result<(), Invalid> {
 /// tc's default bucket at HZ 1000: what `rate` sends in a tick, plus an MTU of 1600 bytes.
 fn default_burst(rate_bps: u64) -> u64 {
     rate_bps / 8 / 1000 + 1600
+}
+
+/// The classes' leaf qdiscs' queues and the direct queue.
+fn queues(c: &Config) -> u64 {
+    1 + c.classes("classes").iter().map(|k| super::queues(k.qdisc("qdisc"))).sum::<u64>()
 }
 
 fn build(c: &Config, mut rng: Rng) -> Box<dyn Qdisc> {

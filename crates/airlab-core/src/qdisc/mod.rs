@@ -39,9 +39,11 @@ pub static REGISTRY: &[&Component] = &[
     &htb::HTB,
 ];
 
-/// How a qdisc is built from its checked configuration; `rng` is the interface's own stream,
-/// for what Linux randomizes (e.g. the flow-hash perturbation).
-pub struct Build(pub fn(&Config, Rng) -> Box<dyn Qdisc>);
+/// How a qdisc is built from its checked configuration (`rng` is the interface's own stream,
+/// for what Linux randomizes, e.g. the flow-hash perturbation), and how many queues it
+/// allocates when built: its own and its nested qdiscs' (a flow queue is about 100 bytes, and
+/// a scenario bounds their total before anything is built).
+pub struct Build(pub fn(&Config, Rng) -> Box<dyn Qdisc>, pub fn(&Config) -> u64);
 /// A registered queue discipline: its parameters and how to build it.
 pub type Component = params::Component<Build>;
 /// A queue discipline with a value for each of its parameters.
@@ -112,6 +114,16 @@ pub fn defaults(name: &str) -> Config {
 /// Build the qdisc `config` describes (checked by its component's checks).
 pub fn create(config: &Config, rng: Rng) -> Box<dyn Qdisc> {
     (config.component().build.0)(config, rng)
+}
+
+/// The queues the qdisc `config` describes allocates when built, nested qdiscs included.
+pub fn queues(config: &Config) -> u64 {
+    (config.component().build.1)(config)
+}
+
+/// The queue count of a qdisc that holds one queue.
+pub fn one_queue(_: &Config) -> u64 {
+    1
 }
 
 #[cfg(test)]

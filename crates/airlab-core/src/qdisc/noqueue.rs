@@ -13,7 +13,7 @@ pub static NOQUEUE: Component = Component {
     doc: "no queue: packets go straight to the device, dropped if it has no room (Linux noqueue)",
     params: &[],
     check: no_check,
-    build: Build(|_: &Config, _: Rng| Box::new(NoQueue::default())),
+    build: Build(|_: &Config, _: Rng| Box::new(NoQueue::default()), super::one_queue),
 };
 
 /// Holds a packet only while the interface hands it to the device.

@@ -14,7 +14,7 @@ pub static PFIFO_HEAD_DROP: Component = Component {
     doc: "FIFO with a packet limit that drops its oldest packet when full (Linux pfifo_head_drop)",
     params: &[PACKET_LIMIT],
     check: no_check,
-    build: Build(|c: &Config, _: Rng| Box::new(HeadDrop::new(c.int("limit") as usize))),
+    build: Build(|c: &Config, _: Rng| Box::new(HeadDrop::new(c.int("limit") as usize)), super::one_queue),
 };
 
 /// A [`Fifo`] that makes room at its head.

@@ -46,7 +46,7 @@ pub static TBF: Component = Component {
         },
     ],
     check,
-    build: Build(build),
+    build: Build(build, |c: &Config| super::queues(c.qdisc("qdisc"))),
 };
 
 /// The bytes a shaper adds to each packet's IP length, as Linux counts on Ethernet-like

@@ -74,7 +74,7 @@ pub static XLAYER: Component = Component {
         },
     ],
     check: check_classes,
-    build: Build(build),
+    build: Build(build, |c: &Config| super::queues(c.qdisc("bulk")) + super::queues(c.qdisc("mice"))),
 };
 
 fn check_classes(c: &Config) -> Result<(), Invalid> {

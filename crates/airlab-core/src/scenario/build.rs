@@ -59,11 +59,16 @@ pub fn build(r: &Resolved, seed: u64) -> World {
     for node in world.nodes.iter_mut() {
         node.routes = vec![None; n];
     }
+    // Each hop's interface by its ends, looked up once per route (up to a million of them).
+    let wired: HashMap<(&str, &str), usize> =
+        r.directions.iter().enumerate().map(|(i, d)| ((d.from.as_str(), d.to.as_str()), i)).collect();
+    let wireless = wifi_hops(r);
     for ((at, to), via) in &r.next_hop {
-        let route = match r.direction(at, via) {
-            Some(i) => Route::Wire(i as IfaceId),
+        let hop = (at.as_str(), via.as_str());
+        let route = match wired.get(&hop) {
+            Some(&i) => Route::Wire(i as IfaceId),
             None => {
-                let (net, dev, peer) = wifi_hop(r, at, via).expect("routing only uses links and Wi-Fi peers");
+                let &(net, dev, peer) = wireless.get(&hop).expect("routing only uses links and Wi-Fi peers");
                 world.wifi[net].devs[dev].set_route(ids[to.as_str()], peer);
                 Route::Wifi { net: net as u16, dev: dev as u32 }
             }
@@ -185,13 +190,20 @@ fn wifi_net(w: &ResolvedWifi, ids: &HashMap<&str, NodeId>, seed: u64) -> WifiNet
     )
 }
 
-/// The Wi-Fi network, the device of `at` and its peer index for sending to neighbour `via`.
-fn wifi_hop(r: &Resolved, at: &str, via: &str) -> Option<(usize, usize, u16)> {
-    r.wifi.iter().enumerate().find_map(|(net, w)| {
-        let dev = w.nodes.iter().position(|m| m.name == at)?;
-        let peer = w.links.iter().filter(|l| l.from == at).position(|l| l.to == via)?;
-        Some((net, dev, peer as u16))
-    })
+/// For each Wi-Fi hop `(at, via)`: the network, the device of `at` and its peer index for
+/// `via` (its links in order, as [`wifi_net`] gives the device its peers).
+fn wifi_hops(r: &Resolved) -> HashMap<(&str, &str), (usize, usize, u16)> {
+    let mut hops = HashMap::new();
+    for (net, w) in r.wifi.iter().enumerate() {
+        let devs: HashMap<&str, usize> = w.nodes.iter().enumerate().map(|(i, m)| (m.name.as_str(), i)).collect();
+        let mut peers: HashMap<&str, u16> = HashMap::new();
+        for l in &w.links {
+            let peer = peers.entry(l.from.as_str()).or_insert(0);
+            hops.insert((l.from.as_str(), l.to.as_str()), (net, devs[l.from.as_str()], *peer));
+            *peer += 1;
+        }
+    }
+    hops
 }
 
 fn app_kind(app: &AppSpec, first_hop_bps: u64) -> AppKind {

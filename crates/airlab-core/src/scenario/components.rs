@@ -87,7 +87,12 @@ fn value(param: &Param, written: &Toml, key: &str) -> Result<Value, KeyError> {
             let word = written.as_str().and_then(|w| words.iter().find(|c| **c == w));
             Value::Choice(word.ok_or_else(|| wrong(describe(&param.kind)))?)
         }
-        Kind::Text => Value::Text(Cow::Owned(written.as_str().ok_or_else(|| wrong("a string".into()))?.to_string())),
+        Kind::Text => {
+            let text = written.as_str().ok_or_else(|| wrong("a string".into()))?;
+            // Text names things (a registry's group) and is printed with them.
+            super::limits::check_label(key, text)?;
+            Value::Text(Cow::Owned(text.to_string()))
+        }
         Kind::Hosts => {
             let one = |v: &Toml| v.as_str().map(str::to_string);
             let names = match written {

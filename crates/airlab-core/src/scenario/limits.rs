@@ -2,6 +2,7 @@
 //! quantity overflows the engine's integer arithmetic. Each bound is named in the error that
 //! enforces it, and docs/scenario.md lists them all.
 
+use super::KeyError;
 use crate::sim::{Time, SEC, US};
 
 /// The longest simulated time: of a run, and of any duration a scenario gives (7 days). Sums
@@ -12,17 +13,27 @@ pub const MAX_RATE: u64 = 1_000_000_000_000;
 /// The largest size a scenario gives: 1 TiB.
 pub const MAX_BYTES: u64 = 1 << 40;
 /// The shortest period of an event that repeats on its own (ping, periodic connections, UDP
-/// datagrams, rate-schedule steps): at most a million per simulated second and source.
+/// datagrams, rate-schedule steps, an AP's telemetry timeslots): at most a million per
+/// simulated second and source.
 pub const MIN_PERIOD: Time = US;
-/// Hosts and routers.
-pub const MAX_NODES: usize = 4_096;
-/// Wired links.
+/// Hosts and routers. Routes are held per node and destination host: at most 2^20 next hops
+/// (a 1024-node scenario resolves in about a second; 4096 nodes took minutes and 4 GB).
+pub const MAX_NODES: usize = 1_024;
+/// Links: wired ones and the pairs of Wi-Fi members that exchange frames together (both are
+/// neighbours for routing and have an interface per direction). A mesh without `peers` makes
+/// every pair of its members a link.
 pub const MAX_LINKS: usize = 4_096;
 /// Flows, after `count` copies.
 pub const MAX_FLOWS: u64 = 10_000;
 /// Rows of all time series together: samples (duration / interval) times entities (flows,
-/// queues, link directions, Wi-Fi links). About 3 GB at the widest rows.
+/// queues, link directions, Wi-Fi links), and the batches table's rows (batches times flows).
+/// About 3 GB at the widest rows.
 pub const MAX_SERIES_ROWS: u64 = 20_000_000;
+/// Queues the qdiscs and mac80211's TXQs allocate when the run is built, over every interface:
+/// a flow queue of fq_codel, CAKE or a TXQ is about 100 bytes, so this is about 1.7 GB, the
+/// order of the time series' bound. Linux bounds each qdisc (fq_codel's 65536 flows); this
+/// bounds their sum, which thousands of interfaces would multiply.
+pub const MAX_QUEUES: u64 = 1 << 24;
 /// Bytes of framing a wired link adds to each packet (as CAKE's `overhead`).
 pub const MAX_OVERHEAD: u32 = 256;
 /// The largest window TCP can advertise, 65535 << 14 (window scaling, RFC 7323).
@@ -31,3 +42,44 @@ pub const MAX_RWND: u64 = 65_535 << 14;
 pub const MAX_RTO_MIN: Time = 120 * SEC;
 /// Segments of the initial congestion window.
 pub const MAX_INITIAL_CWND: u32 = 65_535;
+/// Characters of a name (node, link, Wi-Fi network, flow, scenario) or other label. Names are
+/// labels in tables, plot legends, `--set` paths and messages, and entity names join up to
+/// three of them (`link:from->to`); 64 characters is more than any label needs and keeps those
+/// at a line's width.
+pub const MAX_NAME_CHARS: usize = 64;
+/// Bytes the airtime telemetry adds to each packet: the largest IPv6 extension header, where
+/// paper 004 carries it ((255 + 1) x 8 octets, RFC 8200).
+pub const MAX_TELEMETRY_HEADER: u32 = 2_048;
+/// The longest telemetry timeslot: packets carry it in 32 bits of microseconds (the AP clamps a
+/// computed one to it too).
+pub const MAX_TIMESLOT: Time = crate::wifi::telemetry::MAX_TIMESLOT;
+/// The smallest quantum of a deficit round robin over flows (mac80211's TXQs as fq_codel's):
+/// a packet of L bytes waits L / quantum rounds, so a tiny quantum costs that many scheduler
+/// passes per packet; Linux raises fq_codel's quantum to at least 256 bytes.
+pub const MIN_QUANTUM: u64 = 256;
+
+/// Checks the name `name` written at `key`: not empty, at most [`MAX_NAME_CHARS`] characters,
+/// no control characters (a line break or an escape would garble every table it is printed
+/// in). `what` names the kind of name in the message ("flow").
+pub(crate) fn check_name(key: impl Into<String>, name: &str, what: &str) -> Result<(), KeyError> {
+    if name.trim().is_empty() {
+        return Err(KeyError::new(key, format!("{what} names must not be empty")));
+    }
+    check_label(key, name).map_err(|e| KeyError::new(e.key, format!("{what} name {}", e.message)))
+}
+
+/// Checks a label written at `key` (a name, or a text parameter such as a registry group):
+/// at most [`MAX_NAME_CHARS`] characters and no control characters.
+pub(crate) fn check_label(key: impl Into<String>, label: &str) -> Result<(), KeyError> {
+    let chars = label.chars().count();
+    if chars > MAX_NAME_CHARS {
+        return Err(KeyError::new(
+            key,
+            format!("is {chars} characters long, more than the {MAX_NAME_CHARS} a name may have"),
+        ));
+    }
+    match label.chars().find(|c| c.is_control()) {
+        Some(c) => Err(KeyError::new(key, format!("contains the control character {c:?}, which cannot be printed"))),
+        None => Ok(()),
+    }
+}

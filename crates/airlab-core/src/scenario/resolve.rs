@@ -11,8 +11,9 @@ use super::wifi::ResolvedWifi;
 use super::KeyError;
 use crate::sim::{Time, SEC};
 use crate::tcp::cc;
+use crate::wifi::queues::DeviceLayer;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A checked scenario with everything made explicit.
 #[derive(Debug, Clone, Serialize)]
@@ -85,6 +86,7 @@ pub(crate) fn resolve(scenario: Scenario) -> Result<Resolved, KeyError> {
     if s.duration.0 == 0 {
         return Err(KeyError::new("duration", "must be greater than 0, such as \"60s\""));
     }
+    check_name("name", &s.name, "scenario")?;
     let nodes = Nodes::check(s)?;
     let directions = resolve_links(s, &nodes)?;
     let link_names: Vec<&str> = directions.iter().step_by(2).map(|d| d.link.as_str()).collect();
@@ -98,13 +100,17 @@ pub(crate) fn resolve(scenario: Scenario) -> Result<Resolved, KeyError> {
     let resolved = Resolved { directions, next_hop, flows, wifi, scenario };
     check_udp_rates(&resolved)?;
     check_series_size(&resolved)?;
+    check_queues(&resolved)?;
     Ok(resolved)
 }
 
-/// The declared hosts and routers.
+/// The declared hosts and routers, with sets to look names up in (a scenario may name a
+/// thousand nodes thousands of times).
 pub(super) struct Nodes<'a> {
     hosts: &'a [String],
     routers: &'a [String],
+    all: BTreeSet<&'a str>,
+    host_set: BTreeSet<&'a str>,
 }
 
 impl<'a> Nodes<'a> {
@@ -123,31 +129,28 @@ impl<'a> Nodes<'a> {
         let declared = s.hosts.iter().enumerate().map(|(i, n)| (format!("hosts[{i}]"), n));
         let declared = declared.chain(s.routers.iter().enumerate().map(|(i, n)| (format!("routers[{i}]"), n)));
         for (key, name) in declared {
-            if name.trim().is_empty() {
-                return Err(KeyError::new(key, "node names must not be empty"));
-            }
+            check_name(key.clone(), name, "node")?;
             if let Some(first) = seen.get(name.as_str()) {
                 return Err(KeyError::new(key, format!("duplicate node name \"{name}\" (also {first})")));
             }
             seen.insert(name, key);
         }
-        Ok(Nodes { hosts: &s.hosts, routers: &s.routers })
-    }
-
-    fn all(&self) -> impl Iterator<Item = &'a String> {
-        self.hosts.iter().chain(self.routers)
+        let all = seen.keys().copied().collect();
+        let host_set = s.hosts.iter().map(String::as_str).collect();
+        Ok(Nodes { hosts: &s.hosts, routers: &s.routers, all, host_set })
     }
 
     fn is_host(&self, name: &str) -> bool {
-        self.hosts.iter().any(|h| h == name)
+        self.host_set.contains(name)
     }
 
     /// Checks that `name` is a declared node.
     pub(super) fn known(&self, key: String, name: &str) -> Result<(), KeyError> {
-        if self.all().any(|n| n == name) {
+        if self.all.contains(name) {
             return Ok(());
         }
-        let expected = self.all().map(String::as_str).collect::<Vec<_>>().join(", ");
+        let declared = self.hosts.iter().chain(self.routers);
+        let expected = declared.map(String::as_str).collect::<Vec<_>>().join(", ");
         Err(KeyError::new(key, format!("unknown node \"{name}\", expected one of: {expected}")))
     }
 
@@ -192,20 +195,69 @@ fn resolve_links(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedDirection>, 
                 format!("\"{a}\" and \"{b}\" are already connected by link[{first}]"),
             ));
         }
-        let name = link.name.clone().unwrap_or_else(|| format!("{a}-{b}"));
-        if name.trim().is_empty() {
-            return Err(KeyError::new(format!("{key}.name"), "link names must not be empty"));
+        // A default name joins two checked node names.
+        if let Some(name) = &link.name {
+            check_name(format!("{key}.name"), name, "link")?;
         }
+        let name = link.name.clone().unwrap_or_else(|| format!("{a}-{b}"));
         if let Some(first) = names.insert(name.clone(), i) {
             return Err(KeyError::new(
                 format!("{key}.name"),
                 format!("duplicate link name \"{name}\" (also link[{first}])"),
             ));
         }
-        directions.push(resolve_direction(&key, link, &name, "forward", [a, b], nodes)?);
-        directions.push(resolve_direction(&key, link, &name, "reverse", [b, a], nodes)?);
+        // Each table is checked where it is written, even where both directions override it.
+        check_direction_keys(&key, &link.both, nodes)?;
+        for (side, table) in [("forward", &link.forward), ("reverse", &link.reverse)] {
+            if let Some(table) = table {
+                check_direction_keys(&format!("{key}.{side}"), table, nodes)?;
+            }
+        }
+        directions.push(resolve_direction(&key, link, &name, "forward", [a, b])?);
+        directions.push(resolve_direction(&key, link, &name, "reverse", [b, a])?);
     }
     Ok(directions)
+}
+
+/// Checks the settings of one table of a link (its shared keys at `at` = `link[i]`, or a
+/// `forward`/`reverse` table) on their own.
+fn check_direction_keys(at: &str, d: &LinkDirection, nodes: &Nodes) -> Result<(), KeyError> {
+    let key = |field: &str| format!("{at}.{field}");
+    if d.rate.is_some_and(|r| r.0 == 0) {
+        return Err(KeyError::new(key("rate"), "rate must be greater than 0, such as \"10Mbit\""));
+    }
+    if let Some(loss) = d.loss.filter(|l| !(0.0..1.0).contains(l)) {
+        return Err(KeyError::new(
+            key("loss"),
+            format!("loss must be a probability in [0, 1), such as 0.01; got {loss}"),
+        ));
+    }
+    if let Some(device_queue) = d.device_queue.filter(|&q| q > MAX_DEVICE_QUEUE) {
+        return Err(KeyError::new(
+            key("device_queue"),
+            format!(
+                "device_queue of {device_queue} packets is unrealistic, expected at most \
+                 {MAX_DEVICE_QUEUE} (put long queues in `qdisc`)"
+            ),
+        ));
+    }
+    if d.device_queue_bytes.is_some_and(|b| b.0 == 0) {
+        return Err(KeyError::new(
+            key("device_queue_bytes"),
+            "device_queue_bytes must be greater than 0, such as \"3kB\"",
+        ));
+    }
+    if let Some(overhead) = d.overhead.filter(|&o| o > MAX_OVERHEAD) {
+        return Err(KeyError::new(
+            key("overhead"),
+            format!("overhead must be 0 to {MAX_OVERHEAD} bytes of framing per packet, got {overhead}"),
+        ));
+    }
+    if let Some(table) = &d.qdisc {
+        let qdisc = components::qdisc(table, &key("qdisc"))?;
+        nodes.check_host_refs(&qdisc, &key("qdisc"))?;
+    }
+    Ok(())
 }
 
 /// One direction's settings: its `forward`/`reverse` table layered over the link's shared ones.
@@ -233,7 +285,6 @@ fn resolve_direction(
     name: &str,
     side: &str,
     [from, to]: [&String; 2],
-    nodes: &Nodes,
 ) -> Result<ResolvedDirection, KeyError> {
     let own = if side == "forward" { &link.forward } else { &link.reverse };
     let layers = Layers { key, side, own: own.as_ref(), shared: &link.both };
@@ -246,45 +297,15 @@ fn resolve_direction(
             ),
         )
     };
-
-    let (rate, rate_key) = layers.get("rate", |d| d.rate).ok_or_else(|| required("rate"))?;
-    if rate.0 == 0 {
-        return Err(KeyError::new(rate_key, "rate must be greater than 0, such as \"10Mbit\""));
-    }
+    // Every value was checked in the table it is written in (`check_direction_keys`).
+    let (rate, _) = layers.get("rate", |d| d.rate).ok_or_else(|| required("rate"))?;
     let (delay, _) = layers.get("delay", |d| d.delay).ok_or_else(|| required("delay"))?;
-    let (loss, loss_key) = layers.get("loss", |d| d.loss).unwrap_or((0.0, String::new()));
-    if !(0.0..1.0).contains(&loss) {
-        return Err(KeyError::new(loss_key, format!("loss must be a probability in [0, 1), such as 0.01; got {loss}")));
-    }
-    let (device_queue, queue_key) = layers.get("device_queue", |d| d.device_queue).unwrap_or((1, String::new()));
-    if device_queue > MAX_DEVICE_QUEUE {
-        return Err(KeyError::new(
-            queue_key,
-            format!(
-                "device_queue of {device_queue} packets is unrealistic, expected at most \
-                 {MAX_DEVICE_QUEUE} (put long queues in `qdisc`)"
-            ),
-        ));
-    }
-    let device_queue_bytes = match layers.get("device_queue_bytes", |d| d.device_queue_bytes) {
-        Some((b, key)) if b.0 == 0 => {
-            return Err(KeyError::new(key, "device_queue_bytes must be greater than 0, such as \"3kB\""))
-        }
-        other => other.map(|(b, _)| b),
-    };
-    let (overhead, overhead_key) = layers.get("overhead", |d| d.overhead).unwrap_or((0, String::new()));
-    if overhead > MAX_OVERHEAD {
-        return Err(KeyError::new(
-            overhead_key,
-            format!("overhead must be 0 to {MAX_OVERHEAD} bytes of framing per packet, got {overhead}"),
-        ));
-    }
+    let loss = layers.get("loss", |d| d.loss).map_or(0.0, |(l, _)| l);
+    let device_queue = layers.get("device_queue", |d| d.device_queue).map_or(1, |(q, _)| q);
+    let device_queue_bytes = layers.get("device_queue_bytes", |d| d.device_queue_bytes).map(|(b, _)| b);
+    let overhead = layers.get("overhead", |d| d.overhead).map_or(0, |(o, _)| o);
     let qdisc = match layers.get("qdisc", |d| d.qdisc.clone()) {
-        Some((table, key)) => {
-            let qdisc = components::qdisc(&table, &key)?;
-            nodes.check_host_refs(&qdisc, &key)?;
-            qdisc
-        }
+        Some((table, key)) => components::qdisc(&table, &key)?,
         None => crate::qdisc::defaults(DEFAULT_QDISC),
     };
     Ok(ResolvedDirection {
@@ -312,7 +333,7 @@ fn check_routes(s: &Scenario, nodes: &Nodes) -> Result<(), KeyError> {
         if route.at == route.to {
             return Err(KeyError::new(format!("{key}.to"), format!("\"{}\" needs no route to itself", route.at)));
         }
-        let neighbours = adjacent.get(route.at.as_str()).cloned().unwrap_or_default();
+        let neighbours = adjacent.get(route.at.as_str()).map_or(&[][..], Vec::as_slice);
         if !neighbours.contains(&route.via.as_str()) {
             return Err(KeyError::new(
                 format!("{key}.via"),
@@ -400,10 +421,10 @@ fn resolve_flows(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedFlow>, KeyEr
         if flow.count == 0 {
             return Err(KeyError::new(format!("{key}.count"), "count must be at least 1"));
         }
-        let base = flow.name.clone().unwrap_or_else(|| format!("flow{i}"));
-        if base.trim().is_empty() {
-            return Err(KeyError::new(format!("{key}.name"), "flow names must not be empty"));
+        if let Some(name) = &flow.name {
+            check_name(format!("{key}.name"), name, "flow")?;
         }
+        let base = flow.name.clone().unwrap_or_else(|| format!("flow{i}"));
         for k in 1..=flow.count {
             let name = if flow.count == 1 { base.clone() } else { format!("{base}.{k}") };
             if let Some(first) = names.insert(name.clone(), i) {
@@ -541,7 +562,8 @@ fn check_udp_rates(r: &Resolved) -> Result<(), KeyError> {
     Ok(())
 }
 
-/// The time series hold at most [`MAX_SERIES_ROWS`] rows: one per sample and entity.
+/// The time series and the batches table hold at most [`MAX_SERIES_ROWS`] rows together: one
+/// per sample and entity, and one per batch and flow.
 fn check_series_size(r: &Resolved) -> Result<(), KeyError> {
     let s = &r.scenario;
     let samples = s.duration.0 / s.metrics.interval.0;
@@ -557,6 +579,63 @@ fn check_series_size(r: &Resolved) -> Result<(), KeyError> {
                 s.metrics.interval, s.duration
             ),
         ));
+    }
+    if let Some(b) = &s.metrics.batches {
+        let batch_rows = u64::from(b.count) * r.flows.len() as u64;
+        if rows + batch_rows > MAX_SERIES_ROWS {
+            return Err(KeyError::new(
+                "metrics.batches.count",
+                format!(
+                    "count = {} batches of {} flows are {batch_rows} rows, which with the time series' {rows} \
+                     are more than the {MAX_SERIES_ROWS} the tables may hold",
+                    b.count,
+                    r.flows.len()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The queues every interface allocates when built stay within [`MAX_QUEUES`] together: each
+/// qdisc's (nested ones included) and, under mac80211, a TXQ of `flows` queues per peer.
+fn check_queues(r: &Resolved) -> Result<(), KeyError> {
+    let mut total = 0u64;
+    let mut add = |queues: u64, key: String| {
+        total = total.saturating_add(queues);
+        if total <= MAX_QUEUES {
+            return Ok(());
+        }
+        Err(KeyError::new(
+            key,
+            format!(
+                "the interfaces up to here allocate {total} queues (about 100 bytes each), more than the \
+                 {MAX_QUEUES} a scenario may allocate; give their qdiscs fewer `flows`, classes or tins"
+            ),
+        ))
+    };
+    // Each count is blamed on the table its qdisc or device was written in.
+    for (k, d) in r.directions.iter().enumerate() {
+        let link = &r.scenario.links[k / 2];
+        let own = if k % 2 == 0 { &link.forward } else { &link.reverse };
+        let side = if k % 2 == 0 { "forward." } else { "reverse." };
+        let at = if own.as_ref().is_some_and(|t| t.qdisc.is_some()) { side } else { "" };
+        add(crate::qdisc::queues(&d.qdisc), format!("link[{}].{at}qdisc", k / 2))?;
+    }
+    for (i, w) in r.wifi.iter().enumerate() {
+        let tables = &r.scenario.wifi[i].node;
+        for m in &w.nodes {
+            let own = tables.iter().position(|t| t.name == m.name);
+            let at = |set: fn(&WifiNode) -> bool, field: &str| match own.filter(|&j| set(&tables[j])) {
+                Some(j) => format!("wifi[{i}].node[{j}].{field}"),
+                None => format!("wifi[{i}].{field}"),
+            };
+            add(crate::qdisc::queues(&m.qdisc), at(|t| t.qdisc.is_some(), "qdisc"))?;
+            if let DeviceLayer::Mac80211(p) = &m.device {
+                let peers = w.links.iter().filter(|l| l.from == m.name).count() as u64;
+                add(u64::from(p.flows) * peers, at(|t| t.device.is_some(), "device.flows"))?;
+            }
+        }
     }
     Ok(())
 }

@@ -6,7 +6,7 @@
 //! PHY of each link is then checked as a whole, for combinations that no single key decides.
 
 use super::components;
-use super::limits::MIN_PERIOD;
+use super::limits::{check_name, MAX_LINKS, MAX_TELEMETRY_HEADER, MAX_TIMESLOT, MIN_PERIOD, MIN_QUANTUM};
 use super::model::*;
 use super::resolve::{Nodes, DEFAULT_QDISC, MAX_DEVICE_QUEUE};
 use super::units::{Bytes, Duration, Rate};
@@ -20,7 +20,7 @@ use crate::wifi::net::{Aggregation, Edca};
 use crate::wifi::ofdma::{MuEdca, Ofdma, UlOfdma, Uora};
 use crate::wifi::queues::DeviceLayer;
 use crate::wifi::telemetry::Timeslot;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Non-HT (802.11a) rates in Mbit/s.
 pub const A_RATES_MBIT: [u64; 8] = [6, 9, 12, 18, 24, 36, 48, 54];
@@ -496,8 +496,15 @@ fn check_mac80211(layer: DeviceLayer) -> Result<(), (&'static str, String)> {
     if !(1..=65_536).contains(&p.flows) {
         return Err(("flows", format!("flows must be 1 to 65536, got {}", p.flows)));
     }
-    if !(1..=1 << 20).contains(&p.quantum) {
-        return Err(("quantum", format!("quantum must be 1B to 1MiB, got {}", Bytes(p.quantum.into()))));
+    if !(MIN_QUANTUM..=1 << 20).contains(&u64::from(p.quantum)) {
+        return Err((
+            "quantum",
+            format!(
+                "quantum must be {} to 1MiB (a packet waits a round per quantum of its bytes), got {}",
+                Bytes(MIN_QUANTUM),
+                Bytes(p.quantum.into())
+            ),
+        ));
     }
     if p.limit == 0 || p.memory_limit == 0 {
         let key = if p.limit == 0 { "limit" } else { "memory_limit" };
@@ -708,6 +715,8 @@ pub(super) fn resolve_wifi(s: &Scenario, nodes: &Nodes, link_names: &[&str]) -> 
         return Err(KeyError::new("wifi", format!("a scenario has at most {MAX_NETWORKS} Wi-Fi networks")));
     }
     let mut networks = Vec::with_capacity(s.wifi.len());
+    // Links so far: the wired ones, then each network's pairs.
+    let mut links = link_names.len();
     for (i, w) in s.wifi.iter().enumerate() {
         if w.members().len() > MAX_MEMBERS {
             return Err(KeyError::new(
@@ -716,10 +725,10 @@ pub(super) fn resolve_wifi(s: &Scenario, nodes: &Nodes, link_names: &[&str]) -> 
             ));
         }
         let key = format!("wifi[{i}]");
-        let name = w.name.clone().unwrap_or_else(|| format!("wifi{i}"));
-        if name.trim().is_empty() {
-            return Err(KeyError::new(format!("{key}.name"), "Wi-Fi network names must not be empty"));
+        if let Some(name) = &w.name {
+            check_name(format!("{key}.name"), name, "Wi-Fi network")?;
         }
+        let name = w.name.clone().unwrap_or_else(|| format!("wifi{i}"));
         if let Some(other) = names.get(&name) {
             let message = match w.name {
                 Some(_) => format!("duplicate name \"{name}\" (also {other}); links and Wi-Fi networks share names"),
@@ -730,6 +739,22 @@ pub(super) fn resolve_wifi(s: &Scenario, nodes: &Nodes, link_names: &[&str]) -> 
         names.insert(name.clone(), key.clone());
 
         let listed = check_shape(&key, w)?;
+        let pairs = w.pairs().len();
+        if links + pairs > MAX_LINKS {
+            let (at, hint) = match (&w.ap, &w.peers) {
+                (Some(_), _) => ("stations", ""),
+                (None, Some(_)) => ("peers", ""),
+                (None, None) => ("nodes", "; list `peers` to pair only the members that exchange frames"),
+            };
+            return Err(KeyError::new(
+                format!("{key}.{at}"),
+                format!(
+                    "{pairs} pairs of members exchange frames, which with the {links} links before them are more \
+                     than the {MAX_LINKS} links a scenario may have{hint}"
+                ),
+            ));
+        }
+        links += pairs;
         let mut local: BTreeMap<&str, &str> = BTreeMap::new();
         for (member_key, member) in &listed {
             nodes.known(member_key.clone(), member)?;
@@ -808,9 +833,10 @@ fn check_shape<'a>(key: &str, w: &'a Wifi) -> Result<Vec<(String, &'a str)>, Key
 /// Checks a list of unordered pairs of members (`peers`, `hears`) at `list_key`.
 fn check_pairs(list_key: &str, pairs: &[[String; 2]], members: &[&str]) -> Result<(), KeyError> {
     let mut seen: BTreeMap<[&str; 2], usize> = BTreeMap::new();
+    let known: BTreeSet<&str> = members.iter().copied().collect();
     for (k, [a, b]) in pairs.iter().enumerate() {
         for (e, end) in [a, b].into_iter().enumerate() {
-            if !members.contains(&end.as_str()) {
+            if !known.contains(end.as_str()) {
                 return Err(KeyError::new(
                     format!("{list_key}[{k}][{e}]"),
                     format!("\"{end}\" is not a member of this network, expected one of: {}", members.join(", ")),
@@ -883,7 +909,7 @@ fn resolve_network(
     }
     if let Some(hears) = &w.hears {
         check_pairs(&format!("{key}.hears"), hears, &members)?;
-        let heard: Vec<[&str; 2]> = hears.iter().map(|[a, b]| unordered(a, b)).collect();
+        let heard: BTreeSet<[&str; 2]> = hears.iter().map(|[a, b]| unordered(a, b)).collect();
         for (k, [a, b]) in pairs.iter().enumerate() {
             if !heard.contains(&unordered(a, b)) {
                 let source = match (&w.ap, &w.peers) {
@@ -1044,9 +1070,26 @@ fn resolve_telemetry(key: &str, w: &Wifi, t: &WifiTelemetry) -> Result<ResolvedT
             Err(KeyError::new(at(field), format!("must be a fraction of the timeslot in (0, 1], not {x}")))
         }
     };
+    // The AP closes a timeslot at most once per `MIN_PERIOD` (the computed one is clamped the
+    // same way), and packets carry it in 32 bits of microseconds.
+    let slot_length = |field: &str, ts: Time| {
+        if (MIN_PERIOD..=MAX_TIMESLOT).contains(&ts) {
+            return Ok(ts);
+        }
+        Err(KeyError::new(
+            at(field),
+            format!(
+                "must be {} to {} (a timeslot closes at most once per {}, and packets carry it in 32 bits of \
+                 microseconds), got {}",
+                Duration(MIN_PERIOD),
+                Duration(MAX_TIMESLOT),
+                Duration(MIN_PERIOD),
+                Duration(ts)
+            ),
+        ))
+    };
     let timeslot = match (t.timeslot, t.timeslot_scale, t.initial_timeslot) {
-        (Some(Duration(ts)), None, None) if ts > 0 => Timeslot::Fixed(ts),
-        (Some(_), None, None) => return Err(KeyError::new(at(".timeslot"), "must be longer than 0")),
+        (Some(Duration(ts)), None, None) => Timeslot::Fixed(slot_length(".timeslot", ts)?),
         (Some(_), _, _) => {
             return Err(KeyError::new(
                 at(".timeslot"),
@@ -1059,10 +1102,7 @@ fn resolve_telemetry(key: &str, w: &Wifi, t: &WifiTelemetry) -> Result<ResolvedT
                 return Err(KeyError::new(at(".timeslot_scale"), format!("must be a number > 0, not {scale}")));
             }
             let initial = initial.map_or(ResolvedTelemetry::DEFAULT_INITIAL_TIMESLOT, |d| d.0);
-            if initial == 0 {
-                return Err(KeyError::new(at(".initial_timeslot"), "must be longer than 0"));
-            }
-            Timeslot::Auto { scale, initial }
+            Timeslot::Auto { scale, initial: slot_length(".initial_timeslot", initial)? }
         }
     };
     let share = fraction(".share", t.share.unwrap_or(ResolvedTelemetry::DEFAULT_SHARE))?;
@@ -1081,14 +1121,17 @@ fn resolve_telemetry(key: &str, w: &Wifi, t: &WifiTelemetry) -> Result<ResolvedT
     if idle == 0 {
         return Err(KeyError::new(at(".idle"), "must be longer than 0"));
     }
-    Ok(ResolvedTelemetry {
-        airtime: t.airtime.unwrap_or_default(),
-        timeslot,
-        share,
-        setpoints,
-        idle,
-        header_bytes: t.header_bytes.unwrap_or(0),
-    })
+    let header_bytes = t.header_bytes.unwrap_or(0);
+    if header_bytes > MAX_TELEMETRY_HEADER {
+        return Err(KeyError::new(
+            at(".header_bytes"),
+            format!(
+                "must be at most {MAX_TELEMETRY_HEADER} bytes (the largest IPv6 extension header, RFC 8200), \
+                 got {header_bytes}"
+            ),
+        ));
+    }
+    Ok(ResolvedTelemetry { airtime: t.airtime.unwrap_or_default(), timeslot, share, setpoints, idle, header_bytes })
 }
 
 /// The range of `ofdma_poll_interval`.

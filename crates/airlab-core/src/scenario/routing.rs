@@ -3,7 +3,7 @@
 
 use super::model::Scenario;
 use super::KeyError;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// (node, destination host) -> next-hop neighbour.
 pub type NextHop = BTreeMap<(String, String), String>;
@@ -25,33 +25,58 @@ pub(crate) fn neighbours(s: &Scenario) -> BTreeMap<&str, Vec<&str>> {
 /// Hosts do not forward, so paths only pass through routers.
 pub(crate) fn next_hops(s: &Scenario) -> NextHop {
     let adjacent = neighbours(s);
-    // Members of an ad hoc/mesh Wi-Fi network relay for each other, hosts included: a
-    // parking lot's relays are also sources (paper 002).
-    let mesh_member = |node: &str| s.wifi.iter().any(|w| w.ap.is_none() && w.members().contains(&node));
-    let forwards = |node: &str, dest: &str| node == dest || s.routers.iter().any(|r| r == node) || mesh_member(node);
-    let mut next_hop = NextHop::new();
-    for dest in &s.hosts {
+    // Nodes by index, and each node's neighbours as indices in the same order, so that a
+    // search per destination host costs O(nodes + links).
+    let names: Vec<&str> = s.hosts.iter().chain(&s.routers).map(String::as_str).collect();
+    let index: BTreeMap<&str, usize> = names.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+    let adj: Vec<Vec<usize>> =
+        names.iter().map(|n| adjacent.get(n).into_iter().flatten().map(|m| index[m]).collect()).collect();
+    // Routers forward, and so do the members of an ad hoc/mesh Wi-Fi network, hosts included:
+    // a parking lot's relays are also sources (paper 002).
+    let mut relays: Vec<bool> = (0..names.len()).map(|i| i >= s.hosts.len()).collect();
+    for w in s.wifi.iter().filter(|w| w.ap.is_none()) {
+        for m in w.members() {
+            relays[index[m]] = true;
+        }
+    }
+    // The next hop of every node towards every host, by index; `None`: no route.
+    let mut via: Vec<Vec<Option<usize>>> = Vec::with_capacity(s.hosts.len());
+    let mut hops: Vec<Option<usize>> = vec![None; names.len()];
+    for dest in 0..s.hosts.len() {
+        let forwards = |node: usize| node == dest || relays[node];
         // Breadth-first search outwards from the destination gives each node's hop count.
-        let mut hops = BTreeMap::from([(dest.as_str(), 0usize)]);
-        let mut queue = VecDeque::from([dest.as_str()]);
+        hops.iter_mut().for_each(|h| *h = None);
+        hops[dest] = Some(0);
+        let mut queue = VecDeque::from([dest]);
         while let Some(node) = queue.pop_front() {
-            if !forwards(node, dest) {
+            if !forwards(node) {
                 continue;
             }
-            for &next in adjacent.get(node).into_iter().flatten() {
-                if !hops.contains_key(next) {
-                    hops.insert(next, hops[node] + 1);
+            let n = hops[node].expect("queued nodes have a hop count");
+            for &next in &adj[node] {
+                if hops[next].is_none() {
+                    hops[next] = Some(n + 1);
                     queue.push_back(next);
                 }
             }
         }
-        for (&node, &n) in hops.iter().filter(|(&node, _)| node != dest) {
-            let via = adjacent[node].iter().find(|&&m| hops.get(m) == Some(&(n - 1)) && forwards(m, dest));
-            if let Some(via) = via {
-                next_hop.insert((node.to_string(), dest.clone()), via.to_string());
-            }
-        }
+        // Among the neighbours one hop closer, the first in link order.
+        let closer = |node: usize, n: usize| adj[node].iter().copied().find(|&m| hops[m] == Some(n - 1) && forwards(m));
+        via.push(hops.iter().enumerate().map(|(node, h)| h.filter(|&n| n > 0).and_then(|n| closer(node, n))).collect());
     }
+    // The table's entries in its own order (node, then destination, by name), so that it is
+    // built in one pass rather than by a million searches.
+    let mut by_name: Vec<usize> = (0..names.len()).collect();
+    by_name.sort_by_key(|&i| names[i]);
+    let dests: Vec<usize> = by_name.iter().copied().filter(|&i| i < s.hosts.len()).collect();
+    let mut next_hop: NextHop = by_name
+        .iter()
+        .flat_map(|&node| dests.iter().map(move |&dest| (node, dest)))
+        .filter_map(|(node, dest)| {
+            let hop = via[dest][node]?;
+            Some(((names[node].to_string(), names[dest].to_string()), names[hop].to_string()))
+        })
+        .collect();
     for route in &s.routes {
         next_hop.insert((route.at.clone(), route.to.clone()), route.via.clone());
     }
@@ -61,11 +86,19 @@ pub(crate) fn next_hops(s: &Scenario) -> NextHop {
 /// Walks every flow's path in both directions, reporting a missing route or a routing loop.
 pub(crate) fn check_paths(s: &Scenario, next_hop: &NextHop) -> Result<(), KeyError> {
     let pairs = s.flows.iter().enumerate().flat_map(|(i, f)| f.from.hosts().iter().map(move |h| (i, h, &f.to)));
+    // Each (sender, receiver) pair once, and each node's way to a destination once: a walk
+    // stops at a node already seen to reach it.
+    let mut walked: BTreeSet<(&str, &str)> = BTreeSet::new();
+    let mut reaches: BTreeSet<(&str, &str)> = BTreeSet::new();
     for (i, from, to) in pairs {
+        if !walked.insert((from, to)) {
+            continue;
+        }
         for (src, dst, why) in [(from, to, ""), (to, from, " (for ACKs and replies)")] {
             let mut path = vec![src.as_str()];
+            let mut on_path = BTreeSet::from([src.as_str()]);
             let mut node = src.as_str();
-            while node != dst {
+            while node != dst && !reaches.contains(&(node, dst.as_str())) {
                 let Some(via) = next_hop.get(&(node.to_string(), dst.clone())) else {
                     let stuck = if node == src { String::new() } else { format!(": \"{node}\" has no route to it") };
                     return Err(KeyError::new(
@@ -73,12 +106,14 @@ pub(crate) fn check_paths(s: &Scenario, next_hop: &NextHop) -> Result<(), KeyErr
                         format!("no path from \"{src}\" to \"{dst}\"{why}{stuck}"),
                     ));
                 };
-                if let Some(start) = path.iter().position(|n| n == via) {
+                if !on_path.insert(via.as_str()) {
+                    let start = path.iter().position(|n| n == via).expect("on the path");
                     return Err(routing_loop(s, i, dst, &path[start..], via));
                 }
                 path.push(via);
                 node = via;
             }
+            reaches.extend(path.into_iter().map(|n| (n, dst.as_str())));
         }
     }
     Ok(())

@@ -61,6 +61,10 @@ pub struct TelemetryConfig {
     pub header_bytes: u32,
 }
 
+/// The longest timeslot packets can carry: 32 bits of microseconds. A computed one is clamped
+/// to it (and to at least 1 µs, so that slots close at most a million times a second).
+pub const MAX_TIMESLOT: Time = u32::MAX as Time * US;
+
 /// Eq. 1's service and tail bits of a non-HT PPDU.
 const SERVICE_TAIL_BITS: f64 = 22.0;
 
@@ -171,7 +175,7 @@ impl AirtimeTable {
             let longest = self.devices.iter().map(|d| d.path).max().unwrap_or(0);
             if let Timeslot::Auto { scale, .. } = self.cfg.timeslot {
                 if longest > 0 {
-                    self.slot = ((longest as f64 * scale).round() as Time).max(US);
+                    self.slot = ((longest as f64 * scale).round() as Time).clamp(US, MAX_TIMESLOT);
                 }
             }
             if self.devices.is_empty() && now >= self.slot_start + self.slot {
@@ -372,6 +376,24 @@ mod tests {
         t.on_uplink(1, &mut late, &txv, 0, 500 * MS);
         assert_eq!(t.device_count(), 0);
         assert!(!late.tcp().unwrap().int.is_present());
+    }
+
+    /// A computed timeslot stays within what packets carry (32 bits of microseconds): scaled
+    /// without a bound it overflowed the next slot's end.
+    #[test]
+    fn a_computed_timeslot_is_clamped_to_what_packets_carry() {
+        let cfg = config(Timeslot::Auto { scale: 1e300, initial: 100 * MS });
+        let mut t = AirtimeTable::new(cfg, DIFS, SIFS);
+        let txv = TxVector::non_ht(24);
+        t.on_uplink(1, &mut data(1, 0, flags::SYN, 0), &txv, 0, MS);
+        t.on_uplink(1, &mut data(1, 0, flags::ACK, 9 * MS), &txv, 0, 10 * MS);
+        let ack = TcpSegment { ack: 1448, flags: flags::ACK, ..Default::default() };
+        t.on_downlink(&Packet::tcp_packet(0, 1, 99, 1, 52, Ecn::NotEct, ack), 30 * MS);
+        t.on_uplink(1, &mut data(1, 1448, flags::ACK, 99 * MS), &txv, 0, 100 * MS);
+        assert_eq!(t.timeslot(), MAX_TIMESLOT);
+        let mut later = data(1, 2896, flags::ACK, 0);
+        t.on_uplink(1, &mut later, &txv, 0, 200 * MS);
+        assert_eq!(later.tcp().unwrap().int.ts_us, u32::MAX);
     }
 
     #[test]

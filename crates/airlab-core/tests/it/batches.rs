@@ -130,6 +130,29 @@ fn tcp_data_packets_have_one_way_delays() {
     }
 }
 
+/// Batches that would all be complete within the warm-up begin at its end with the summary's
+/// window: the run used to stop inside the warm-up, and the summary divided a whole run's
+/// counts by a 1 ns window (utilization 11,574,512 on a 10 Mbit/s link).
+#[test]
+fn batches_begin_when_the_warm_up_ends() {
+    let text = SCENARIO
+        .replace("batches = { packets = 1000, count = 6 }", "warmup = \"5s\"\nbatches = { packets = 100, count = 3 }");
+    let out = run_toml(&text, Some(1));
+    let s = &out.summary;
+    assert_eq!(s["batches"]["completed"], 3);
+    assert_eq!(out.batches.values_of("bulk", "start_s")[0], 5.0);
+    // 300 packets at 10 Mbit/s take about 0.35 s after the warm-up.
+    let end = f(&s["duration_s"]);
+    assert!((5.2..6.0).contains(&end), "{end}");
+    let bottleneck = link(s, "bottleneck:r1->r2");
+    let utilization = f(&bottleneck["utilization"]);
+    assert!((0.9..=1.0).contains(&utilization), "{bottleneck}");
+    assert!(f(&bottleneck["throughput_mbps"]) <= 10.0, "{bottleneck}");
+    // The batches hold what the window delivered.
+    let packets: f64 = ["bulk", "mice"].iter().flat_map(|f| out.batches.values_of(f, "packets")).sum();
+    assert_eq!(packets, 300.0);
+}
+
 #[test]
 fn batches_may_count_chosen_flows_only() {
     // Counting the mice source's packets alone: each batch holds 300 of them, however many

@@ -6,7 +6,12 @@ use serde_json::Value;
 
 pub fn run_toml(text: &str, seed: Option<u64>) -> RunOutput {
     let resolved = load_str(text, "test.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
-    airlab_core::run(&resolved, seed)
+    run(&resolved, seed)
+}
+
+/// Runs `resolved`, failing the test if its summary breaks a physical invariant.
+pub fn run(resolved: &Resolved, seed: Option<u64>) -> RunOutput {
+    airlab_core::run(resolved, seed).unwrap_or_else(|e| panic!("{e}"))
 }
 
 pub fn builtin(name: &str) -> String {
@@ -17,7 +22,7 @@ pub fn builtin(name: &str) -> String {
 pub fn run_builtin(name: &str, overrides: &[(&str, &str)], seed: Option<u64>) -> RunOutput {
     let text = builtin(name);
     let resolved = load_str(&text, name, &owned(overrides)).unwrap_or_else(|e| panic!("{e}"));
-    airlab_core::run(&resolved, seed)
+    run(&resolved, seed)
 }
 
 /// `--set` overrides as `load_str` takes them.

@@ -1,9 +1,13 @@
 //! Property-based fuzzing of the scenario layer and the engine: the built-in scenarios,
 //! shortened, with one to three keys replaced by hostile values (edges of integer types,
-//! NaN, unitless or oversized quantities, wrong types, unknown keys) or removed. Every result
-//! is either a clean error (`file: key.path: what was expected`) or a run that finishes with
-//! a sane summary. A fixed seed makes CI run the same cases every time.
+//! NaN, unitless or oversized quantities, wrong types, unknown keys) or removed; and generated
+//! topologies with one structural defect each (duplicate names, routing loops, unreachable or
+//! identical ends, oversized or unprintable names, batches that would end in the warm-up, a
+//! too short timeslot), plus topologies at and beyond the node bound. Every result is either a
+//! clean error (`file: key.path: what was expected`, at the key of the defect) or a run that
+//! finishes with a sane summary. A fixed seed makes CI run the same cases every time.
 
+use airlab_core::scenario::limits::{MAX_NAME_CHARS, MAX_NODES};
 use airlab_core::scenario::load_str;
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -312,9 +316,250 @@ proptest! {
                 let started = Instant::now();
                 let out = airlab_core::run(&resolved, None);
                 prop_assert!(started.elapsed() < Duration::from_secs(60), "{} took {:?}", name, started.elapsed());
+                let out = out.map_err(|e| TestCaseError::fail(format!("{name}: {e}")))?;
                 assert_sane(&out.summary, name);
             }
             Ok(_) => {}
         }
     }
+}
+
+/// One structural defect of a generated topology, and the key its error names (none: the
+/// scenario is valid).
+#[derive(Clone, Copy, Debug)]
+enum Defect {
+    None,
+    DuplicateNode,
+    DuplicateLinkName,
+    DuplicateFlowName,
+    NetworkNamedLikeALink,
+    FlowToItself,
+    RoutingLoop,
+    Unreachable,
+    LongName,
+    ControlCharacter,
+    TinyTimeslot,
+    BatchesWithinTheWarmUp,
+}
+
+/// A chain of `routers` routers, each with `per_router` hosts (`h<r>_<k>`), 10 Mbit/s links,
+/// and flows between the hosts `ends` pick (distinct ones), with `defect` written in.
+#[derive(Clone, Debug)]
+struct Topology {
+    routers: usize,
+    per_router: usize,
+    ends: Vec<(Index, Index)>,
+    defect: Defect,
+    at: Index,
+}
+
+fn topology() -> impl Strategy<Value = Topology> {
+    let defects = prop::sample::select(vec![
+        Defect::None,
+        Defect::DuplicateNode,
+        Defect::DuplicateLinkName,
+        Defect::DuplicateFlowName,
+        Defect::NetworkNamedLikeALink,
+        Defect::FlowToItself,
+        Defect::RoutingLoop,
+        Defect::Unreachable,
+        Defect::LongName,
+        Defect::ControlCharacter,
+        Defect::TinyTimeslot,
+        Defect::BatchesWithinTheWarmUp,
+    ]);
+    let ends = prop::collection::vec((any::<Index>(), any::<Index>()), 1..4);
+    (2..6usize, 1..6usize, ends, defects, any::<Index>()).prop_map(|(routers, per_router, ends, defect, at)| Topology {
+        routers,
+        per_router,
+        ends,
+        defect,
+        at,
+    })
+}
+
+impl Topology {
+    /// The scenario's text and, for a defect that makes it invalid, the key its error names.
+    fn write(&self) -> (String, Option<String>) {
+        let mut hosts: Vec<String> =
+            (0..self.routers).flat_map(|r| (0..self.per_router).map(move |k| format!("h{r}_{k}"))).collect();
+        let routers: Vec<String> = (0..self.routers).map(|r| format!("r{r}")).collect();
+        // (between, name) of every link: the chain first, then each host's access link.
+        let mut links: Vec<([String; 2], String)> =
+            (1..self.routers).map(|r| ([routers[r - 1].clone(), routers[r].clone()], format!("r{r}"))).collect();
+        links.extend(
+            hosts.iter().enumerate().map(|(i, h)| ([h.clone(), routers[i / self.per_router].clone()], h.clone())),
+        );
+        let mut flows: Vec<(String, String, String)> = Vec::new();
+        for (n, (a, b)) in self.ends.iter().enumerate() {
+            let from = a.index(hosts.len());
+            // Another host: the receiver index skips the sender's.
+            let to = (from + 1 + b.index(hosts.len() - 1)) % hosts.len();
+            flows.push((format!("f{n}"), hosts[from].clone(), hosts[to].clone()));
+        }
+        let (mut routes, mut wifi, mut metrics) = (Vec::new(), String::new(), String::new());
+        let pick = |n: usize| self.at.index(n);
+        let key = match self.defect {
+            Defect::None => None,
+            Defect::DuplicateNode => {
+                let k = pick(hosts.len());
+                hosts.push(hosts[k].clone());
+                Some(format!("hosts[{}]", hosts.len() - 1))
+            }
+            Defect::DuplicateLinkName => {
+                let j = 1 + pick(links.len() - 1);
+                links[j].1 = links[0].1.clone();
+                Some(format!("link[{j}].name"))
+            }
+            Defect::DuplicateFlowName => {
+                let (first, _, _) = flows[0].clone();
+                let (_, from, to) = flows[pick(flows.len())].clone();
+                flows.push((first, from, to));
+                Some(format!("flow[{}].name", flows.len() - 1))
+            }
+            Defect::NetworkNamedLikeALink => {
+                let name = &links[pick(links.len())].1;
+                wifi = format!("[[wifi]]\nname = \"{name}\"\nstandard = \"a\"\nap = \"r0\"\nstations = [\"sta\"]\n");
+                hosts.push("sta".into());
+                Some("wifi[0].name".into())
+            }
+            Defect::FlowToItself => {
+                let n = pick(flows.len());
+                flows[n].2 = flows[n].1.clone();
+                Some(format!("flow[{n}].to"))
+            }
+            Defect::RoutingLoop => {
+                // r1 sends traffic for its own first host back to r0, which sends it to r1.
+                let target = "h1_0".to_string();
+                routes.push(format!("[[route]]\nat = \"r1\"\nto = \"{target}\"\nvia = \"r0\"\n"));
+                flows.push(("loop".into(), "h0_0".into(), target));
+                Some("route[0]".into())
+            }
+            Defect::Unreachable => {
+                hosts.push("island".into());
+                flows.push(("lost".into(), hosts[pick(hosts.len() - 1)].clone(), "island".into()));
+                Some(format!("flow[{}]", flows.len() - 1))
+            }
+            Defect::LongName => {
+                let n = pick(flows.len());
+                flows[n].0 = "f".repeat(MAX_NAME_CHARS + 1 + pick(100_000));
+                Some(format!("flow[{n}].name"))
+            }
+            Defect::ControlCharacter => {
+                let k = pick(hosts.len());
+                let renamed = format!("{}\\u001b[31m", hosts[k]);
+                let old = std::mem::replace(&mut hosts[k], renamed.clone());
+                for (between, _) in &mut links {
+                    between.iter_mut().filter(|e| **e == old).for_each(|e| *e = renamed.clone());
+                }
+                for (_, from, to) in &mut flows {
+                    for end in [from, to] {
+                        if *end == old {
+                            *end = renamed.clone();
+                        }
+                    }
+                }
+                Some(format!("hosts[{k}]"))
+            }
+            Defect::TinyTimeslot => {
+                let ts = ["1ns", "999ns", "0s"][pick(3)];
+                wifi = format!(
+                    "[[wifi]]\nstandard = \"a\"\nap = \"r0\"\nstations = [\"sta\"]\nairtime_telemetry = {{ timeslot = \"{ts}\" }}\n"
+                );
+                hosts.push("sta".into());
+                Some("wifi[0].airtime_telemetry.timeslot".into())
+            }
+            Defect::BatchesWithinTheWarmUp => {
+                // A few packets make every batch, long before the warm-up ends.
+                metrics = "[metrics]\nwarmup = \"600ms\"\nbatches = { packets = 5, count = 2, discard = 0 }\n".into();
+                None
+            }
+        };
+        let quote = |names: &[String]| names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ");
+        let mut text = format!(
+            "name = \"topology\"\nduration = \"1s\"\nhosts = [{}]\nrouters = [{}]\n{metrics}{wifi}",
+            quote(&hosts),
+            quote(&routers)
+        );
+        for ([a, b], name) in &links {
+            text += &format!(
+                "[[link]]\nname = \"{name}\"\nbetween = [\"{a}\", \"{b}\"]\nrate = \"10Mbit\"\ndelay = \"1ms\"\n"
+            );
+        }
+        for route in &routes {
+            text += route;
+        }
+        for (name, from, to) in &flows {
+            text += &format!("[[flow]]\nname = \"{name}\"\nfrom = \"{from}\"\nto = \"{to}\"\ncc = \"cubic\"\napp = {{ kind = \"bulk\" }}\n");
+        }
+        (text, key)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 96,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5747),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn structural_defects_are_named_at_their_key(t in topology()) {
+        let (text, key) = t.write();
+        match (load_str(&text, "topology.toml", &[]), key) {
+            (Err(e), Some(key)) => {
+                prop_assert_eq!(&e.key, &key, "{:?}: {}", t.defect, e);
+                // A long name is not repeated back in full.
+                prop_assert!(e.message.len() < 1000, "{:?}: {} characters", t.defect, e.message.len());
+            }
+            (Err(e), None) => prop_assert!(false, "{:?}: a valid topology was refused: {}", t.defect, e),
+            (Ok(_), Some(key)) => prop_assert!(false, "{:?}: not refused at {}", t.defect, key),
+            (Ok(resolved), None) => {
+                let out = airlab_core::run(&resolved, None).map_err(|e| TestCaseError::fail(e.to_string()))?;
+                assert_sane(&out.summary, "topology");
+                if let Defect::BatchesWithinTheWarmUp = t.defect {
+                    // The batches began with the window, so the run outlived the warm-up.
+                    prop_assert!(out.summary["duration_s"].as_f64().unwrap() > 0.6, "{}", out.summary["duration_s"]);
+                    prop_assert!(out.batches.column("start_s").unwrap().iter().all(|&s| s >= 0.6));
+                }
+            }
+        }
+    }
+}
+
+/// Thousands of hosts: one node more than the bound is refused before anything is expanded, and
+/// a tree of exactly as many nodes (a thousand hosts under a few routers) loads and runs.
+#[test]
+fn thousands_of_hosts_load_at_the_node_bound_and_are_refused_beyond_it() {
+    let tree = |nodes: usize| {
+        let routers = 24;
+        let hosts: Vec<String> = (0..nodes - routers).map(|i| format!("h{i}")).collect();
+        let quote = |names: Vec<String>| names.iter().map(|n| format!("\"{n}\"")).collect::<Vec<_>>().join(", ");
+        let mut text = format!(
+            "name = \"tree\"\nduration = \"200ms\"\nhosts = [{}]\nrouters = [{}]\n",
+            quote(hosts.clone()),
+            quote((0..routers).map(|r| format!("r{r}")).collect())
+        );
+        for r in 1..routers {
+            text += &format!("[[link]]\nbetween = [\"r0\", \"r{r}\"]\nrate = \"1Gbit\"\ndelay = \"1ms\"\n");
+        }
+        for (i, h) in hosts.iter().enumerate() {
+            text +=
+                &format!("[[link]]\nbetween = [\"{h}\", \"r{}\"]\nrate = \"100Mbit\"\ndelay = \"1ms\"\n", i % routers);
+        }
+        let last = &hosts[hosts.len() - 1];
+        text + &format!("[[flow]]\nfrom = \"h0\"\nto = \"{last}\"\ncc = \"cubic\"\napp = {{ kind = \"bulk\" }}\n")
+    };
+    for beyond in [MAX_NODES + 1, 4 * MAX_NODES] {
+        let e = load_str(&tree(beyond), "tree.toml", &[]).unwrap_err();
+        assert_eq!(e.key, "routers", "{e}");
+        assert!(e.message.contains(&format!("more than the {MAX_NODES} nodes")), "{e}");
+    }
+    let started = Instant::now();
+    let resolved = load_str(&tree(MAX_NODES), "tree.toml", &[]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(resolved.next_hop.len(), MAX_NODES * (MAX_NODES - 24) - (MAX_NODES - 24));
+    let out = airlab_core::run(&resolved, None).unwrap_or_else(|e| panic!("{e}"));
+    assert_sane(&out.summary, "tree");
+    assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
 }

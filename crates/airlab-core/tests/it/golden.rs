@@ -68,7 +68,7 @@ fn scenarios() -> Vec<String> {
 /// The digest of one built-in scenario's full run with its own seed.
 fn digest(name: &str) -> String {
     let resolved = load_str(&builtin(name), name, &[]).unwrap_or_else(|e| panic!("{e}"));
-    let out = airlab_core::run(&resolved, None);
+    let out = crate::common::run(&resolved, None);
     let mut h = Fnv::new();
     h.bytes(out.deterministic_summary().to_string().as_bytes());
     for t in [&out.flows, &out.queues, &out.links, &out.wifi, &out.fcts, &out.pings, &out.batches] {

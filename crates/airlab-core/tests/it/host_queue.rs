@@ -92,7 +92,7 @@ fn host_jitter_varies_runs_by_seed_and_is_bounded() {
         let scenario = Scenario::new("jitter", "10s").hosts(&["h1", "h2"]).routers(&["r"]).links([link, bottleneck]);
         let text = scenario.flow(Flow::bulk("h1", "h2", "cubic")).to_string();
         let resolved = load_with(&text, &[("host_jitter", jitter)]).unwrap();
-        let s = airlab_core::run(&resolved, Some(seed)).summary;
+        let s = crate::common::run(&resolved, Some(seed)).summary;
         (f(&flow(&s, "flow0")["rtt_ms"]["mean"]), f(&flow(&s, "flow0")["rtt_ms"]["min"]))
     };
     assert_eq!(run("0s", 1), run("0s", 2), "no jitter: the seed does not matter");

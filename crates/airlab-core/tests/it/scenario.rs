@@ -683,9 +683,9 @@ fn a_udp_flow_sends_at_most_a_million_datagrams_per_second() {
 
 #[test]
 fn too_many_nodes_links_and_flows_are_refused_before_anything_is_expanded() {
-    let hosts: Vec<String> = (0..5000).map(|i| format!("\"h{i}\"")).collect();
+    let hosts: Vec<String> = (0..1025).map(|i| format!("\"h{i}\"")).collect();
     let text = format!("name = \"big\"\nduration = \"1s\"\nhosts = [{}]\n", hosts.join(", "));
-    assert_error(load(&text), "hosts", "more than the 4096 nodes");
+    assert_error(load(&text), "hosts", "1025 hosts and 0 routers are more than the 1024 nodes");
     let flows = dumbbell().replace("app = { kind = \"bulk\" }", "app = { kind = \"bulk\" }\ncount = 6000");
     let text = flows.replace("app = { kind = \"ping\" }", "app = { kind = \"ping\" }\ncount = 5000");
     assert_error(load(&text), "flow[1].count", "brings the scenario to 11000 flows");
@@ -731,4 +731,88 @@ fn copies_of_a_flow_take_their_senders_from_a_list_in_turn() {
     assert_error(load_with(&text.replace("[\"h1\", \"h3\"]", "[]"), &[]), "flow[0].from", "at least one host");
     assert_error(load_with(&text.replace("[\"h1\", \"h3\"]", "[\"h1\", \"h9\"]"), &[]), "flow[0].from", "h9");
     assert_error(load_with(&text.replace("[\"h1\", \"h3\"]", "[\"h1\", \"h2\"]"), &[]), "flow[0].to", "another host");
+}
+
+/// A link's own settings are checked even where both directions override them: a shadowed
+/// `qdisc = { kind = "nosuch", limit = "banana" }` used to load unread.
+#[test]
+fn a_links_shared_settings_are_checked_where_both_directions_override_them() {
+    let fq = r#"{ kind = "fq_codel" }"#;
+    let both = [("link.bottleneck.forward.qdisc", fq), ("link.bottleneck.reverse.qdisc", fq)];
+    let with = |key: &'static str, value: &'static str| {
+        let mut sets = both.to_vec();
+        sets.push((key, value));
+        load_with(&dumbbell(), &sets)
+    };
+    let bogus = r#"{ kind = "nosuch", limit = "banana" }"#;
+    assert_error(with("link.bottleneck.qdisc", bogus), "link[1].qdisc.kind", "unknown qdisc kind `nosuch`");
+    let banana = r#"{ kind = "pfifo", limit = "banana" }"#;
+    assert_error(with("link.bottleneck.qdisc", banana), "link[1].qdisc.limit", "whole number");
+    let r = with("link.bottleneck.qdisc", r#"{ kind = "pfifo", limit = 7 }"#).expect("a valid shadowed qdisc");
+    assert_eq!((r.directions[2].qdisc.name(), r.directions[3].qdisc.name()), ("fq_codel", "fq_codel"));
+    // Every other shared key too.
+    let sides = [("link.bottleneck.forward.loss", "0.1"), ("link.bottleneck.reverse.loss", "0.1")];
+    let sets = [sides[0], sides[1], ("link.bottleneck.loss", "5.0")];
+    assert_error(load_with(&dumbbell(), &sets), "link[1].loss", "probability");
+}
+
+/// Names are labels in every table, plot and message: at most 64 characters, none of them a
+/// control character (a 100,000-character flow name kept a run's plots busy for minutes).
+#[test]
+fn names_are_at_most_64_printable_characters() {
+    let (fits, long) = ("n".repeat(64), "n".repeat(65));
+    let too_long = "65 characters long, more than the 64 a name may have";
+    load_with(&dumbbell(), &[("flow.0.name", &fits)]).expect("64 characters");
+    assert_error(load_with(&dumbbell(), &[("flow.0.name", &long)]), "flow[0].name", too_long);
+    assert_error(load_with(&dumbbell(), &[("flow.0.name", r#""a\u0007b""#)]), "flow[0].name", "control character");
+    assert_error(load_with(&dumbbell(), &[("flow.0.name", r#""a\nb""#)]), "flow[0].name", "control character");
+    assert_error(load_with(&dumbbell(), &[("link.bottleneck.name", &long)]), "link[1].name", too_long);
+    assert_error(load_with(&dumbbell(), &[("name", &long)]), "name", too_long);
+    let fairtt = [("flow.0.cc", "fairtt"), ("flow.0.cc_params.group", long.as_str())];
+    assert_error(load_with(&dumbbell(), &fairtt), "flow[0].cc_params.group", too_long);
+    let nodes = Scenario::new("n", "1s").hosts(&[&long, "b"]).link(Link::new(&long, "b", "1Mbit", "1ms"));
+    assert_error(load(&nodes.to_string()), "hosts[0]", "node name is 65 characters long");
+    let wifi = crate::common::one_station_ax(&format!("name = \"{long}\""));
+    assert_error(load(&wifi), "wifi[0].name", too_long);
+}
+
+/// Repeating events have a shortest period and allocations a largest size, each named in the
+/// error (docs/scenario.md#limits).
+#[test]
+fn timeslots_quanta_batches_and_links_are_bounded() {
+    use crate::common::one_station_ax;
+    let telemetry = |keys: &str| load(&one_station_ax(&format!("airtime_telemetry = {{ {keys} }}")));
+    let at = "wifi[0].airtime_telemetry";
+    assert_error(telemetry(r#"timeslot = "1ns""#), &format!("{at}.timeslot"), "must be 1us to 4294967295us");
+    telemetry(r#"timeslot = "1us""#).expect("a microsecond");
+    assert_error(telemetry(r#"timeslot = "4295s""#), &format!("{at}.timeslot"), "32 bits of microseconds");
+    assert_error(telemetry(r#"initial_timeslot = "999ns""#), &format!("{at}.initial_timeslot"), "at most once per 1us");
+    assert_error(telemetry("header_bytes = 2049"), &format!("{at}.header_bytes"), "RFC 8200");
+    telemetry("header_bytes = 2048").expect("the largest IPv6 extension header");
+    let quantum = |q: &str| load(&one_station_ax(&format!("device = {{ kind = \"mac80211\", quantum = \"{q}\" }}")));
+    assert_error(quantum("255B"), "wifi[0].device.quantum", "must be 256B to 1MiB");
+    quantum("256B").expect("fq_codel's least quantum");
+    // Two flows: 9 million batches fill 18 million rows beside the series' 1,400.
+    let batches = |count: &str| load_with(&dumbbell(), &[("metrics.batches", count)]);
+    batches("{ packets = 1, count = 9000000 }").expect("within the rows");
+    assert_error(batches("{ packets = 1, count = 10000000 }"), "metrics.batches.count", "more than the 20000000");
+    // A mesh of 91 nodes makes 4095 pairs of its members links; 92 nodes make 4186.
+    let mesh = |n: usize| {
+        let nodes: Vec<String> = (0..n).map(|i| format!("n{i}")).collect();
+        let nodes: Vec<&str> = nodes.iter().map(String::as_str).collect();
+        Scenario::new("mesh", "1s").hosts(&nodes).wifi(Wifi::mesh("n", &nodes)).to_string()
+    };
+    load(&mesh(91)).expect("4095 links");
+    assert_error(load(&mesh(92)), "wifi[0].nodes", "4186 pairs of members exchange frames");
+    // An htb of 64 fq_codel classes of 65536 flows allocates 4,194,305 queues per direction:
+    // four directions are one queue too many.
+    let class = r#"{ rate = "1Mbit", qdisc = { kind = "fq_codel", flows = 65536 } }"#;
+    let htb = format!("{{ kind = \"htb\", classes = [{}] }}", vec![class; 64].join(", "));
+    let on = |links: &[&'static str]| {
+        let keys: Vec<String> = links.iter().map(|l| format!("link.{l}.qdisc")).collect();
+        let sets: Vec<(&str, &str)> = keys.iter().map(|k| (k.as_str(), htb.as_str())).collect();
+        load_with(&dumbbell(), &sets)
+    };
+    on(&["h1-r1"]).expect("8,388,610 queues");
+    assert_error(on(&["h1-r1", "bottleneck"]), "link[1].qdisc", "allocate 16777220 queues");
 }

@@ -197,7 +197,7 @@ fn a_bss_with_a_wired_uplink_runs_end_to_end() {
     let r = load(&bss()).unwrap();
     let world = airlab_core::scenario::build::build(&r, 1);
     assert_eq!((world.nodes.len(), world.wifi.len(), world.wifi[0].devs.len()), (4, 1, 3));
-    let out = airlab_core::run(&r, None);
+    let out = crate::common::run(&r, None);
     let s = &out.summary;
     let flows = s["flows"].as_array().unwrap();
     let goodput = flows[0]["goodput_mbps"].as_f64().unwrap();

@@ -74,7 +74,10 @@ pub static CAKE: Component = Component {
         },
     ],
     check: no_check,
-    build: Build(|c: &Config, rng: Rng| Box::new(Cake::new(&CakeConfig::of(c), rng))),
+    build: Build(
+        |c: &Config, rng: Rng| Box::new(Cake::new(&CakeConfig::of(c), rng)),
+        |c: &Config| (tins::QUEUES * CakeTins::from_word(c.choice("tins")).count()) as u64,
+    ),
 };
 
 /// CAKE's settings, as typed values (see [`CAKE`] for their meaning and defaults).

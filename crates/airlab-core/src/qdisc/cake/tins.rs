@@ -186,14 +186,23 @@ impl CakeTins {
         }
     }
 
-    /// The tins of this mode for `bandwidth` (None: unshaped), and the DSCP -> tin map.
-    pub fn build(self, bandwidth: Option<u64>, target: Time, rtt: Time) -> (Vec<Tin>, &'static [u8; 64]) {
-        // (rate shift, DRR quantum) per tin, Linux `cake_config_*`.
-        let (shape, map): (&[(u32, i32)], _) = match self {
+    /// (rate shift, DRR quantum) per tin, and the DSCP -> tin map: Linux `cake_config_*`.
+    fn layout(self) -> (&'static [(u32, i32)], &'static [u8; 64]) {
+        match self {
             CakeTins::Besteffort => (&[(0, 65535)], &[0; 64]),
             CakeTins::Diffserv3 => (&[(0, 1024), (4, 1024 >> 4), (2, 1024 >> 2)], &DIFFSERV3),
             CakeTins::Diffserv4 => (&[(0, 1024), (4, 1024 >> 4), (1, 1024 >> 1), (2, 1024 >> 2)], &DIFFSERV4),
-        };
+        }
+    }
+
+    /// How many tins this mode has.
+    pub fn count(self) -> usize {
+        self.layout().0.len()
+    }
+
+    /// The tins of this mode for `bandwidth` (None: unshaped), and the DSCP -> tin map.
+    pub fn build(self, bandwidth: Option<u64>, target: Time, rtt: Time) -> (Vec<Tin>, &'static [u8; 64]) {
+        let (shape, map) = self.layout();
         let tins = shape
             .iter()
             .map(|&(shift, quantum)| Tin::new(bandwidth.map(|b| b >> shift), quantum, target, rtt))

@@ -1,0 +1,37 @@
+"""An engine bug, a summary that breaks a physical invariant, is an error of its own: the
+engine raises ``airlab.InternalError`` instead of handing out the numbers, and the command
+line exits 3 asking for a report (a scenario's errors exit 2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import airlab
+from airlab import _core, cli
+
+
+def test_internal_error_is_the_engines_runtime_error() -> None:
+    assert airlab.InternalError is _core.InternalError
+    assert issubclass(airlab.InternalError, RuntimeError)
+    assert not issubclass(airlab.InternalError, airlab.ScenarioError)
+
+
+def test_an_internal_error_exits_3_and_asks_for_a_report(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    broken = 'link "bottleneck:r1->r2" utilization = 11574512, expected from 0 to 1'
+
+    def run(*args: object, **kwargs: object) -> None:
+        raise airlab.InternalError(f"the run's summary breaks 1 physical invariant: {broken}")
+
+    monkeypatch.setattr(airlab, "run", run)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["run", "basics/dumbbell-cubic", "--out", "out"])
+    assert exit_.value.code == 3
+    err = capsys.readouterr().err
+    assert err.startswith("internal error: the run's summary breaks 1 physical invariant: ")
+    assert broken in err and "please report it" in err
+    assert not (tmp_path / "out" / "summary.json").exists()
