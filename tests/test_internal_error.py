@@ -35,3 +35,25 @@ def test_an_internal_error_exits_3_and_asks_for_a_report(
     assert err.startswith("internal error: the run's summary breaks 1 physical invariant: ")
     assert broken in err and "please report it" in err
     assert not (tmp_path / "out" / "summary.json").exists()
+
+
+def test_a_sweep_with_an_internal_error_exits_3_and_keeps_its_other_runs(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    real = airlab.run_text
+
+    def run_text(text: str, seed: int | None = None, **kwargs: object) -> object:
+        if seed == 2:
+            raise airlab.InternalError("the run's summary breaks 1 physical invariant: x")
+        return real(text, seed=seed, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(airlab, "run_text", run_text)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["sweep", "basics/dumbbell-cubic", "--set", "duration=1s", "--seeds", "2",
+                  "--jobs", "1", "--out", "sw"])  # fmt: skip
+    assert exit_.value.code == 3
+    err = capsys.readouterr().err
+    assert "internal error: run " in err and "InternalError: the run's summary breaks" in err
+    assert "please report it" in err
+    assert len(list((tmp_path / "sw" / "runs").glob("*.json"))) == 1

@@ -7,8 +7,8 @@ import json
 import os
 import sys
 import tomllib
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -451,11 +451,34 @@ def _cluster_options(f: Callable[..., Any]) -> Callable[..., Any]:
 def _executor(
     jobs: int, scheduler: str | None, cluster: str | None, runs: int
 ) -> Iterator[_jobs.Executor]:
+    # Only the executor's start-up is a usage error; what its runs raise passes through.
+    stack = ExitStack()
     try:
-        with _jobs.executor(jobs, scheduler, cluster, runs) as ex:
-            yield ex
+        ex = stack.enter_context(_jobs.executor(jobs, scheduler, cluster, runs))
     except (ValueError, RuntimeError) as e:
         raise CliError(str(e)) from None
+    with stack:
+        yield ex
+
+
+def _exit_on_failed_runs(failed: Mapping[str, str], what: str) -> None:
+    """Report failed runs and exit: 3 if any was an engine bug (``InternalError``), else 1."""
+    if not failed:
+        return
+    internal = False
+    for run_id, message in failed.items():
+        internal |= message.startswith("InternalError:")
+        kind = "internal error" if message.startswith("InternalError:") else "error"
+        click.echo(f"{kind}: {what} {run_id}: {message}", err=True)
+    if internal:
+        click.echo(
+            "An internal error is a bug in airlab, not in the scenario; please report it with "
+            "the scenario and the command.",
+            err=True,
+        )
+        sys.exit(EXIT_INTERNAL)
+    click.echo(f"{len(failed)} runs failed; run the same command again to retry them", err=True)
+    sys.exit(1)
 
 
 @cli.command()
@@ -519,10 +542,7 @@ def sweep(
     if outcome.interrupted:
         click.echo(f"interrupted: {finished} finished runs kept in {out}", err=True)
         sys.exit(EXIT_INTERRUPTED)
-    if outcome.failed:
-        for rid, msg in outcome.failed.items():
-            click.echo(f"error: run {rid}: {msg}", err=True)
-        sys.exit(1)
+    _exit_on_failed_runs(outcome.failed, "run")
 
 
 @cli.command()
@@ -630,10 +650,7 @@ def reproduce(
     if outcome.interrupted:
         click.echo(f"interrupted: {len(outcome.records)} finished runs kept in {out_dir}", err=True)
         sys.exit(EXIT_INTERRUPTED)
-    if outcome.failed:
-        for job_id, msg in outcome.failed.items():
-            console.print(f"[red]failed[/] {job_id}: {msg}")
-        raise CliError(f"{len(outcome.failed)} runs failed; rerun to retry them")
+    _exit_on_failed_runs(outcome.failed, "run")
     analysis = mod.analyze(outcome.records, out_dir, quick)
     _io.write_text(out_dir / "report.html", mod.report(analysis, out_dir, quick))
     t = Table(title="Paper vs airlab", title_justify="left", title_style="bold")
