@@ -62,3 +62,73 @@ def test_cli_compare_prints_and_writes(cli, tmp_path: Path) -> None:
     assert (tmp_path / "cmp" / "compare.md").exists()
     proc = cli("compare", "r1")
     assert proc.returncode == 2 and "at least two" in proc.stderr
+
+
+def _degraded(res, checks: list[dict]):
+    """``res`` as a degraded testbed run that failed ``checks`` would be."""
+    import copy
+
+    from airlab.results import Result
+
+    summary = copy.deepcopy(res.summary)
+    summary["backend"] = "linux"
+    summary["fidelity"] = {"degraded": True, "reasons": [c["detail"] for c in checks],
+                           "checks": [{"subject": "run", "value": 0.5, "bound": 0.9, "op": ">=",
+                                       "pass": False, **c} for c in checks]}  # fmt: skip
+    return Result(summary=summary, scenario=res.scenario, source=None, flows=res.flows,
+                  queues=res.queues, links=res.links, wifi=res.wifi, fcts=res.fcts,
+                  pings=res.pings, batches=res.batches)  # fmt: skip
+
+
+def test_compare_marks_every_number_a_degraded_runs_failed_check_affects(tmp_path: Path) -> None:
+    sim = airlab.run(DUMBBELL, seed=1, set=SHORT)
+    srtt = {"name": "samples.tcp_info", "subject": "flow cubic1", "detail": "2 of 30 samples",
+            "affects": ["flows:cubic1:srtt_ms"]}  # fmt: skip
+    link = {"name": "link.backlogged_utilization", "subject": "link bottleneck:r1->r2",
+            "detail": "66 % of its rate", "affects": ["links:bottleneck:r1->r2",
+                                                      "queues:bottleneck:r1->r2"]}  # fmt: skip
+    real = _degraded(sim, [srtt, link])
+    cmp = compare(sim, real, labels=["sim", "kernel"])
+    t = cmp.table
+    flagged = t[t["caveat"] != ""]
+    # sRTT of cubic1 (p50 and p95), the bottleneck queue's numbers and its link's utilization;
+    # nothing of cubic2, no goodput.
+    assert set(zip(flagged["name"], flagged["metric"], strict=True)) == {
+        ("cubic1", "sRTT p50 ms"), ("cubic1", "sRTT p95 ms"),
+        ("bottleneck:r1->r2", "drops"), ("bottleneck:r1->r2", "backlog mean pkts"),
+        ("bottleneck:r1->r2", "backlog max pkts"), ("bottleneck:r1->r2", "sojourn p50 ms"),
+        ("bottleneck:r1->r2", "utilization"),
+    }  # fmt: skip
+    assert set(flagged["caveat"]) == {"kernel: samples.tcp_info (flow cubic1)",
+                                      "kernel: link.backlogged_utilization (link "
+                                      "bottleneck:r1->r2)"}  # fmt: skip
+    row = int(t.index[(t["name"] == "cubic1") & (t["metric"] == "sRTT p50 ms")][0])
+    cells = cmp.cells(row)
+    assert "⚠" not in cells[3] and cells[4].endswith(" ⚠1") and cells[5].endswith(" ⚠1")
+    goodput = int(t.index[(t["name"] == "cubic1") & (t["metric"] == "goodput Mbit/s")][0])
+    assert "⚠" not in "".join(cmp.cells(goodput))
+    assert cmp.notes() == [
+        "⚠1: kernel is a degraded testbed run: samples.tcp_info (flow cubic1): 2 of 30 samples",
+        "⚠2: kernel is a degraded testbed run: link.backlogged_utilization (link "
+        "bottleneck:r1->r2): 66 % of its rate",
+    ]
+    md = cmp.markdown()
+    assert "| flows | cubic1 | sRTT p50 ms |" in md and md.rstrip().endswith("66 % of its rate")
+    # The other way round, the degraded run first: the difference still carries the caveat.
+    back = compare(real, sim, labels=["kernel", "sim"])
+    k = int(back.table.index[(back.table["name"] == "cubic1")
+                             & (back.table["metric"] == "sRTT p50 ms")][0])  # fmt: skip
+    assert back.cells(k)[3].endswith(" ⚠1") and back.cells(k)[5].endswith(" ⚠1")
+    # A check affecting the whole run marks every number of that run.
+    everything = compare(sim, _degraded(sim, [{"name": "cpu.available", "detail": "busy",
+                                               "affects": ["*"]}]))  # fmt: skip
+    shown = everything.table[everything.table.columns[4]].notna()
+    assert (everything.table[shown]["caveat"] != "").all()
+    out = cmp.save(tmp_path / "cmp", plots=False)
+    assert "caveat" in (out / "compare.csv").read_text().splitlines()[0]
+
+
+def test_compare_refuses_a_label_that_names_a_column() -> None:
+    a = airlab.run(DUMBBELL, seed=1, set=SHORT)
+    with pytest.raises(ValueError, match="caveat: a column of the table, not a label"):
+        compare(a, a, labels=["x", "caveat"])

@@ -944,8 +944,8 @@ def testbed_cleanup(everything: bool) -> None:
         raise CliError(str(e)) from None
     dirs = [r for r in removed if os.sep in r]
     names = ": " + ", ".join(removed) if removed else ""
-    click.echo(f"removed {len(removed) - len(dirs)} namespace(s) and {len(dirs)} "
-               f"directory(ies){names}")  # fmt: skip
+    what = "scratch directory" if len(dirs) == 1 else "scratch directories"
+    click.echo(f"removed {len(removed) - len(dirs)} namespace(s) and {len(dirs)} {what}{names}")
 
 
 # -- entry point -----------------------------------------------------------------------------------

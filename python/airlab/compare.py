@@ -1,13 +1,18 @@
 """Any two or more results side by side: the simulator against the Linux testbed, two seeds,
 two versions of a model. Per flow, queue and link, each summary metric for every result and its
 relative difference from the first; and the time series of the flows (goodput, cwnd, smoothed
-RTT) and of the busiest queues (backlog) overlaid, one panel per flow or queue."""
+RTT) and of the busiest queues (backlog) overlaid, one panel per flow or queue.
+
+A testbed run that found its own numbers unreliable (a degraded run: summary ``fidelity``,
+docs/testbed.md) marks each number a failed check affects: the cell carries ``⚠`` and the
+number of a note saying which run and which check, and so does the relative difference
+computed from it."""
 
 from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +49,19 @@ def _get(d: dict[str, Any], path: str) -> float | None:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
+def _failed_checks(res: Result) -> list[dict[str, Any]]:
+    """The fidelity checks a (testbed) result failed; none for a result without them."""
+    fid = res.summary.get("fidelity") or {}
+    return [c for c in fid.get("checks") or [] if not c.get("pass", True)]
+
+
+def _affected(check: dict[str, Any], table: str, name: str, path: str) -> bool:
+    """Whether a failed check makes this summary number unreliable (its ``affects``: ``*``,
+    ``table:name`` or ``table:name:field``)."""
+    keys = set(check.get("affects") or [])
+    return bool({"*", f"{table}:{name}", f"{table}:{name}:{path.split('.')[0]}"} & keys)
+
+
 def load_result(result: Result | str | os.PathLike[str]) -> Result:
     """A ``Result``, or one read from a result directory or a Flent file; ValueError for any
     other path."""
@@ -68,22 +86,52 @@ def label_of(res: Result, fallback: str) -> str:
 class Comparison:
     labels: list[str]
     results: list[Result]
-    #: One row per (table, entity, metric): a column per result, and for each result after
-    #: the first a ``<label> vs <first label>`` column with the relative difference.
+    #: One row per (table, entity, metric): a column per result, for each result after the
+    #: first a ``<label> vs <first label>`` column with the relative difference, and
+    #: ``caveat``: the failed fidelity checks of degraded runs that affect the row's numbers
+    #: (``<label>: <check> (<subject>)``, ``; ``-separated; empty if none).
     table: pd.DataFrame
+    #: Per row of ``table``, per label: the numbers of the notes (:meth:`notes`) on its value.
+    marks: list[dict[str, list[int]]] = field(default_factory=list)
+    #: The notes, in order: (label, failed check).
+    caveats: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     @property
     def relative_columns(self) -> list[str]:
         return [f"{lb} vs {self.labels[0]}" for lb in self.labels[1:]]
 
+    def cells(self, k: int) -> list[str]:
+        """Row ``k`` of the table as text: its entity, each value and each relative difference,
+        with ``⚠`` and the notes' numbers beside a number a degraded run's failed check
+        affects (a difference carries the notes of both its numbers)."""
+        r = self.table.iloc[k]
+        marks = self.marks[k] if k < len(self.marks) else {}
+
+        def flag(text: str, notes: list[int]) -> str:
+            return f"{text} ⚠{','.join(map(str, notes))}" if notes else text
+
+        cells = [str(r["table"]), str(r["name"]), str(r["metric"])]
+        cells += [flag(fmt(r[lb]), sorted(marks.get(lb, []))) for lb in self.labels]
+        first = marks.get(self.labels[0], [])
+        for lb, col in zip(self.labels[1:], self.relative_columns, strict=True):
+            cells.append(flag(_pct(r[col]), sorted({*first, *marks.get(lb, [])})))
+        return cells
+
+    def notes(self) -> list[str]:
+        """One line per caveat: its number, the run and the check that failed, and why."""
+        return [
+            f"⚠{n}: {lb} is a degraded testbed run: {c['name']} ({c['subject']}): {c['detail']}"
+            for n, (lb, c) in enumerate(self.caveats, 1)
+        ]
+
     def markdown(self) -> str:
         head = ["table", "name", "metric", *self.labels, *self.relative_columns]
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        for _, r in self.table.iterrows():
-            cells = [r["table"], r["name"], r["metric"]]
-            cells += [fmt(r[lb]) for lb in self.labels]
-            cells += [_pct(r[c]) for c in self.relative_columns]
-            lines.append("| " + " | ".join(cells) + " |")
+        for k in range(len(self.table)):
+            lines.append("| " + " | ".join(self.cells(k)) + " |")
+        notes = self.notes()
+        if notes:
+            lines += ["", *notes]
         return "\n".join(lines) + "\n"
 
     def save(self, out_dir: str | os.PathLike[str], plots: bool = True) -> Path:
@@ -113,7 +161,13 @@ def compare(
     labels = list(labels) if labels else [label_of(r, str(i)) for i, r in enumerate(loaded)]
     if len(labels) != len(loaded) or len(set(labels)) != len(labels):
         raise ValueError(f"need {len(loaded)} distinct labels, got {labels}")
-    rows = []
+    reserved = {"table", "name", "metric", "caveat"} & set(labels)
+    if reserved:
+        raise ValueError(f"{', '.join(sorted(reserved))}: a column of the table, not a label")
+    failed = [_failed_checks(res) for res in loaded]
+    caveats: list[tuple[str, dict[str, Any]]] = []
+    note: dict[tuple[int, int], int] = {}  # (result, check) -> note number, from 1
+    rows, marks = [], []
     for table, path, name in METRICS:
         names: list[str] = []
         for res in loaded:
@@ -135,8 +189,22 @@ def compare(
             for lb, v in zip(labels[1:], values[1:], strict=True):
                 ok = base not in (None, 0) and v is not None
                 row[f"{lb} vs {labels[0]}"] = v / base - 1 if ok else math.nan
+            row_marks: dict[str, list[int]] = {}
+            texts = []
+            for i, (lb, v) in enumerate(zip(labels, values, strict=True)):
+                for j, check in enumerate(failed[i]):
+                    if v is None or not _affected(check, table, entity_name, path):
+                        continue
+                    if (i, j) not in note:
+                        caveats.append((lb, check))
+                        note[(i, j)] = len(caveats)
+                    row_marks.setdefault(lb, []).append(note[(i, j)])
+                    texts.append(f"{lb}: {check['name']} ({check['subject']})")
+            row["caveat"] = "; ".join(texts)
             rows.append(row)
-    return Comparison(labels=labels, results=loaded, table=pd.DataFrame(rows))
+            marks.append(row_marks)
+    return Comparison(labels=labels, results=loaded, table=pd.DataFrame(rows), marks=marks,
+                      caveats=caveats)  # fmt: skip
 
 
 def plot(comparison: Comparison, out_dir: Path) -> list[Path]:

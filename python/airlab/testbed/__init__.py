@@ -8,7 +8,10 @@ summary schema and table columns, so ``airlab compare`` can set the two side by 
 docs/testbed.md for what is measured, what is not, and how accurate the wire is.
 
 Needs root. ``check()`` says what this kernel offers, ``run()`` runs a scenario, ``cleanup()``
-removes what a killed run left behind.
+removes what a killed run left behind. Every run measures its own fidelity (summary
+``fidelity``, :mod:`airlab.testbed.fidelity`) and warns with :class:`DegradedRunWarning`, or
+raises :class:`DegradedRunError` with ``strict=True``, when its numbers are not the kernel's
+alone.
 """
 
 from __future__ import annotations
@@ -20,9 +23,10 @@ from typing import Any
 from airlab.testbed import kernel
 from airlab.testbed.kernel import TestbedError
 from airlab.testbed.plan import KERNEL_CC, KERNEL_QDISC, PlanError
-from airlab.testbed.run import run
+from airlab.testbed.run import DegradedRunError, DegradedRunWarning, run
 
-__all__ = ["PlanError", "TestbedError", "check", "cleanup", "run"]
+__all__ = ["DegradedRunError", "DegradedRunWarning", "PlanError", "TestbedError", "check",
+           "cleanup", "run"]  # fmt: skip
 
 
 def check() -> dict[str, Any]:
@@ -45,7 +49,8 @@ def check() -> dict[str, Any]:
 
 
 def cleanup(everything: bool = False) -> list[str]:
-    """Remove the namespaces of testbed runs whose controller is gone (all of them with
-    ``everything``); returns their names. A run's agents die with their controller."""
+    """Remove what testbed runs whose controller is gone left behind (that of all runs with
+    ``everything``): their namespaces and scratch directories; returns the namespaces' names
+    and the directories' paths. A run's agents die with their controller."""
     kernel.require_root()
     return kernel.remove_stale(everything=everything)

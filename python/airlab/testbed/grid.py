@@ -218,7 +218,10 @@ def run_cells(
                 result = airlab.run(path, set=sets, seed=seed)
             rows = pd.DataFrame(_rows(cell, backend, seed, result))
             rows.to_csv(out, mode="a", header=not out.exists(), index=False)
-            print(f"[{k}/{len(todo)}] {cell.name} seed {seed}: done", flush=True)
+            # Python warns of a degraded kernel run once per place; every one is said here.
+            fid = result.summary.get("fidelity") or {}
+            note = f" (degraded: {'; '.join(fid['reasons'])})" if fid.get("degraded") else ""
+            print(f"[{k}/{len(todo)}] {cell.name} seed {seed}: done{note}", flush=True)
 
 
 def _within(a: float, b: float, tol: float) -> bool:

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import os
 import platform
 import re
+import shutil
 import struct
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -38,6 +41,8 @@ TCP_SYSCTLS = (
 )
 
 _STALE = re.compile(rf"^{PREFIX}(\d+)-[0-9a-f]+-\d+$")
+#: A run's scratch directory (the agents' records), named after the run like its namespaces.
+_STALE_DIR = re.compile(rf"^{PREFIX}-testbed-(\d+)-[0-9a-f]+-")
 
 
 class TestbedError(RuntimeError):
@@ -50,6 +55,18 @@ def _netns() -> Any:
     except ImportError as e:  # pragma: no cover - pyroute2 is a dependency
         raise TestbedError("the testbed needs pyroute2 (pip install pyroute2)") from e
     return netns
+
+
+def netns_path(ns: str) -> str:
+    """Where namespace ``ns`` is bound (what setns(2) opens)."""
+    return os.path.join(_netns().NETNS_RUN_DIR, ns)
+
+
+def make_run_dir(run_id: str) -> Path:
+    """A new scratch directory for run ``run_id``, under the system's temporary directory. Its
+    name carries the run id (the controller's pid first), so that :func:`remove_stale` finds
+    it after the controller was killed before it could remove it."""
+    return Path(tempfile.mkdtemp(prefix=f"{PREFIX}-testbed-{run_id}-"))
 
 
 @contextlib.contextmanager
@@ -140,13 +157,53 @@ _PROBE_OPTIONS: dict[str, dict[str, Any]] = {
 }
 
 
+#: The FIFOs, which all take struct tc_fifo_qopt: a limit in packets (bytes for bfifo).
+FIFOS = ("pfifo", "bfifo", "pfifo_head_drop")
+
+
+@functools.cache
+def _fifo_message() -> type:
+    """A tc message whose options are always struct tc_fifo_qopt (pyroute2's tcmsg picks the
+    options' layout by the kind's plugin, and has none for bfifo or pfifo_head_drop). It
+    derives from nlmsg, not tcmsg: pyroute2 compiles a message's attribute table once per
+    class and a subclass of a compiled class inherits the compiled table, not its own."""
+    from pyroute2.netlink import nla, nlmsg
+
+    class fifo_msg(nlmsg):
+        prefix = "TCA_"
+        fields = (("family", "B"), ("pad1", "B"), ("pad2", "H"), ("index", "i"),
+                  ("handle", "I"), ("parent", "I"), ("info", "I"))  # fmt: skip
+        nla_map = (("TCA_UNSPEC", "none"), ("TCA_KIND", "asciiz"), ("TCA_OPTIONS", "qopt"))
+
+        class qopt(nla):
+            fields = (("limit", "I"),)
+
+    return fifo_msg
+
+
+def add_fifo(ip: Any, index: int, kind: str, limit: int, parent: int, handle: int) -> None:
+    """Add FIFO ``kind`` with ``limit`` under ``parent``. pyroute2's ``tc()`` knows only pfifo
+    of the three: for a kind without a plugin of its own it silently replaces the parent with
+    the root, which the shaper's htb holds, so the kernel refused bfifo and pfifo_head_drop
+    with EEXIST ("File exists"), and it would not have encoded their limit either. The request
+    is built here instead, as tc(8) sends it."""
+    from pyroute2.netlink import NLM_F_ACK, NLM_F_CREATE, NLM_F_EXCL, NLM_F_REQUEST
+    from pyroute2.netlink.rtnl import RTM_NEWQDISC
+
+    msg = _fifo_message()()
+    msg["index"], msg["handle"], msg["parent"] = index, handle, parent
+    msg["attrs"] = [("TCA_KIND", kind), ("TCA_OPTIONS", {"limit": limit})]
+    msg["header"]["type"] = RTM_NEWQDISC
+    msg["header"]["flags"] = NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL
+    ip.nlm_request_batch([msg])
+
+
 def _add_qdisc(ip: Any, index: int, kind: str, params: dict[str, Any], root: bool) -> None:
     where: dict[str, Any] = {"root": True} if root else {"parent": 0x10001, "handle": 0x100000}
     if not params:  # probing whether the kernel has it
         ip.tc("add", kind, index=index, **where)
-    elif kind in ("pfifo", "pfifo_head_drop", "bfifo"):
-        # All three take struct tc_fifo_qopt: a limit in packets (bytes for bfifo).
-        ip.tc("add", kind, index=index, limit=int(params["limit"]), **where)
+    elif kind in FIFOS:
+        add_fifo(ip, index, kind, int(params["limit"]), parent=0x10001, handle=0x100000)
     elif kind == "tbf":
         # tc's tbf builds its own bfifo child of `limit` bytes.
         ip.tc("add", kind, index=index, **params, **where)
@@ -239,8 +296,8 @@ def _add_htb(ip: Any, index: int, spec: dict[str, Any]) -> None:
               rate=f"{c['rate']}bit", ceil=f"{c['ceil']}bit", burst=c["burst"],
               cburst=c["cburst"], prio=c["prio"], overhead=overhead, **extra)  # fmt: skip
         leaf = c["leaf"]
-        ip.tc("add", leaf["kind"], index=index, parent=classid, handle=(0x20 + i) << 16,
-              limit=int(leaf["limit"]))  # fmt: skip
+        add_fifo(ip, index, leaf["kind"], int(leaf["limit"]), parent=classid,
+                 handle=(0x20 + i) << 16)  # fmt: skip
         # The TOS byte is the second of the IP header: bits 16-23 of its first word.
         tos = None if c["dscp"] is None else c["dscp"] << 2
         key = "0x0/0x0+0" if tos is None else f"0x{tos << 16:08x}/0x00fc0000+0"
@@ -353,22 +410,23 @@ def netlink(ns: str) -> Any:
         return IPRoute()
 
 
-def qdisc_stats(ip: Any, device: str) -> dict[str, int]:
-    """The leaf qdisc's counters on ``device`` (``ip`` from :func:`netlink`): packets and bytes
-    sent, drops, backlog."""
-    idx = ip.link_lookup(ifname=device)[0]
-    for msg in ip.get_qdiscs(index=idx):
+def leaf_qdisc_stats(ip: Any) -> dict[int, dict[str, int]]:
+    """The counters of every link's leaf qdisc (the scenario's, below the shaper) in ``ip``'s
+    namespace (``ip`` from :func:`netlink`), by the device's index, from one dump: packets and
+    bytes sent, drops, backlog."""
+    out = {}
+    for msg in ip.get_qdiscs():
         if msg.get("handle") == 0x100000:
             basic = msg.get_attr("TCA_STATS2").get_attr("TCA_STATS_BASIC") or {}
             queue = msg.get_attr("TCA_STATS2").get_attr("TCA_STATS_QUEUE") or {}
-            return {
+            out[msg["index"]] = {
                 "packets": int(basic.get("packets", 0)),
                 "bytes": int(basic.get("bytes", 0)),
                 "drops": int(queue.get("drops", 0)),
                 "backlog_bytes": int(queue.get("backlog", 0)),
                 "backlog_pkts": int(queue.get("qlen", 0)),
             }
-    raise TestbedError(f"{device}: the qdisc is gone")
+    return out
 
 
 def teardown(plan: Plan, fds: dict[tuple[str, str], int]) -> None:
@@ -396,8 +454,10 @@ def _alive(pid: int) -> bool:
 
 
 def remove_stale(everything: bool = False) -> list[str]:
-    """Remove testbed namespaces whose run is over (its controller is gone), or every testbed
-    namespace with ``everything``. Returns the names removed."""
+    """Remove what testbed runs that are over (their controller is gone) left behind: their
+    namespaces (with the TUN devices, qdiscs and routes in them) and their scratch
+    directories; with ``everything``, those of live runs too. Returns the namespaces' names
+    and the directories' paths. Their agents need no removing: they die with the controller."""
     netns = _netns()
     removed = []
     for name in netns.listnetns():
@@ -406,4 +466,9 @@ def remove_stale(everything: bool = False) -> list[str]:
             with contextlib.suppress(Exception):
                 netns.remove(name)
                 removed.append(name)
+    for d in Path(tempfile.gettempdir()).iterdir():
+        m = _STALE_DIR.match(d.name)
+        if m and d.is_dir() and (everything or not _alive(int(m.group(1)))):
+            shutil.rmtree(d, ignore_errors=True)
+            removed.append(str(d))
     return removed

@@ -9,12 +9,16 @@ import json
 import math
 import os
 import secrets
+import selectors
+import shutil
+import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
+import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +29,7 @@ from airlab.reproduce.runner import jain
 from airlab.results import TABLES, Result, _frame
 from airlab.schema import provenance, scenario_digest
 from airlab.stats import SRTT, distribution
-from airlab.testbed import agent, kernel
+from airlab.testbed import agent, fidelity, kernel
 from airlab.testbed.kernel import TestbedError
 from airlab.testbed.plan import Plan, make_plan, required_ccs, required_qdiscs
 
@@ -36,8 +40,26 @@ _TCP_INFO = 1 << 1
 _CC_INFO = 1 << 2
 #: BBR's state in the simulator's `cc.` columns, from INET_DIAG_BBRINFO.
 _BBR_COLUMNS = ["cc.bbr_bw_mbps", "cc.bbr_min_rtt_ms", "cc.bbr_pacing_gain", "cc.bbr_cwnd_gain"]
-#: Seconds a sink has to start listening.
-_READY_TIMEOUT = 10.0
+#: Seconds an agent may sleep before it is ready without using or waiting for a CPU: such an
+#: agent waits for something that will not come. One slowed by a loaded machine is runnable
+#: (waiting for a CPU) or in disk sleep, which never counts, so there is no deadline for it.
+_STUCK_S = 60.0
+#: Seconds between two start-up progress reports.
+_REPORT_S = 5.0
+
+
+class DegradedRunError(TestbedError):
+    """A run asked to be strict was degraded (see :mod:`airlab.testbed.fidelity`); the result
+    is ``.result``, its summary's ``fidelity`` says what failed."""
+
+    def __init__(self, result: Result) -> None:
+        super().__init__(fidelity.warning_text(result.summary["fidelity"]))
+        self.result = result
+
+
+class DegradedRunWarning(UserWarning):
+    """A testbed run's numbers are not the kernel's alone: its summary's ``fidelity`` says
+    which checks failed."""
 
 
 def new_run_id() -> str:
@@ -78,25 +100,37 @@ class _Sampler:
                 ds.bind()
             self.diag[node] = ds
         self.netlink = {d.src: kernel.netlink(plan.namespace(d.src)) for d in plan.directions}
+        # Per node, its directions by their device's index: one qdisc dump a node per sample.
+        self.devices: dict[str, dict[int, Any]] = {}
+        for d in plan.directions:
+            index = self.netlink[d.src].link_lookup(ifname=d.device)[0]
+            self.devices.setdefault(d.src, {})[index] = d
         self.by_port = {f.port: f for f in tcp}
         self.flows: list[dict[str, Any]] = []
         self.queues: list[dict[str, Any]] = []
 
-    def sample(self, t_ns: int) -> None:
+    def sample(self, t_ns: int, epoch: int) -> None:
+        """The samples of boundary ``t_ns``; each row records when it was read (``taken``,
+        since ``epoch``), which tells a late one from an on-time one."""
         for node, ds in self.diag.items():
+            taken = time.monotonic_ns() - epoch
             for msg in ds.get_sock_stats(family=socket.AF_INET, extensions=_TCP_INFO | _CC_INFO):
                 flow = self.by_port.get(msg["idiag_dport"])
                 info = msg.get_attr("INET_DIAG_INFO")
                 if flow is None or flow.src != node or info is None:
                     continue
-                row = {"t": t_ns, "flow": flow.name, **dict(info)}
+                row = {"t": t_ns, "taken": taken, "flow": flow.name, **dict(info)}
                 bbr = msg.get_attr("INET_DIAG_BBRINFO")
                 if bbr is not None:
                     row["bbr"] = dict(bbr)
                 self.flows.append(row)
-        for d in self.plan.directions:
-            stats = kernel.qdisc_stats(self.netlink[d.src], d.device)
-            self.queues.append({"t": t_ns, "queue": d.name, **stats})
+        for node, devices in self.devices.items():
+            taken = time.monotonic_ns() - epoch
+            stats = kernel.leaf_qdisc_stats(self.netlink[node])
+            for index, d in devices.items():
+                if index not in stats:
+                    raise TestbedError(f"{d.name}: the qdisc on {d.device} is gone")
+                self.queues.append({"t": t_ns, "taken": taken, "queue": d.name, **stats[index]})
 
     def close(self) -> None:
         for sock in [*self.diag.values(), *self.netlink.values()]:
@@ -106,10 +140,10 @@ class _Sampler:
 
 def _agent(plan: Plan, role: str, node: str, out: Path, **opts: Any) -> subprocess.Popen:
     # The agent runs as a script, not as a module of the package: it needs only the standard
-    # library and pyroute2, and importing the package (numpy, pandas) first would delay its
-    # parent-death signal by seconds, during which a killed controller leaves it running.
+    # library, and importing the package (numpy, pandas) first would delay its parent-death
+    # signal by seconds, during which a killed controller leaves it running.
     args = [sys.executable, agent.__file__, role, "--parent", str(os.getpid()),
-            "--netns", plan.namespace(node),
+            "--netns", kernel.netns_path(plan.namespace(node)),
             "--out", str(out)]  # fmt: skip
     for key, value in opts.items():
         if value is not None:
@@ -119,30 +153,128 @@ def _agent(plan: Plan, role: str, node: str, out: Path, **opts: Any) -> subproce
     )
 
 
-def _wait_line(proc: subprocess.Popen, what: str, timeout: float) -> str:
-    """The agent's first line of output, or an error with its stderr."""
-    result: list[str] = []
-    reader = threading.Thread(target=lambda: result.append(proc.stdout.readline()), daemon=True)
-    reader.start()
-    reader.join(timeout)
-    if not result or not result[0]:
-        proc.kill()
-        raise TestbedError(f"{what} did not start: {proc.stderr.read().strip()[-500:]}")
-    return result[0].strip()
+def _stderr(proc: subprocess.Popen) -> str:
+    """The end of a finished agent's stderr, or a sentence saying it wrote none."""
+    err = proc.stderr.read().strip() if proc.stderr else ""
+    return err[-1500:] if err else "it wrote nothing to stderr"
+
+
+def _exit_text(code: int) -> str:
+    if code < 0:
+        return f"was killed by {signal.Signals(-code).name}"
+    return f"exited with status {code}"
+
+
+def _activity(pid: int) -> tuple[int, str] | None:
+    """(ns it has run or waited to run, its state letter) of a live process, None if gone."""
+    try:
+        run, wait, _ = Path(f"/proc/{pid}/schedstat").read_text().split()
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, ValueError, IndexError):
+        return None
+    return int(run) + int(wait), state
+
+
+#: Seconds an agent may sleep at the end of the run, using and waiting for no CPU, before it
+#: is killed (it waits for something that will not come: a receiver whose sender never
+#: connected).
+_END_STUCK_S = 3.0
+
+
+def _reap(procs: list[subprocess.Popen]) -> None:
+    """Wait for the agents to exit, however long a loaded machine makes that take; kill one
+    that sleeps :data:`_END_STUCK_S` without using or waiting for a CPU."""
+    moved = {p.pid: (-1, time.monotonic()) for p in procs}
+    live = list(procs)
+    while live:
+        now = time.monotonic()
+        for p in list(live):
+            act = None if p.poll() is not None else _activity(p.pid)
+            if act is None:
+                p.wait()
+                live.remove(p)
+            elif act[0] != moved[p.pid][0] or act[1] in ("R", "D"):
+                moved[p.pid] = (act[0], now)
+            elif now - moved[p.pid][1] > _END_STUCK_S:
+                p.kill()
+                p.wait()
+                live.remove(p)
+        time.sleep(0.05)
+
+
+def _await_ready(agents: list[tuple[str, subprocess.Popen]],
+                 status: Callable[[str], None] | None) -> None:  # fmt: skip
+    """Wait until every agent has said ``ready``, however long a loaded machine makes that
+    take, reporting progress every few seconds. An agent that exits first, says something
+    else, or sleeps :data:`_STUCK_S` without using or waiting for a CPU fails the run with an
+    error naming it and quoting its stderr."""
+    sel = selectors.DefaultSelector()
+    for what, p in agents:
+        sel.register(p.stdout, selectors.EVENT_READ, (what, p))
+    pending = {p.pid: (what, p) for what, p in agents}
+    # Per agent: its CPU activity and when that last changed (or it was runnable).
+    moved = {pid: (-1, time.monotonic()) for pid in pending}
+    report = time.monotonic() + _REPORT_S
+    try:
+        while pending:
+            for key, _ in sel.select(timeout=0.5):
+                what, p = key.data
+                line = p.stdout.readline()
+                sel.unregister(p.stdout)
+                del pending[p.pid]
+                if line.strip() == "ready":
+                    continue
+                if not line:
+                    p.wait()
+                    raise TestbedError(
+                        f"{what} {_exit_text(p.returncode)} before it was ready: {_stderr(p)}"
+                    )
+                p.kill()
+                p.wait()
+                raise TestbedError(f"{what} said {line.strip()!r} instead of ready: {_stderr(p)}")
+            now = time.monotonic()
+            for pid, (what, p) in pending.items():
+                act = _activity(pid)
+                if act is None:
+                    continue  # it exited: its stdout's end is read next round
+                busy, state = act
+                if busy != moved[pid][0] or state in ("R", "D"):
+                    moved[pid] = (busy, now)
+                elif now - moved[pid][1] > _STUCK_S:
+                    p.kill()
+                    p.wait()
+                    raise TestbedError(
+                        f"{what} has slept {_STUCK_S:g} s without using or waiting for a CPU and "
+                        f"is not ready (stuck): {_stderr(p)}"
+                    )
+            if status is not None and now >= report and pending:
+                report = now + _REPORT_S
+                waiting = ", ".join(what for what, _ in list(pending.values())[:3])
+                more = f" and {len(pending) - 3} more" if len(pending) > 3 else ""
+                status(f"starting the traffic: {len(agents) - len(pending)} of {len(agents)} "
+                       f"agents ready; waiting for {waiting}{more}")  # fmt: skip
+    finally:
+        sel.close()
 
 
 def run(
     scenario: str | os.PathLike[str],
     set: Any = None,
     seed: int | None = None,
-    progress: Any = None,
+    progress: Callable[[float], None] | None = None,
     offloads: bool = False,
+    strict: bool = False,
+    status: Callable[[str], None] | None = None,
 ) -> Result:
     """Run a wired scenario on this machine's kernel (needs root). ``set`` and ``seed`` as for
-    :func:`airlab.run`; ``progress(fraction)`` is called about every second of the run.
-    ``offloads`` keeps the kernel's segmentation offload (GSO), which airlab turns off so
-    that qdisc limits count packets. Everything the run creates is removed when it ends, also
-    on an exception or Ctrl-C."""
+    :func:`airlab.run`; ``progress(fraction)`` is called about every second of the run and
+    ``status(text)`` while the traffic processes start. ``offloads`` keeps the kernel's
+    segmentation offload (GSO), which airlab turns off so that qdisc limits count packets.
+    Everything the run creates is removed when it ends, also on an exception or Ctrl-C.
+
+    Every run checks its own fidelity (summary ``fidelity``, :mod:`airlab.testbed.fidelity`):
+    a degraded run warns (:class:`DegradedRunWarning`), or with ``strict`` raises
+    :class:`DegradedRunError`, which carries the result."""
     import airlab
 
     resolved = airlab.validate(scenario, set=set)
@@ -157,10 +289,12 @@ def run(
     stop_r, stop_w = os.pipe()
     wire_stats: dict[str, Any] = {}
     wire = None
-    # The agents inherit the controller's CPUs: keep them and the sampler off the wire's.
+    scratch = None
+    # The agents inherit the controller's CPUs: keep them off the wire's.
     own_cpus = os.sched_getaffinity(0)
     wire_cpu, traffic_cpus = kernel.cpu_split()
     try:
+        scratch = kernel.make_run_dir(plan.run_id)
         os.sched_setaffinity(0, traffic_cpus)
         # TCP sysctls are per namespace (a new one copies some from the machine's and takes
         # others from the kernel's defaults): record the senders'.
@@ -179,9 +313,8 @@ def run(
             daemon=True,
         )
         wire.start()
-        with tempfile.TemporaryDirectory(prefix="airlab-testbed-") as tmp:
-            records = _carry(plan, Path(tmp), procs, progress)
-            sampler_rows = records.pop("samples")
+        records = _carry(plan, scratch, procs, progress, status, own_cpus, wire_cpu)
+        sampler_rows, cpu = records.pop("samples"), records.pop("cpu")
         os.write(stop_w, b"x")
         wire.join()
     finally:
@@ -195,12 +328,29 @@ def run(
         os.close(stop_r)
         os.close(stop_w)
         kernel.teardown(plan, fds)
-    return _result(plan, facts, records, sampler_rows, wire_stats.get("wires", []))
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
+    result = _result(plan, facts, records, sampler_rows, wire_stats.get("wires", []), cpu)
+    if result.summary["fidelity"]["degraded"]:
+        if strict:
+            raise DegradedRunError(result)
+        warnings.warn(fidelity.warning_text(result.summary["fidelity"]), DegradedRunWarning,
+                      stacklevel=2)  # fmt: skip
+    return result
 
 
-def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen], progress: Any) -> dict[str, Any]:
-    """Start the sinks and senders, sample until the scenario's end, collect the records."""
+def _describe(plan: Plan, role: str, f: Any, node: str) -> str:
+    """An agent as an error names it."""
+    return f"the {role} of flow {f.name!r} (on {node}, namespace {plan.namespace(node)})"
+
+
+def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen],
+           progress: Callable[[float], None] | None, status: Callable[[str], None] | None,
+           cpus: set[int], wire_cpu: int | None) -> dict[str, Any]:  # fmt: skip
+    """Start the sinks and senders, sample until the scenario's end, collect the records and
+    what the run's CPUs (``cpus``) gave it."""
     sinks, senders, pings = {}, {}, {}
+    names: dict[int, str] = {}
     for f in plan.flows:
         if f.app == "ping":
             out = tmp / f"ping-{f.port}.json"
@@ -208,6 +358,7 @@ def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen], progress: Any) 
                            size=f.size, interval=f.interval_ns, start=f.start_ns, stop=f.stop_ns,
                            until=plan.duration_ns, tos=f.dscp << 2)  # fmt: skip
             pings[f.name] = (probe, out)
+            names[probe.pid] = _describe(plan, "ping", f, f.src)
             continue
         out = tmp / f"sink-{f.port}.json"
         udp, periodic = f.app == "udp", f.app == "periodic"
@@ -217,79 +368,86 @@ def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen], progress: Any) 
         sink = _agent(plan, roles[0], f.dst, out, addr=plan.addresses[f.dst],
                       port=f.port, interval=plan.interval_ns, until=plan.duration_ns)  # fmt: skip
         sinks[f.name] = (sink, out)
+        names[sink.pid] = _describe(plan, "receiver", f, f.dst)
         out = tmp / f"send-{f.port}.json"
         sender = _agent(plan, roles[1], f.src, out, dst=plan.addresses[f.dst], port=f.port,
                         cc=f.kernel_cc, start=f.start_ns + f.offset_ns, stop=f.stop_ns,
                         size=f.size, interval=f.interval_ns, tos=f.dscp << 2)  # fmt: skip
         senders[f.name] = (sender, out)
-    agents = [*sinks.items(), *senders.items(), *pings.items()]
-    procs.extend(p for _, (p, _) in agents)
-    for name, (p, _) in agents:
-        if _wait_line(p, f"an agent of flow {name!r}", _READY_TIMEOUT) != "ready":
-            raise TestbedError(f"an agent of flow {name!r} failed to start")
+        names[sender.pid] = _describe(plan, "sender", f, f.src)
+    agents = [*sinks.values(), *senders.values(), *pings.values()]
+    procs.extend(p for p, _ in agents)
+    _await_ready([(names[p.pid], p) for p, _ in agents], status)
+    sampler = _Sampler(plan)
     # Every agent is set up: time starts now, for all of them at once.
     epoch = time.monotonic_ns() + 20_000_000
-    for _, (p, _) in agents:
+    for p, _ in agents:
         p.stdin.write(f"{epoch}\n")
         p.stdin.flush()
-    sampler = _Sampler(plan)
+    cpu = fidelity.CpuMeter.begin(cpus)
     per_second = max(1, 1_000_000_000 // plan.interval_ns)
-    # The sampler runs only when the traffic's CPUs are otherwise idle. As an ordinary thread,
-    # woken every interval for about 4 ms of netlink dumps, it preempted receivers inside
-    # recvmsg, which own their socket's lock: the kernel parked the arriving segments in the
-    # socket backlog and acknowledged 3.6 ms of them in one stretch ACK, and the sender's
+    # The sampler must not take the traffic's CPUs from the receivers. As an ordinary thread
+    # there, woken every interval for about 4 ms of netlink dumps, it preempted receivers
+    # inside recvmsg, which own their socket's lock: the kernel parked the arriving segments in
+    # the socket backlog and acknowledged 3.6 ms of them in one stretch ACK, and the sender's
     # answering burst overflowed shallow queues every 100 ms (CUBIC, 100 Mbit/s, 20 ms,
-    # 0.25 BDP: 80-88 Mbit/s instead of 94-95, docs/validation.md).
-    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    # 0.25 BDP: 80-88 Mbit/s instead of 94-95, docs/validation.md). At SCHED_IDLE there, any
+    # other work on the machine starved it (a CPU hog: not one sample in a run). So it runs
+    # on the wire's CPU as an ordinary thread, where the wire's real-time thread preempts it
+    # and other work only shares with it; with one CPU, at SCHED_IDLE. What it still misses,
+    # the run's fidelity counts.
+    if wire_cpu is None:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    else:
+        os.sched_setaffinity(0, {wire_cpu})
     try:
         k = 1
-        while True:
+        last = plan.duration_ns // plan.interval_ns
+        while k <= last:
             t = k * plan.interval_ns
-            if t > plan.duration_ns:
-                break
             delay = (epoch + t - time.monotonic_ns()) / 1e9
             if delay > 0:
                 time.sleep(delay)
-            sampler.sample(t)
+            behind = time.monotonic_ns() - epoch - t
+            if behind > plan.interval_ns // 2:
+                # Starved past this boundary: a sample now would belong to a later one. Skip to
+                # the first boundary still to come (or within half an interval), rather than
+                # take a burst of late samples with the little CPU there is.
+                k += max(1, -(-(behind - plan.interval_ns // 2) // plan.interval_ns))
+                continue
+            sampler.sample(t, epoch)
             if progress is not None and k % per_second == 0:
                 progress(t / plan.duration_ns)
             k += 1
     finally:
         os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+        os.sched_setaffinity(0, cpus)
         sampler.close()
+        cpu.stop()
     # The last sample is taken: a bulk receiver may close now (it waits for this line).
     for p, _ in sinks.values():
         with contextlib.suppress(OSError):
             p.stdin.write("end\n")
             p.stdin.flush()
-    for p, _ in [*senders.values(), *pings.values()]:
-        try:
-            p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
-    for p, _ in sinks.values():
-        # A TCP receiver ends when its sender closes, a UDP one at the end of the run; one that
-        # has not is told to write its record now.
-        try:
-            p.wait(timeout=3)
-        except subprocess.TimeoutExpired:
-            p.terminate()
-        try:
-            p.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            p.kill()
+    # Every agent ends on its own now: a sender or ping at its stop, a receiver once told.
+    _reap([p for p, _ in [*senders.values(), *pings.values(), *sinks.values()]])
 
-    def read(path: Path, proc: subprocess.Popen, what: str) -> dict[str, Any]:
+    def read(path: Path, proc: subprocess.Popen) -> dict[str, Any]:
         if not path.exists():
-            err = proc.stderr.read().strip()[-500:] if proc.stderr else ""
-            raise TestbedError(f"{what} wrote no record: {err}")
+            raise TestbedError(
+                f"{names[proc.pid]} {_exit_text(proc.returncode)} without writing its record: "
+                f"{_stderr(proc)}"
+            )
         return json.loads(path.read_text())
 
+    # Senders first: a receiver whose sender failed waits for it in vain, and the sender's
+    # error says why.
     return {
-        "sinks": {n: read(out, p, f"the receiver of {n!r}") for n, (p, out) in sinks.items()},
-        "senders": {n: read(out, p, f"the sender of {n!r}") for n, (p, out) in senders.items()},
-        "pings": {n: read(out, p, f"the ping of {n!r}") for n, (p, out) in pings.items()},
+        "senders": {n: read(out, p) for n, (p, out) in senders.items()},
+        "pings": {n: read(out, p) for n, (p, out) in pings.items()},
+        "sinks": {n: read(out, p) for n, (p, out) in sinks.items()},
         "samples": {"flows": sampler.flows, "queues": sampler.queues},
+        "cpu": cpu,
     }
 
 
@@ -350,9 +508,17 @@ def _bbr_columns(bbr: dict[str, int] | None) -> dict[str, float]:
                                    bbr["bbr_cwnd_gain"] / 256), strict=True))  # fmt: skip
 
 
+def _on_time(plan: Plan, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The sampler's rows that belong to their boundary (read within half an interval): a
+    later one describes another moment than its row's and is left out (NaN)."""
+    return [r for r in rows if fidelity.on_time(r["taken"], r["t"], plan.interval_ns)]
+
+
 def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
     """The flow table and the flows' summaries. Goodput is what the receiver read in each
-    interval, as in the simulator; the rest comes from the sender's tcp_info."""
+    interval, as in the simulator (over the times the receiver actually read its count; NaN
+    where it read either end more than half an interval late); the rest comes from the
+    sender's tcp_info."""
     columns = TABLES["flows"][0]
     if any("bbr" in row for row in samples):
         columns = [*columns, *_BBR_COLUMNS]
@@ -365,14 +531,18 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
             summaries.append(_ping_summary(plan, f, records["pings"][f.name]))
             continue
         sink, sender = records["sinks"][f.name], records["senders"][f.name]
-        info = {row["t"]: row for row in samples if row["flow"] == f.name}
-        goodputs, delivered, prev_b = [], 0, 0
-        for t, b in sink["samples"]:
-            rate = (b - prev_b) * 8 / (plan.interval_ns / 1e9) / 1e6
+        info = {row["t"]: row for row in _on_time(plan, samples) if row["flow"] == f.name}
+        goodputs, delivered, prev = [], 0, (0, 0, 0)
+        half = plan.interval_ns // 2
+        for t, b, late in sink["samples"]:
+            span = t + late - prev[0] - prev[2]
+            on_time = late <= half and prev[2] <= half and span > 0
+            rate = (b - prev[1]) * 8 / (span / 1e9) / 1e6 if on_time else math.nan
             if t > plan.warmup_ns:
-                goodputs.append(rate)
-                delivered += b - prev_b
-            prev_b = b
+                if on_time:
+                    goodputs.append(rate)
+                delivered += b - prev[1]
+            prev = (t, b, late)
             tcp = _tcp_columns(info.get(t, {}))
             for c in columns:
                 rows[c].append(tcp.get(c, math.nan))
@@ -472,20 +642,20 @@ def _pings(plan: Plan, records: dict[str, Any]) -> dict[str, list]:
 
 
 def _queues(plan: Plan, samples: list[dict[str, Any]]):
-    """The queue table and the queues' summaries, from the leaf qdiscs' counters."""
+    """The queue table and the queues' summaries, from the leaf qdiscs' counters. The table's
+    columns mean what the simulator's do (``_core.columns()``): ``drops`` is cumulative since
+    the run began (the qdisc's counter, which starts with it)."""
     rows: dict[str, list] = {c: [] for c in TABLES["queues"][0]}
     summaries = []
     for d in plan.directions:
-        mine = [r for r in samples if r["queue"] == d.name]
-        prev_drops = 0
+        mine = [r for r in _on_time(plan, samples) if r["queue"] == d.name]
         for r in mine:
             for c in rows:
                 rows[c].append(math.nan)
             rows["time_s"][-1], rows["queue"][-1] = r["t"] / 1e9, d.name
             rows["backlog_pkts"][-1] = r["backlog_pkts"]
             rows["backlog_bytes"][-1] = r["backlog_bytes"]
-            rows["drops"][-1] = r["drops"] - prev_drops
-            prev_drops = r["drops"]
+            rows["drops"][-1] = r["drops"]
         window = [r for r in mine if r["t"] > plan.warmup_ns]
         start = next((r for r in reversed(mine) if r["t"] <= plan.warmup_ns), None)
         base = {"packets": 0, "drops": 0} if start is None else start
@@ -506,6 +676,24 @@ def _queues(plan: Plan, samples: list[dict[str, Any]]):
     return rows, summaries
 
 
+def _link_rows(plan: Plan, samples: list[dict[str, Any]]) -> dict[str, list]:
+    """The links table, as the simulator's: per direction and interval, the IP bytes its qdisc
+    handed to the wire over the interval (between the times the two samples were read) as
+    throughput and as a share of the rate; an interval without both samples is left out."""
+    rows: dict[str, list] = {c: [] for c in TABLES["links"][0]}
+    for d in plan.directions:
+        mine = {r["t"]: r for r in _on_time(plan, samples) if r["queue"] == d.name}
+        for t, b in sorted(mine.items()):
+            a = mine.get(t - plan.interval_ns)
+            if a is None or b["taken"] <= a["taken"]:
+                continue
+            bps = (b["bytes"] - a["bytes"]) * 8 / ((b["taken"] - a["taken"]) / 1e9)
+            for c, v in (("time_s", t / 1e9), ("link", d.name), ("utilization", bps / d.rate_bps),
+                         ("throughput_mbps", bps / 1e6)):  # fmt: skip
+                rows[c].append(v)
+    return rows
+
+
 def _links(plan: Plan, wires: list[dict[str, Any]], samples: list[dict[str, Any]]):
     """Each direction's throughput in the measurement window, from the bytes its qdisc handed
     to the wire (as the simulator counts the bytes on its wire), with the wire's losses and
@@ -513,7 +701,7 @@ def _links(plan: Plan, wires: list[dict[str, Any]], samples: list[dict[str, Any]
     span_s = (plan.duration_ns - plan.warmup_ns) / 1e9
     out = []
     for d, w in zip(plan.directions, wires or [{}] * len(plan.directions), strict=True):
-        mine = [r for r in samples if r["queue"] == d.name]
+        mine = [r for r in _on_time(plan, samples) if r["queue"] == d.name]
         start = next((r["bytes"] for r in reversed(mine) if r["t"] <= plan.warmup_ns), 0)
         carried = (mine[-1]["bytes"] - start) * 8 / span_s if mine and span_s > 0 else math.nan
         late = {k.split("_")[1]: w.get(k) for k in ("late_mean_us", "late_p50_us", "late_p99_us",
@@ -528,8 +716,10 @@ def _links(plan: Plan, wires: list[dict[str, Any]], samples: list[dict[str, Any]
 
 
 def _result(plan: Plan, facts: dict[str, Any], records: dict[str, Any],
-            samples: dict[str, Any], wires: list[dict[str, Any]]) -> Result:  # fmt: skip
-    """The run as the simulator reports one: the summary schema and the long-format tables."""
+            samples: dict[str, Any], wires: list[dict[str, Any]],
+            cpu: fidelity.CpuMeter | None) -> Result:  # fmt: skip
+    """The run as the simulator reports one: the summary schema and the long-format tables,
+    with what the run measured of its own fidelity."""
     flow_rows, fct_rows, flows = _flows(plan, records, samples["flows"])
     queue_rows, queues = _queues(plan, samples["queues"])
     rates = [f["goodput_mbps"] for f in flows if f["goodput_mbps"]]
@@ -547,8 +737,10 @@ def _result(plan: Plan, facts: dict[str, Any], records: dict[str, Any],
         "links": _links(plan, wires, samples["queues"]),
         "wifi": [],
         "jain_index": jain(rates) if rates else None,
+        "fidelity": fidelity.assess(plan, records, samples, wires, cpu),
     }
     tables = {name: _frame(None, cols, key) for name, (cols, key) in TABLES.items()}
+    tables["links"] = _frame(_link_rows(plan, samples["queues"]), TABLES["links"][0], "link")
     tables["flows"] = _frame(flow_rows, TABLES["flows"][0], "flow")
     tables["queues"] = _frame(queue_rows, TABLES["queues"][0], "queue")
     tables["fcts"] = _frame(fct_rows, TABLES["fcts"][0], "flow")

@@ -57,7 +57,10 @@ def run_matrix(seeds: int, sets: dict[str, Any]) -> pd.DataFrame:
             rows += _rows(label, "linux", seed, real.summary)
             sim = airlab.run(scenario, set=merged, seed=seed)
             rows += _rows(label, "airlab", seed, sim.summary)
-            print(f"{label} seed {seed}: done", flush=True)
+            # Python warns of a degraded kernel run once per place; every one is said here.
+            fid = real.summary["fidelity"]
+            note = f" (degraded: {'; '.join(fid['reasons'])})" if fid["degraded"] else ""
+            print(f"{label} seed {seed}: done{note}", flush=True)
     return pd.DataFrame(rows)
 
 
