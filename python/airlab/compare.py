@@ -168,18 +168,18 @@ def compare(
     caveats: list[tuple[str, dict[str, Any]]] = []
     note: dict[tuple[int, int], int] = {}  # (result, check) -> note number, from 1
     rows, marks = [], []
-    for table, path, name in METRICS:
-        names: list[str] = []
-        for res in loaded:
+    # Each result's entities by name (the first of a name, as listed), built once per table:
+    # matching stays linear in the number of flows.
+    by_name: dict[str, list[dict[str, dict[str, Any]]]] = {}
+    for table in dict.fromkeys(t for t, _, _ in METRICS):
+        by_name[table] = [{} for _ in loaded]
+        for index, res in zip(by_name[table], loaded, strict=True):
             for entity in res.summary.get(table, []):
-                if entity.get("name") not in names:
-                    names.append(entity.get("name"))
+                index.setdefault(entity.get("name"), entity)
+    for table, path, name in METRICS:
+        names = list(dict.fromkeys(n for index in by_name[table] for n in index))
         for entity_name in names:
-            values = []
-            for res in loaded:
-                found = (e for e in res.summary.get(table, []) if e.get("name") == entity_name)
-                entity = next(found, {})
-                values.append(_get(entity, path))
+            values = [_get(index.get(entity_name, {}), path) for index in by_name[table]]
             if all(v is None for v in values) or (table != "flows" and not any(values)):
                 continue
             row: dict[str, Any] = {"table": table, "name": entity_name, "metric": name}
