@@ -228,6 +228,10 @@ MALFORMED = {
         "expected a string or null, got 1000",
     ),
     "series_meta-flow-list.flent.gz": ('metadata.SERIES_META["TCP upload"].AIRLAB_FLOW', "array"),
+    "series_meta-flow-twice.flent.gz": (
+        'metadata.SERIES_META["Ping (ms) ICMP"].AIRLAB_FLOW',
+        "a flow name no other series has",
+    ),
     "series_meta-cc-object.flent.gz": ('metadata.SERIES_META["TCP upload"].CONG_CONTROL', "obj"),
     "name-number.flent.gz": ("metadata.NAME", "expected a string or null, got 42"),
     "title-array.flent.gz": ("metadata.TITLE", "got an array of 2 items"),

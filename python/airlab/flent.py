@@ -507,9 +507,19 @@ def _validate(data: Any, path: Path) -> None:
         raise FlentError(
             path, "raw_values", f"expected at most {MAX_SERIES} series, got {len(raw)}"
         )
+    flow_of: dict[str, str] = {}  # the flow each read series becomes -> its series
     for name, samples in raw.items():
         c.array(samples, ("raw_values", name), "an array of objects")
-        kind = _series_kind(name, ((series_meta or {}).get(name) or {}).get("UNITS"))
+        sm = (series_meta or {}).get(name) or {}
+        kind = _series_kind(name, sm.get("UNITS"))
+        flow = sm.get("AIRLAB_FLOW") or name
+        if kind is not None and flow_of.setdefault(flow, name) != name:
+            # two series would silently merge into one flow
+            c.fail(
+                ("metadata", "SERIES_META", name, "AIRLAB_FLOW"),
+                f"a flow name no other series has (series {flow_of[flow]!r} is flow {flow!r})",
+                flow,
+            )
         for i, s in enumerate(samples):
             c.obj(s, ("raw_values", name, i))
             if kind is None or "t" not in s or "val" not in s:

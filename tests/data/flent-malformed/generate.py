@@ -184,6 +184,11 @@ def cases() -> dict[str, bytes]:
         "series_meta-entry-string.flent.gz": _gz(_json(_set(*sm, TCP, value="Mbits/s"))),
         "series_meta-units-number.flent.gz": _gz(_json(_set(*sm, PING, "UNITS", value=1000))),
         "series_meta-flow-list.flent.gz": _gz(_json(_set(*sm, TCP, "AIRLAB_FLOW", value=["a"]))),
+        "series_meta-flow-twice.flent.gz": _gz(
+            _json(
+                _set(*sm, TCP, "AIRLAB_FLOW", value="f"), _set(*sm, PING, "AIRLAB_FLOW", value="f")
+            )
+        ),
         "series_meta-cc-object.flent.gz": _gz(_json(_set(*sm, TCP, "CONG_CONTROL", value={}))),
         "name-number.flent.gz": _gz(_json(_set(meta, "NAME", value=42))),
         "title-array.flent.gz": _gz(_json(_set(meta, "TITLE", value=["a", "b"]))),
