@@ -9,6 +9,7 @@ run's numbers, and machine load never makes it fail."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import math
@@ -701,6 +702,42 @@ def test_a_bfifo_builds_and_limits_its_backlog_in_bytes() -> None:
     assert 12_000 <= q["backlog_bytes"].max() <= 15_000, q["backlog_bytes"].max()
     assert q["backlog_pkts"].max() <= 10
     assert next(x for x in real.summary["queues"] if x["name"] == "bottleneck:r1->r2")["drops"]
+
+
+@needs_testbed
+def test_a_tun_devices_drops_below_the_qdisc_are_counted() -> None:
+    # A TUN device whose reader is away holds tx_queue_len packets in its ring and drops the
+    # rest, below the qdisc (whose counters see them as sent): what a starved wire does.
+    from pyroute2 import netns
+
+    ns = f"{plan.PREFIX}{os.getpid()}-tundrops"
+    netns.create(ns)
+    fd = None
+    try:
+        with kernel.inside(ns):
+            kernel.set_sysctl("net/ipv6/conf/default/disable_ipv6", "1")
+        fd = kernel.open_tun(ns, "t0")
+        with kernel.netlink(ns) as ip:
+            idx = ip.link_lookup(ifname="t0")[0]
+            ip.link("set", index=idx, txqlen=8, state="up")
+            ip.addr("add", index=idx, address="10.99.0.1", prefixlen=24)
+            assert kernel.device_tx_dropped(ip, idx) == 0
+            with kernel.inside(ns):
+                s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            with s:
+                for _ in range(50):
+                    s.sendto(b"x" * 100, ("10.99.0.2", 9))
+            dropped = kernel.device_tx_dropped(ip, idx)
+        os.set_blocking(fd, False)
+        queued = 0
+        with contextlib.suppress(BlockingIOError):
+            while os.read(fd, 2048):
+                queued += 1
+        assert (queued, dropped) == (8, 42)
+    finally:
+        if fd is not None:
+            os.close(fd)
+        netns.remove(ns)
 
 
 # -- fidelity ------------------------------------------------------------------------------------

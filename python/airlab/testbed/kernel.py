@@ -429,6 +429,15 @@ def leaf_qdisc_stats(ip: Any) -> dict[int, dict[str, int]]:
     return out
 
 
+def device_tx_dropped(ip: Any, index: int) -> int:
+    """Packets device ``index`` dropped on transmit in ``ip``'s namespace since it was made. A
+    TUN device drops a packet its qdisc hands it when the ring its reader drains is full
+    (``tx_queue_len`` packets): below the qdisc, so the qdisc's own counters never see it."""
+    (link,) = ip.get_links(index)
+    stats = link.get_attr("IFLA_STATS64") or link.get_attr("IFLA_STATS") or {}
+    return int(stats.get("tx_dropped", 0))
+
+
 def teardown(plan: Plan, fds: dict[tuple[str, str], int]) -> None:
     """Close the TUN devices and remove the plan's namespaces; never raises."""
     for fd in fds.values():

@@ -108,6 +108,17 @@ class _Sampler:
         self.by_port = {f.port: f for f in tcp}
         self.flows: list[dict[str, Any]] = []
         self.queues: list[dict[str, Any]] = []
+        #: Each direction's device drops (:func:`kernel.device_tx_dropped`) when the measurement
+        #: window began and when the run ended: read twice, not at every sample.
+        self.device_drops: dict[str, dict[str, int]] = {}
+
+    def count_device_drops(self, when: str) -> None:
+        """Record every direction's device drops now, as ``when`` ("start" or "end")."""
+        self.device_drops[when] = {
+            d.name: kernel.device_tx_dropped(self.netlink[node], index)
+            for node, devices in self.devices.items()
+            for index, d in devices.items()
+        }
 
     def sample(self, t_ns: int, epoch: int) -> None:
         """The samples of boundary ``t_ns``; each row records when it was read (``taken``,
@@ -401,6 +412,8 @@ def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen],
     else:
         os.sched_setaffinity(0, {wire_cpu})
     try:
+        if plan.warmup_ns == 0:
+            sampler.count_device_drops("start")
         k = 1
         last = plan.duration_ns // plan.interval_ns
         while k <= last:
@@ -416,9 +429,12 @@ def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen],
                 k += max(1, -(-(behind - plan.interval_ns // 2) // plan.interval_ns))
                 continue
             sampler.sample(t, epoch)
+            if t >= plan.warmup_ns and "start" not in sampler.device_drops:
+                sampler.count_device_drops("start")
             if progress is not None and k % per_second == 0:
                 progress(t / plan.duration_ns)
             k += 1
+        sampler.count_device_drops("end")
     finally:
         os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
         os.sched_setaffinity(0, cpus)
@@ -446,7 +462,11 @@ def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen],
         "senders": {n: read(out, p) for n, (p, out) in senders.items()},
         "pings": {n: read(out, p) for n, (p, out) in pings.items()},
         "sinks": {n: read(out, p) for n, (p, out) in sinks.items()},
-        "samples": {"flows": sampler.flows, "queues": sampler.queues},
+        "samples": {
+            "flows": sampler.flows,
+            "queues": sampler.queues,
+            "device_drops": sampler.device_drops,
+        },
         "cpu": cpu,
     }
 
@@ -641,10 +661,12 @@ def _pings(plan: Plan, records: dict[str, Any]) -> dict[str, list]:
     return rows
 
 
-def _queues(plan: Plan, samples: list[dict[str, Any]]):
-    """The queue table and the queues' summaries, from the leaf qdiscs' counters. The table's
+def _queues(plan: Plan, samples: list[dict[str, Any]], device_drops: dict[str, dict[str, int]]):
+    """The queue table and the queues' summaries, from the leaf qdiscs' counters and the
+    devices' drop counts at the window's ends (None where either was not read). The table's
     columns mean what the simulator's do (``_core.columns()``): ``drops`` is cumulative since
     the run began (the qdisc's counter, which starts with it)."""
+    dropped_at = (device_drops.get("start", {}), device_drops.get("end", {}))
     rows: dict[str, list] = {c: [] for c in TABLES["queues"][0]}
     summaries = []
     for d in plan.directions:
@@ -667,8 +689,11 @@ def _queues(plan: Plan, samples: list[dict[str, Any]]):
             "dequeued": last["packets"] - base["packets"] if last else None,
             "drops": last["drops"] - base["drops"] if last else None,
             "marks": None,
-            # Below the leaf qdisc there is only the TUN device, which the wire drains.
-            "device_drops": 0, "device_marks": 0,
+            # Below the leaf qdisc there is only the TUN device, which the wire drains; it
+            # drops when the wire falls behind, and never marks.
+            "device_drops": dropped_at[1][d.name] - dropped_at[0][d.name]
+            if all(d.name in at for at in dropped_at) else None,
+            "device_marks": 0,
             "backlog_pkts": {"max": float(max(backlog)), "mean": float(np.mean(backlog))}
             if backlog else None,
             "sojourn_ms": None,
@@ -721,7 +746,7 @@ def _result(plan: Plan, facts: dict[str, Any], records: dict[str, Any],
     """The run as the simulator reports one: the summary schema and the long-format tables,
     with what the run measured of its own fidelity."""
     flow_rows, fct_rows, flows = _flows(plan, records, samples["flows"])
-    queue_rows, queues = _queues(plan, samples["queues"])
+    queue_rows, queues = _queues(plan, samples["queues"], samples.get("device_drops", {}))
     rates = [f["goodput_mbps"] for f in flows if f["goodput_mbps"]]
     summary = {
         "provenance": provenance(plan.seed, scenario_digest(plan.resolved)),
