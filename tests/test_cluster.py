@@ -100,6 +100,13 @@ def test_an_unreachable_scheduler_is_a_clear_error(cli, tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr
 
 
+def test_jobs_with_a_scheduler_is_refused_not_ignored(cli, tmp_path: Path) -> None:
+    for command in (("sweep", DUMBBELL, "--set", "duration=1s"), ("reproduce", "fairtt")):
+        proc = cli(*command, "--out", "o", "--jobs", "3", "--scheduler", "tcp://127.0.0.1:9")
+        assert proc.returncode == 2, proc.stderr
+        assert proc.stderr.startswith("error: --jobs: not with --scheduler"), proc.stderr
+
+
 def test_cluster_local_from_the_cli(cli, tmp_path: Path) -> None:
     """`--cluster local` drives the same runner: the sweep's rows, and a local rerun skips all."""
     args = ("sweep", DUMBBELL, "--set", "duration=1s,2s", "--out", "sw", "--jobs", "2")

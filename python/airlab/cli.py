@@ -449,8 +449,13 @@ def _cluster_options(f: Callable[..., Any]) -> Callable[..., Any]:
 
 @contextmanager
 def _executor(
-    jobs: int, scheduler: str | None, cluster: str | None, runs: int
+    jobs: int | None, scheduler: str | None, cluster: str | None, runs: int
 ) -> Iterator[_jobs.Executor]:
+    """The executor of --jobs (default: one per CPU), --scheduler or --cluster."""
+    if scheduler and jobs is not None:
+        # the cluster's workers run the jobs: a --jobs here would be silently ignored
+        raise CliError("--jobs: not with --scheduler, whose cluster decides how many run at once")
+    jobs = jobs or os.cpu_count() or 1
     # Only the executor's start-up is a usage error; what its runs raise passes through.
     stack = ExitStack()
     try:
@@ -527,7 +532,6 @@ def sweep(
         runs = _sweep.check_size(grid, len(run_seeds))
     except ValueError as e:
         raise CliError(str(e)) from None
-    jobs = jobs or os.cpu_count() or 1
     _out_dir(out)
     with _executor(jobs, scheduler, cluster, runs) as ex:
         console.print(f"running on {ex.describe()}")
@@ -608,10 +612,9 @@ def bench(names: tuple[str, ...], repeat: int, record: bool, bench_dir: str) -> 
 @click.option(
     "--jobs",
     type=click.IntRange(min=1),
-    default=os.cpu_count() or 1,
-    show_default=True,
-    help=f"Worker processes (or Dask workers with --cluster); at most {_checks.JOBS_PER_CPU} per "
-    "CPU, except as batch jobs with --cluster.",
+    default=None,
+    help=f"Worker processes (or Dask workers with --cluster) [default: number of CPUs]; at most "
+    f"{_checks.JOBS_PER_CPU} per CPU, except as batch jobs with --cluster.",
 )
 @click.option(
     "--out", type=click.Path(file_okay=False), default=None,
@@ -620,7 +623,12 @@ def bench(names: tuple[str, ...], repeat: int, record: bool, bench_dir: str) -> 
 )  # fmt: skip
 @_cluster_options
 def reproduce(
-    paper: str, quick: bool, jobs: int, out: str | None, scheduler: str | None, cluster: str | None
+    paper: str,
+    quick: bool,
+    jobs: int | None,
+    out: str | None,
+    scheduler: str | None,
+    cluster: str | None,
 ) -> None:
     """Run every experiment of a seed PAPER (e.g. fairtt), draw its figures, compare numbers.
 
