@@ -102,6 +102,13 @@ def test_settings_are_checked_by_key() -> None:
         ({"tau": "1"}, "unknown key 'tau'"),
         ({"warmup_s": "30"}, "warmup_s"),
         ({"bbr_reading": "x"}, "bbr_reading"),
+        # bounds tied to cost and to the solver (a hang, NaN in summary.json, tracebacks before)
+        ({"tau_min_ms": "0.001"}, "tau_min_ms: 0.001, expected 0.1 to 1000"),
+        ({"shaper_mbps": "1e-300"}, "shaper_mbps: 1e-300, expected 0.1 to"),
+        ({"duration_s": "inf"}, "duration_s: inf, expected 1.0 to 3600"),
+        ({"duration_s": "0.001", "warmup_s": "0"}, "duration_s: 0.001"),
+        ({"duration_s": "nan"}, "duration_s: nan"),
+        ({"duration_s": "3000", "tau_min_ms": "0.1"}, "30,000,000 times tau_min_ms"),
     ):
         with pytest.raises(ValueError, match=message):
             bbr_wifi6.Setting.parse(items)

@@ -30,6 +30,19 @@ PATTERNS = ("uplink", "downlink")
 TAU_MIN_MS = 1.0
 
 
+#: The range of each numeric key: a shaper the model's rates and a float's range can carry, a
+#: base RTT from a LAN's 0.1 ms to a satellite's second, at least a second of simulated time
+#: (the solver needs samples after the warm-up) and at most an hour.
+BOUNDS = {
+    "shaper_mbps": (0.1, 100_000.0),
+    "tau_min_ms": (0.1, 1_000.0),
+    "duration_s": (1.0, 3_600.0),
+}
+#: duration_s / tau_min at most: the solver's cost grows with the RTTs it simulates (41 s of
+#: CPU for 100,000).
+MAX_RTTS = 100_000
+
+
 @dataclass(frozen=True)
 class Setting:
     """What ``--set`` may change: every key of the model's setting, with its default."""
@@ -74,9 +87,15 @@ class Setting:
                 raise ValueError(f"{key}: {getattr(self, key)!r}, expected one of {allowed}")
         if not 0 <= self.mcs <= 11:
             raise ValueError(f"mcs: {self.mcs}, expected an HE-MCS 0 to 11")
-        for key in ("shaper_mbps", "tau_min_ms", "duration_s"):
-            if not getattr(self, key) > 0:
-                raise ValueError(f"{key}: must be > 0, got {getattr(self, key)}")
+        for key, (low, high) in BOUNDS.items():
+            if not low <= getattr(self, key) <= high:
+                raise ValueError(f"{key}: {getattr(self, key)}, expected {low} to {high}")
+        steps = self.duration_s / (self.tau_min_ms / 1e3)
+        if steps > MAX_RTTS:
+            raise ValueError(
+                f"duration_s: {self.duration_s} s is {steps:,.0f} times tau_min_ms; expected at "
+                f"most {MAX_RTTS:,} (the solver steps at least twice per RTT: about a minute)"
+            )
         if not 0 <= self.warmup_s < self.duration_s:
             raise ValueError(f"warmup_s: {self.warmup_s}, expected 0 <= warmup_s < duration_s")
 
