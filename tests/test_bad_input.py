@@ -4,6 +4,7 @@ never a traceback, and nothing run that cannot be written."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -343,3 +344,37 @@ def test_saving_a_result_names_a_bad_directory(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("")
     with pytest.raises(ValueError, match="is a file, not a directory"):
         res.save(tmp_path / "file" / "run")
+
+
+@pytest.mark.parametrize(
+    ("file", "content", "problem"),
+    [
+        ("summary.json", "", "not JSON"),
+        ("summary.json", "[]", "expected a JSON object, got list"),
+        ("summary.json", "null", "expected a JSON object, got NoneType"),
+        ("summary.json", '{"flows": "abc"}', "flows: expected a list, got str"),
+        ("summary.json", '{"flows": ["abc", 5]}', "flows[0]: expected an object with a name"),
+        ("summary.json", "[" * 100_000 + "]" * 100_000, "nested deeper"),
+        ("summary.json", b"\xff\xfe{}", "not UTF-8 text"),
+        ("scenario.json", "[1]", "expected a JSON object, the scenario"),
+        ("flows.parquet", "not parquet", "not a Parquet table"),
+        ("flows.parquet", "queues.parquet", "expected the columns time_s, flow"),
+    ],
+)
+def test_a_broken_result_directory_is_named_by_every_reader(
+    cli, tmp_path: Path, file: str, content: str | bytes, problem: str
+) -> None:
+    res = tmp_path / "res"
+    airlab.run(DUMBBELL, set={"duration": "1s"}).save(res, plots=False, report=False)
+    target = res / file
+    if content == "queues.parquet":  # another table in its place
+        target.write_bytes((res / "queues.parquet").read_bytes())
+    elif isinstance(content, bytes):
+        target.write_bytes(content)
+    else:
+        target.write_text(content)
+    with pytest.raises(ValueError, match=f"{re.escape(file)}: .*{re.escape(problem)}"):
+        airlab.Result.load(res)
+    for command in (("compare", str(res), str(res)), ("plot", str(res), "--out", "p"),
+                    ("export", str(res), "--out", "x.flent.gz")):  # fmt: skip
+        _refused(cli(*command), f"{file}: ", problem)

@@ -47,6 +47,68 @@ def _frame(columns: dict[str, Any] | None, expected: list[str], key: str | None)
     return df[[*expected, *extras]]
 
 
+#: The largest summary.json or scenario.json read back: a summary holds about a kilobyte per
+#: flow, queue and link, so 10,000 flows (the most a scenario has) fit many times over.
+MAX_JSON_BYTES = 256 << 20
+
+
+class ResultFileError(ValueError):
+    """A file of a result directory is not what ``Result.save`` writes."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path = path
+
+
+def _read_json(path: Path) -> Any:
+    """A result directory's JSON file, or ResultFileError saying why it cannot be one."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_JSON_BYTES:
+            raise ResultFileError(path, f"{size:,} bytes; expected at most {MAX_JSON_BYTES:,}")
+        return json.loads(path.read_bytes().decode("utf-8"))
+    except OSError as e:
+        raise ResultFileError(path, f"cannot read it ({e.strerror or e})") from None
+    except UnicodeDecodeError as e:
+        raise ResultFileError(path, f"not UTF-8 text (byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise ResultFileError(
+            path, f"not JSON ({e.msg}, line {e.lineno} column {e.colno})"
+        ) from None
+    except RecursionError:
+        raise ResultFileError(path, "JSON nested deeper than a summary ever is") from None
+
+
+def _check_summary(summary: Any, path: Path) -> None:
+    """What every reader of a summary relies on: an object whose entity lists (flows, queues,
+    links, wifi) hold objects with a string ``name``."""
+    if not isinstance(summary, dict):
+        raise ResultFileError(path, f"expected a JSON object, got {type(summary).__name__}")
+    for table in ("flows", "queues", "links", "wifi"):
+        entities = summary.get(table, [])
+        if not isinstance(entities, list):
+            raise ResultFileError(path, f"{table}: expected a list, got {type(entities).__name__}")
+        for i, e in enumerate(entities):
+            if not isinstance(e, dict) or not isinstance(e.get("name"), str):
+                raise ResultFileError(path, f"{table}[{i}]: expected an object with a name")
+
+
+def _read_table(path: Path, columns: list[str]) -> pd.DataFrame:
+    """A time-series table of a result directory. Its time and entity columns (the first two)
+    must be there; a value column that a directory from an older version lacks is NaN."""
+    try:
+        df = pd.read_parquet(path)
+    except (OSError, ValueError) as e:  # pyarrow's errors derive from these
+        raise ResultFileError(path, f"not a Parquet table ({e})") from None
+    missing = [c for c in columns[:2] if c not in df.columns]
+    if missing:
+        raise ResultFileError(path, f"expected the columns {', '.join(columns[:2])}")
+    for c in columns[2:]:
+        if c not in df.columns:
+            df[c] = np.nan
+    return df
+
+
 @dataclass(repr=False)
 class Result:
     """Everything one run produced.
@@ -85,18 +147,22 @@ class Result:
 
     @classmethod
     def load(cls, out_dir: str | os.PathLike[str]) -> Result:
-        """Read back a result directory written by :meth:`save`."""
+        """Read back a result directory written by :meth:`save`.
+
+        Its files are checked before use: :class:`ResultFileError` (a ``ValueError``) names
+        the file and what is wrong when one is not what :meth:`save` writes (not JSON, a
+        summary that is not an object of entity lists, a table without its columns)."""
         d = Path(out_dir)
+        summary = _read_json(d / "summary.json")
+        _check_summary(summary, d / "summary.json")
+        scenario = _read_json(d / "scenario.json")
+        if not isinstance(scenario, dict):
+            raise ResultFileError(d / "scenario.json", "expected a JSON object, the scenario")
         tables = {}
         for name, (cols, key) in TABLES.items():
             p = d / f"{name}.parquet"
-            tables[name] = pd.read_parquet(p) if p.exists() else _frame(None, cols, key)
-        return cls(
-            summary=json.loads((d / "summary.json").read_text()),
-            scenario=json.loads((d / "scenario.json").read_text()),
-            source=str(d),
-            **tables,
-        )
+            tables[name] = _read_table(p, cols) if p.exists() else _frame(None, cols, key)
+        return cls(summary=summary, scenario=scenario, source=str(d), **tables)
 
     def __repr__(self) -> str:
         s = self.summary
