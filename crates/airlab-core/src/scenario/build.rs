@@ -209,7 +209,7 @@ fn wifi_hops(r: &Resolved) -> HashMap<(&str, &str), (usize, usize, u16)> {
 fn app_kind(app: &AppSpec, first_hop_bps: u64) -> AppKind {
     let t = |d: &super::units::Duration| -> Time { d.0 };
     match app {
-        AppSpec::Bulk => AppKind::Bulk,
+        AppSpec::Bulk {} => AppKind::Bulk,
         AppSpec::Transfer { size } => AppKind::Transfer { size: size.0 },
         AppSpec::Periodic { size, period, random_start } => {
             AppKind::Periodic { size: size.0, period: t(period), random_start: random_start.as_ref().map_or(0, t) }

@@ -190,7 +190,7 @@ impl Senders {
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum App {
     /// iperf3-like: send as much as TCP allows from start to stop.
-    Bulk,
+    Bulk {},
     /// Send `size` bytes, then close; the flow completion time is recorded.
     Transfer { size: Bytes },
     /// Open a new connection every `period` carrying `size` bytes (MGEN-like).

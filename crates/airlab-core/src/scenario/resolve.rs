@@ -451,7 +451,7 @@ fn resolve_flows(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedFlow>, KeyEr
 
 fn app_kind(app: &App) -> &'static str {
     match app {
-        App::Bulk => "bulk",
+        App::Bulk {} => "bulk",
         App::Transfer { .. } => "transfer",
         App::Periodic { .. } => "periodic",
         App::Udp { .. } => "udp",
@@ -494,7 +494,7 @@ fn check_app(key: &str, app: &App) -> Result<(), KeyError> {
         }
     };
     match app {
-        App::Bulk => Ok(()),
+        App::Bulk {} => Ok(()),
         App::Transfer { size } => positive("size", size.0 == 0, "1MB"),
         App::Periodic { size, period, random_start } => {
             positive("size", size.0 == 0, "100KB")?;

@@ -756,6 +756,15 @@ fn a_links_shared_settings_are_checked_where_both_directions_override_them() {
     assert_error(load_with(&dumbbell(), &sets), "link[1].loss", "probability");
 }
 
+/// A bulk app takes no keys: one given (a size meant for a transfer) is a typo, refused as every
+/// other app refuses its unknown keys, not a silently different run.
+#[test]
+fn a_bulk_app_refuses_keys_it_does_not_take() {
+    let sets = [("flow.0.app", r#"{ kind = "bulk", size = "1MB" }"#)];
+    assert_error(load_with(&dumbbell(), &sets), "flow[0].app.size", "unknown field `size`");
+    load_with(&dumbbell(), &[("flow.0.app", r#"{ kind = "bulk" }"#)]).expect("a bulk app");
+}
+
 /// Names are labels in every table, plot and message: at most 64 characters, none of them a
 /// control character (a 100,000-character flow name kept a run's plots busy for minutes).
 #[test]
