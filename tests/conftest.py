@@ -14,6 +14,16 @@ DUMBBELL = "basics/dumbbell-cubic"
 SHORT = "duration=5s"  # keeps every run short
 
 
+def terminal_sigint() -> None:
+    """For a child that must see Ctrl-C as a terminal delivers it (``preexec_fn``): SIGINT at
+    its default action. A test runner started as a background job without job control (``cmd
+    &`` in a script) ignores SIGINT, and its children inherit that, so Python would never
+    raise KeyboardInterrupt in them."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.fixture
 def cli(tmp_path: Path):
     """Run ``python -m airlab ARGS`` in a fresh directory, as a user would from a shell."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from conftest import DATA, DUMBBELL, SHORT
+from conftest import DATA, DUMBBELL, SHORT, terminal_sigint
 
 OUTPUTS = [
     "summary.json",
@@ -143,7 +143,13 @@ def test_ctrl_c_stops_a_long_run_promptly_without_output(tmp_path: Path) -> None
     args = [sys.executable, "-c", start, "run", "basics/gigabit-50flows"]
     args += ["--set", "duration=1000s", "--out", "long"]
     proc = subprocess.Popen(
-        args, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        args,
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=terminal_sigint,
     )
     assert proc.stderr is not None and proc.stderr.readline().strip() == "ready"
     time.sleep(2)

@@ -16,7 +16,7 @@ import pytest
 from airlab import _io, jobs
 from airlab import sweep as sw
 from airlab.jobs import job_id
-from conftest import DUMBBELL
+from conftest import DUMBBELL, terminal_sigint
 
 GRID = ["--set", "duration=2s,3s"]
 
@@ -103,7 +103,13 @@ def test_ctrl_c_keeps_finished_runs(tmp_path: Path) -> None:
         "sw",
     ]
     proc = subprocess.Popen(
-        args, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        args,
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=terminal_sigint,
     )
     assert proc.stdout is not None
     for line in proc.stdout:
