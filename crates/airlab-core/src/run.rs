@@ -4,6 +4,7 @@ use crate::metrics::columns::{fct, ping};
 use crate::metrics::invariants::{self, InternalError, Limits};
 use crate::metrics::series::Table;
 use crate::metrics::summary::summarize;
+use crate::metrics::warnings::warnings;
 use crate::scenario::wifi::tx_vector;
 use crate::scenario::{build::build, Resolved};
 use crate::sim::{secs, Time, MS, SEC};
@@ -97,6 +98,8 @@ pub fn run_with_progress(
     let events = world.events.processed();
     let mut summary = summarize(&world, &resolved.scenario.name, seed);
     invariants::check(&summary, &limits(resolved)).map_err(RunError::Internal)?;
+    let cut_by_batches = world.batches.as_ref().is_some_and(|b| b.completed() == b.rule.count);
+    summary["warnings"] = json!(warnings(&summary, cut_by_batches));
     if let Some(b) = &world.batches {
         let r = b.rule;
         summary["batches"] = json!({
@@ -249,9 +252,10 @@ app = { kind = "udp", rate = "1Mbit" }
     /// downlink at `wifi` Mbit/s keeps within the limits of `r`.
     fn within(r: &Resolved, flow: &str, goodput: f64, wifi: f64) -> bool {
         let zero = json!(0);
+        let start = r.flows.iter().find(|f| f.name == flow).map_or(0.0, |f| secs(f.start));
         let summary = json!({
             "duration_s": 10.0, "warmup_s": 0.0, "jain_index": 1.0,
-            "flows": [{ "name": flow, "goodput_mbps": goodput, "retransmits": zero, "data_segs_out": zero,
+            "flows": [{ "name": flow, "goodput_mbps": goodput, "window_s": 10.0 - start, "retransmits": zero, "data_segs_out": zero,
                         "local_drops": zero, "queue_drops": zero, "spurious_rtos": zero, "undos": zero }],
             "wifi": [{ "name": "bss", "busy_share": 0.5, "links": [{
                 "name": "bss:ap->sta", "airtime_share": 0.5, "throughput_mbps": wifi, "ppdus": zero,

@@ -381,7 +381,7 @@ impl World {
                 let n = &mut flow.total;
                 n.udp_received += 1;
                 n.udp_highest_seq = n.udp_highest_seq.max(seq + 1);
-                n.bytes_delivered += u64::from(pkt.size - crate::net::packet::UDP_HEADER);
+                flow.on_delivery(u64::from(pkt.size - crate::net::packet::UDP_HEADER), now);
                 flow.on_data_arrival(now - sent_at, true);
             }
             Payload::Ping { seq, sent_at, reply } => {

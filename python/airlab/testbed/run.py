@@ -545,7 +545,6 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
     rows: dict[str, list] = {c: [] for c in columns}
     fcts: dict[str, list] = {c: [] for c in TABLES["fcts"][0]}
     summaries = []
-    span_s = (plan.duration_ns - plan.warmup_ns) / 1e9
     for f in plan.flows:
         if f.app == "ping":
             summaries.append(_ping_summary(plan, f, records["pings"][f.name]))
@@ -556,9 +555,11 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
         # a closed one's last increments are never sampled, so the flow's cumulative counters
         # (the simulator's) cannot be had here; they are left unmeasured, not pieced together.
         per_connection = f.app == "periodic"
-        goodputs, delivered, prev = [], 0, (0, 0, 0)
+        goodputs, delivered, prev, last_delivery = [], 0, (0, 0, 0), 0
         half = plan.interval_ns // 2
         for t, b, late in sink["samples"]:
+            if b > prev[1]:
+                last_delivery = t
             span = t + late - prev[0] - prev[2]
             on_time = late <= half and prev[2] <= half and span > 0
             rate = (b - prev[1]) * 8 / (span / 1e9) / 1e6 if on_time else math.nan
@@ -587,6 +588,7 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
                          ("end_s", end / 1e9), ("fct_s", (end - start) / 1e9),
                          ("bytes", f.size)):  # fmt: skip
                 fcts[c].append(v)
+        window_s = _window_s(plan, f, last_delivery)
         in_window = [(end - start) / 1e9 for start, end in done if start > plan.warmup_ns]
         segs, retrans = counted.get("tcpi_data_segs_out"), counted.get("tcpi_total_retrans")
         if per_connection:
@@ -594,7 +596,8 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
         summaries.append({
             "name": f.name, "src": f.src, "dst": f.dst, "cc": f.cc, "app": f.app,
             "bytes_delivered": delivered,
-            "goodput_mbps": delivered * 8 / span_s / 1e6 if span_s > 0 else None,
+            "goodput_mbps": delivered * 8 / window_s / 1e6 if window_s > 0 else 0.0,
+            "window_s": window_s,
             "goodput_stats_mbps": distribution(goodputs, {"median": 0.5, "p95": 0.95}),
             "rtt_ms": None,
             "owd_ms": None,  # TCP data is not timestamped one way on the kernel
@@ -644,13 +647,21 @@ def _ping_summary(plan: Plan, f: Any, record: dict[str, Any]) -> dict[str, Any]:
     dist = distribution(rtts)
     return {
         "name": f.name, "src": f.src, "dst": f.dst, "cc": None, "app": "ping",
-        "bytes_delivered": 0, "goodput_mbps": 0.0, "goodput_stats_mbps": None,
-        "rtt_ms": dist, "owd_ms": None, "srtt_ms": None, "srtt_jitter_ms": None, "retransmits": 0,
+        "bytes_delivered": 0, "goodput_mbps": 0.0, "window_s": _window_s(plan, f),
+        "goodput_stats_mbps": None, "rtt_ms": dist, "owd_ms": None, "srtt_ms": None,
+        "srtt_jitter_ms": None, "retransmits": 0,
         "data_segs_out": 0, "retransmit_rate": None, "lost": None,
         "unanswered": sum(1 for _, rtt in window if rtt is None),
         "queue_drops": None, "local_drops": None, "undos": None, "spurious_rtos": None,
         "wire_lost": None, "ecn_marks": 0, "jitter_ms": jitter, "fct_s": None,
     }  # fmt: skip
+
+
+def _window_s(plan: Plan, f: Any, last_delivery_ns: int = 0) -> float:
+    """A flow's time in the measurement window, as the simulator's: from its start to its stop,
+    or to the sample that saw its last data when that arrived after the stop."""
+    to = min(max(f.stop_ns, last_delivery_ns), plan.duration_ns)
+    return max(0, to - max(f.start_ns, plan.warmup_ns)) / 1e9
 
 
 def _pings(plan: Plan, records: dict[str, Any]) -> dict[str, list]:
@@ -736,13 +747,16 @@ def _links(plan: Plan, wires: list[dict[str, Any]], samples: list[dict[str, Any]
     for d, w in zip(plan.directions, wires or [{}] * len(plan.directions), strict=True):
         mine = [r for r in _on_time(plan, samples) if r["queue"] == d.name]
         start = next((r["bytes"] for r in reversed(mine) if r["t"] <= plan.warmup_ns), 0)
-        carried = (mine[-1]["bytes"] - start) * 8 / span_s if mine and span_s > 0 else math.nan
+        # Unmeasured (null), not NaN, when no sample of the direction came on time.
+        carried = (mine[-1]["bytes"] - start) * 8 / span_s if mine and span_s > 0 else None
         late = {k.split("_")[1]: w.get(k) for k in ("late_mean_us", "late_p50_us", "late_p99_us",
                                                      "late_max_us")}  # fmt: skip
         out.append({
             "name": d.name, "link": d.link, "from": d.src, "to": d.dst,
-            "rate_mbps": d.rate_bps / 1e6, "throughput_mbps": carried / 1e6,
-            "utilization": carried / d.rate_bps, "wire_lost": w.get("dropped"),
+            "rate_mbps": d.rate_bps / 1e6,
+            "throughput_mbps": None if carried is None else carried / 1e6,
+            "utilization": None if carried is None else carried / d.rate_bps,
+            "wire_lost": w.get("dropped"),
             "wire_late_us": late, "wire_realtime": w.get("realtime"),
         })  # fmt: skip
     return out

@@ -7,6 +7,7 @@ mod quantiles;
 pub mod recorder;
 pub mod series;
 pub mod summary;
+pub mod warnings;
 
 pub use quantiles::Quantiles;
 
@@ -95,6 +96,9 @@ pub struct FlowStats {
     pub start: Time,
     pub stop: Time,
     pub total: FlowCounters,
+    /// When the flow's receiver last got new data: data sent before `stop` still arrives
+    /// after it, so the flow's active period runs to whichever is later.
+    pub last_delivery: Time,
     /// RTT samples (TCP ACKs or ping replies) in the measurement window.
     pub rtt: Quantiles,
     last_rtt: Option<Time>,
@@ -124,6 +128,7 @@ impl FlowStats {
             start: 0,
             stop: 0,
             total: FlowCounters::default(),
+            last_delivery: 0,
             rtt: Quantiles::new(),
             last_rtt: None,
             jitter_sum: 0,
@@ -144,6 +149,14 @@ impl FlowStats {
         self.total.owd_sum += owd;
         self.total.owd_samples += 1;
         self.total.packets_delivered += u64::from(new_data);
+    }
+
+    /// `bytes` of new data reached the flow's receiver at `now`.
+    pub fn on_delivery(&mut self, bytes: u64, now: Time) {
+        self.total.bytes_delivered += bytes;
+        if bytes > 0 {
+            self.last_delivery = now;
+        }
     }
 
     /// One of the flow's connections opened (its SYN left).

@@ -24,15 +24,12 @@ pub fn percentile(values: &[f64], q: f64) -> Option<f64> {
     Some(v[lo] + (v[hi] - v[lo]) * (pos - lo as f64))
 }
 
-/// Jain's fairness index (sum x)^2 / (n sum x^2); 1 for a single flow or all-zero inputs.
-pub fn jain_index(x: &[f64]) -> f64 {
+/// Jain's fairness index (sum x)^2 / (n sum x^2); 1 for a single flow. `None` without flows or
+/// when none delivered anything: fairness among nothing is undefined, not perfect.
+pub fn jain_index(x: &[f64]) -> Option<f64> {
     let sum: f64 = x.iter().sum();
     let sq: f64 = x.iter().map(|v| v * v).sum();
-    if x.is_empty() || sq == 0.0 {
-        1.0
-    } else {
-        sum * sum / (x.len() as f64 * sq)
-    }
+    (sq > 0.0).then(|| sum * sum / (x.len() as f64 * sq))
 }
 
 /// A distribution of times, in milliseconds.
@@ -128,8 +125,10 @@ pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
         .zip(&window.flows)
         .map(|(f, at_window)| {
             let n = f.total.since(at_window);
+            // The flow's active period in the window: from its start to its stop, or to the
+            // last data that reached its receiver when data sent before the stop arrived after.
             let from = f.start.max(rec.warmup);
-            let to = f.stop.min(end);
+            let to = f.stop.max(f.last_delivery).min(end);
             let active = secs(to.saturating_sub(from));
             let goodput = if active > 0.0 { n.bytes_delivered as f64 * 8.0 / active / 1e6 } else { 0.0 };
             if f.app != "ping" {
@@ -144,6 +143,7 @@ pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
             let mut v = json!({
                 "name": f.name, "src": f.src, "dst": f.dst, "cc": f.cc, "app": f.app,
                 "goodput_mbps": goodput,
+                "window_s": active,
                 "goodput_stats_mbps": { "median": percentile(&samples, 0.5), "p95": percentile(&samples, 0.95) },
                 "bytes_delivered": n.bytes_delivered,
                 "rtt_ms": dist_ms(&f.rtt),
@@ -302,9 +302,11 @@ mod tests {
         // r = x1/x2 = 1.44 gives (1+r)^2 / (2(1+r^2)) = 0.968.
         let r: f64 = 1.44;
         let want = (1.0 + r).powi(2) / (2.0 * (1.0 + r * r));
-        assert!((jain_index(&[r, 1.0]) - want).abs() < 1e-12);
-        assert!((jain_index(&[5.0, 5.0, 5.0]) - 1.0).abs() < 1e-12);
-        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+        assert!((jain_index(&[r, 1.0]).unwrap() - want).abs() < 1e-12);
+        assert!((jain_index(&[5.0, 5.0, 5.0]).unwrap() - 1.0).abs() < 1e-12);
+        assert!((jain_index(&[1.0, 0.0, 0.0, 0.0]).unwrap() - 0.25).abs() < 1e-12);
+        assert_eq!(jain_index(&[]), None);
+        assert_eq!(jain_index(&[0.0, 0.0]), None);
     }
 
     #[test]

@@ -166,7 +166,7 @@ impl TcpReceiver {
             }
         }
         self.ooo.drain(..merged);
-        ctx.flow.total.bytes_delivered += self.rcv_nxt - before;
+        ctx.flow.on_delivery(self.rcv_nxt - before, ctx.now);
     }
 
     fn insert_ooo(&mut self, start: u64, end: u64) {
