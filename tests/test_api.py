@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import airlab
-from airlab.results import Result
+from airlab.results import Result, check_summary
 from conftest import DATA, DUMBBELL
 
 SHORT = {"duration": "5s"}
@@ -214,6 +214,7 @@ def test_every_builtin_scenario_runs(name: str) -> None:
         if flow["app"].get("random_start"):
             short[f"flow[{i}].app.random_start"] = "1s"
     res = airlab.run(name, seed=1, set=short)
+    check_summary(res.summary, Path(name))  # what Result.load takes: every number in bounds
     for flow in res.summary["flows"]:
         if flow["app"] == "ping":
             # A probe carries no payload: it must have measured RTTs instead.
@@ -341,3 +342,19 @@ def test_a_result_shows_itself_in_a_notebook() -> None:
     assert "<table>" in page and ">cubic<" in page
     assert f">{fmt(goodput)}<" in page
     assert page.count("data:image/png;base64,") == 1
+
+
+@pytest.mark.parametrize(
+    ("argument", "value", "expected"),
+    [
+        ("executor", "dask", r"None \(a local pool of `jobs` processes\), airlab.jobs.LocalPool"),
+        ("executor", 4, r"None .*airlab.jobs.DaskExecutor\(client\)"),
+        ("reporter", "x", "None or an airlab.sweep.Reporter"),
+    ],
+)
+def test_sweep_run_names_an_executor_or_reporter_that_is_not_one(
+    tmp_path: Path, argument: str, value: object, expected: str
+) -> None:
+    with pytest.raises(TypeError, match=rf"^{argument}: expected {expected}.*got {value!r}"):
+        airlab.Sweep.run(DUMBBELL, set={"duration": "1s"}, out=tmp_path / "sw", **{argument: value})
+    assert not (tmp_path / "sw").exists(), "checked after something was written"

@@ -72,6 +72,24 @@ def test_validate_counts_wifi_networks(cli) -> None:
     assert "0 links, 1 Wi-Fi networks, 1 flows" in proc.stdout
 
 
+def test_validate_prints_a_description_of_several_lines_on_one(cli, tmp_path: Path) -> None:
+    (tmp_path / "s.toml").write_text(
+        'name = "s"\ndescription = """first line\n  second\tline\n"""\nduration = "1s"\n'
+        'hosts = ["a", "b"]\n[[link]]\nbetween = ["a", "b"]\nrate = "1Mbit"\ndelay = "1ms"\n'
+    )
+    proc = cli("validate", "s.toml", check=True)
+    assert proc.stdout.count("\n") == 1 and proc.stdout.rstrip().endswith(
+        ": first line second line"
+    )
+
+
+def test_a_bad_scheduler_address_is_an_error_naming_the_option(cli) -> None:
+    proc = cli("sweep", DUMBBELL, "--set", "duration=1s", "--scheduler", "nosuch", "--out", "sw")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("error: --scheduler nosuch: missing port number")
+    assert "expected a scheduler address such as tcp://host:8786" in proc.stderr
+
+
 def test_validate_bad_file_exits_2_with_key_path(cli) -> None:
     proc = cli("validate", str(DATA / "bad-duration.toml"))
     assert proc.returncode == 2, proc

@@ -53,6 +53,41 @@ def test_compare_refuses_a_single_result_and_bad_labels() -> None:
         compare(a, a, labels=["same", "same"])
 
 
+def test_compare_refuses_labels_given_as_one_string() -> None:
+    a = airlab.run(DUMBBELL, seed=1, set=SHORT)
+    with pytest.raises(TypeError, match=r"^labels: .*the string 'a,b' \(write labels=\['a', 'b'\]"):
+        compare(a, a, labels="a,b")  # type: ignore[arg-type]
+
+
+def test_cells_names_a_row_the_table_does_not_have() -> None:
+    a = airlab.run(DUMBBELL, seed=1, set=SHORT)
+    cmp = compare(a, a, labels=["x", "y"])
+    n = len(cmp.table)
+    assert cmp.cells(-1) == cmp.cells(n - 1)
+    for k in (n, -n - 1, 10**9):
+        rows = rf"from 0 to {n - 1} \(or -{n} to -1 from the end\); got {k}"
+        with pytest.raises(ValueError, match=rf"^k: expected a row number of the table, {rows}"):
+            cmp.cells(k)
+    with pytest.raises(TypeError, match=r"^k: expected a row number, an integer, got 'a'"):
+        cmp.cells("a")  # type: ignore[arg-type]
+
+
+def test_save_refuses_an_empty_path_and_keeps_no_plot_of_an_earlier_comparison(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a = airlab.run(DUMBBELL, seed=1, set=SHORT)
+    cmp = compare(a, a, labels=["x", "y"])
+    monkeypatch.chdir(tmp_path)  # where "" used to write
+    with pytest.raises(ValueError, match=r"^out_dir: expected a directory path, got an empty"):
+        cmp.save("")
+    assert not list(tmp_path.iterdir())
+    d = cmp.save(tmp_path / "cmp")
+    assert (d / "compare_goodput_mbps.png").exists() and (d / "compare_backlog.png").exists()
+    (d / "mine.png").write_bytes(b"a user's file")
+    cmp.save(d, plots=False)
+    assert sorted(p.name for p in d.iterdir()) == ["compare.csv", "compare.md", "mine.png"]
+
+
 def test_cli_compare_prints_and_writes(cli, tmp_path: Path) -> None:
     for seed in ("1", "2"):
         cli("run", DUMBBELL, "--seed", seed, "--set", "duration=2s", "--out", f"r{seed}",

@@ -157,6 +157,31 @@ app = { kind = "udp", rate = "1Mbit" }
         flent.export(airlab.run_text(text), tmp_path / "udp.flent.gz")
 
 
+def test_an_export_names_a_result_or_time_of_the_wrong_type(
+    bufferbloat: airlab.Result, tmp_path: Path
+) -> None:
+    with pytest.raises(TypeError, match=r"^result: expected an airlab\.Result, got None"):
+        flent.export(None, tmp_path / "x.flent.gz")  # type: ignore[arg-type]
+    for start in ("yesterday", float("nan"), 1.7e9):
+        with pytest.raises(TypeError, match=r"^time: expected a datetime\.datetime .* or None"):
+            flent.export(bufferbloat, tmp_path / "x.flent.gz", time=start)  # type: ignore[arg-type]
+    assert not list(tmp_path.iterdir())
+
+
+def test_an_export_refuses_a_result_directory_without_its_samples(
+    bufferbloat: airlab.Result, tmp_path: Path, cli
+) -> None:
+    run = tmp_path / "run"
+    bufferbloat.save(run, plots=False, report=False)
+    (run / "flows.parquet").unlink()
+    with pytest.raises(ValueError, match=r"run: expected samples of the flows bulk in its flows"):
+        flent.export(airlab.Result.load(run), tmp_path / "x.flent.gz")
+    proc = cli("export", str(run), "--out", str(tmp_path / "x.flent.gz"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"error: {run}: expected samples of the flows bulk")
+    assert not (tmp_path / "x.flent.gz").exists(), "an empty Flent file was written"
+
+
 # -- malformed files: a clear error, never a traceback ----------------------------------------
 
 CORPUS = Path(__file__).parent / "data" / "flent-malformed"

@@ -4,6 +4,9 @@ runs that are sound but easy to misread (issue 32)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import airlab
@@ -82,5 +85,20 @@ def test_a_run_of_pings_has_no_fairness_index_and_a_silent_flow_is_named() -> No
     # A bulk flow that starts 1 us before the end delivers nothing in its window.
     res = airlab.run_text(DUMBBELL, set={"flow.0.start": "0.999999s"})
     assert res.summary["warnings"] == [
+        'flow "f" delivered no data in its 0.000001 s of the measurement window'
+    ]
+
+
+def test_the_command_line_prints_the_warnings(tmp_path: Path) -> None:
+    scenario = tmp_path / "late.toml"
+    scenario.write_text(
+        DUMBBELL.replace('app = { kind = "bulk" }', 'app = { kind = "bulk" }\nstart = "0.999999s"')
+    )
+    command = ["run", str(scenario), "--out", str(tmp_path / "out"), "--no-plots"]
+    out = subprocess.run(
+        [sys.executable, "-m", "airlab", *command], capture_output=True, text=True, check=True
+    )
+    assert 'warning: flow "f" delivered no data' in " ".join(out.stdout.split())
+    assert airlab.Result.load(tmp_path / "out").warnings == [
         'flow "f" delivered no data in its 0.000001 s of the measurement window'
     ]

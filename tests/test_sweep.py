@@ -4,18 +4,23 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 
-from airlab import _io, jobs
+import airlab
+from airlab import _io, jobs, results
 from airlab import sweep as sw
 from airlab.jobs import job_id
+from airlab.results import ResultFileError
 from conftest import DUMBBELL, terminal_sigint
 
 GRID = ["--set", "duration=2s,3s"]
@@ -241,3 +246,100 @@ def test_a_pool_starts_no_more_workers_than_runs(tmp_path: Path, monkeypatch) ->
     monkeypatch.setattr(jobs, "ProcessPoolExecutor", counting)
     done = sw.run_sweep(DUMBBELL, [("duration", ["1s"])], [1], tmp_path, jobs=2)
     assert (len(done.executed), started) == (1, [1])
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished sweep directory of two runs (seeds 1 and 2)."""
+    d = tmp_path_factory.mktemp("sweep") / "sw"
+    airlab.Sweep.run(DUMBBELL, set={"duration": "1s"}, seeds=2, out=d, jobs=1)
+    return d
+
+
+def _record_edit(key: str, value: Any):
+    def edit(rec: dict[str, Any]) -> None:
+        *parents, last = key.split(".")
+        node: Any = rec
+        for part in parents:
+            node = node[int(part)] if part.isdigit() else node[part]
+        node[last] = value
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        ("{", "not JSON"),
+        ("[]", "expected a JSON object, a run record, got list"),
+        (_record_edit("run_id", "other"), "run_id: expected the file's name"),
+        (
+            _record_edit("seed", "abc"),
+            r"seed: expected an integer from 0 to 2\*\*64 - 1, got 'abc'",
+        ),
+        (_record_edit("params", "x"), "params: expected an object of keys and their --set text"),
+        (_record_edit("summary", None), "summary: expected a JSON object, got NoneType"),
+        (
+            _record_edit("summary.flows.0.goodput_mbps", -1),
+            'summary: flow "cubic": goodput_mbps: expected a finite number of at least 0',
+        ),
+        (
+            _record_edit("summary.links.0.utilization", 3),
+            r'summary: link "[^"]+": utilization: expected a number from 0 to 1',
+        ),
+    ],
+)
+def test_load_names_a_broken_run_record_instead_of_dropping_it(
+    finished: Path, tmp_path: Path, edit: Any, problem: str
+) -> None:
+    d = tmp_path / "sw"
+    shutil.copytree(finished, d)
+    victim = sorted((d / "runs").glob("*.json"))[1]
+    if isinstance(edit, str):
+        victim.write_text(edit)
+    else:
+        rec = json.loads(victim.read_text())
+        edit(rec)
+        victim.write_text(json.dumps(rec))
+    with pytest.raises(ResultFileError, match=f"^{re.escape(str(victim))}: {problem}"):
+        airlab.Sweep.load(d)
+
+
+def test_every_reader_of_run_records_bounds_their_size(
+    finished: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(results, "MAX_JSON_BYTES", 1000)
+    with pytest.raises(
+        ResultFileError, match=r"runs/.*\.json: [\d,]+ bytes; expected at most 1,000"
+    ):
+        airlab.Sweep.load(finished)
+    # resuming takes a record it cannot read for one to redo
+    assert jobs.read_runs(finished / "runs") == {}
+
+
+def test_a_sweep_directory_holds_the_runs_of_one_scenario(
+    cli, finished: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other.toml"
+    other.write_text(airlab.resolve(DUMBBELL).read_text())
+    d = tmp_path / "sw"
+    shutil.copytree(finished, d)
+    # a reused directory: refused before anything runs, in Python and on the command line
+    theirs = r"holds runs of another scenario, dumbbell-cubic \(.*runs/dumbbell-cubic_"
+    with pytest.raises(ValueError, match=rf"^out {re.escape(str(d))}: {theirs}"):
+        airlab.Sweep.run(other, set={"duration": "1s"}, out=d, jobs=1)
+    proc = cli("sweep", str(other), "--set", "duration=1s", "--out", str(d))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(f"error: --out {d}: holds runs of another scenario")
+    assert sorted(p.name for p in (d / "runs").iterdir()) == sorted(
+        p.name for p in (finished / "runs").iterdir()
+    )
+    # the same scenario resumes there as before
+    assert len(airlab.Sweep.run(DUMBBELL, set={"duration": "1s"}, seeds=2, out=d).records) == 2
+    # a directory that has them anyway (written by hand or an older airlab) does not load
+    sweep = airlab.Sweep.run(other, set={"duration": "1s"}, out=tmp_path / "b", jobs=1)
+    run = sweep.out_dir / "runs" / f"{sweep.records[0]['run_id']}.json"
+    foreign = Path(shutil.copy(run, d / "runs"))
+    mixed = r"a run of other\.toml, where 2 runs of this sweep directory are of dumbbell-cubic"
+    with pytest.raises(ResultFileError, match=rf"^{re.escape(str(foreign))}: {mixed}"):
+        airlab.Sweep.load(d)

@@ -175,6 +175,8 @@ def print_summary(console: Console, s: dict[str, Any], max_rows: int = 20) -> No
         f"[bold]{fmt((e.get('events_per_s') or 0) / 1e6)} M events/s[/], "
         f"{fmt(e.get('sim_s_per_wall_s'))} sim s per wall s"
     )
+    for warning in s.get("warnings") or []:
+        console.print(f"[yellow]warning:[/] {escape(str(warning))}")
 
 
 # -- commands --------------------------------------------------------------------------------------
@@ -296,7 +298,8 @@ def _describe(resolved: dict[str, Any]) -> str:
         f"{count(base, 'link', 'links')} links, {wifi}{n_flows} flows"
     )
     text = ", ".join(parts)
-    desc = str(base.get("description") or "").strip()
+    # one line, however many the description has
+    desc = " ".join(str(base.get("description") or "").split())
     return f"{text}: {desc}" if desc else text
 
 
@@ -530,9 +533,10 @@ def sweep(
             raise ValueError("give the seeds either as --seeds N or as --set seed=..., not both")
         run_seeds = listed if listed is not None else list(range(1, (seeds or 1) + 1))
         runs = _sweep.check_size(grid, len(run_seeds))
+        todo = _sweep.expand(grid, run_seeds, scenario)
+        _sweep.check_out_dir(_out_dir(out), scenario, todo, "--out")
     except ValueError as e:
         raise CliError(str(e)) from None
-    _out_dir(out)
     with _executor(jobs, scheduler, cluster, runs) as ex:
         console.print(f"running on {ex.describe()}")
         outcome = _sweep.run_sweep(

@@ -18,7 +18,7 @@ from typing import Any
 
 import pandas as pd
 
-from airlab import _io
+from airlab import _checks, _io
 from airlab.report import fmt, get
 from airlab.results import Result
 
@@ -40,6 +40,8 @@ METRICS: list[tuple[str, str, str]] = [
 #: Flow time series drawn overlaid: (column, axis label).
 FLOW_SERIES = [("goodput_mbps", "goodput (Mbit/s)"), ("cwnd_pkts", "cwnd (packets)"),
                ("srtt_ms", "smoothed RTT (ms)")]  # fmt: skip
+#: Every file :func:`plot` may write.
+PLOT_FILES = [*(f"compare_{column}.png" for column, _ in FLOW_SERIES), "compare_backlog.png"]
 
 
 def _get(d: dict[str, Any], path: str) -> float | None:
@@ -104,6 +106,13 @@ class Comparison:
         """Row ``k`` of the table as text: its entity, each value and each relative difference,
         with ``⚠`` and the notes' numbers beside a number a degraded run's failed check
         affects (a difference carries the notes of both its numbers)."""
+        n = len(self.table)
+        if not _checks.is_int(k):
+            raise TypeError(f"k: expected a row number, an integer, got {k!r:.60}")
+        if not -n <= k < n:
+            rows = f"from 0 to {n - 1} (or -{n} to -1 from the end)" if n else "none: no rows"
+            raise ValueError(f"k: expected a row number of the table, {rows}; got {k}")
+        k = int(k) % n
         r = self.table.iloc[k]
         marks = self.marks[k] if k < len(self.marks) else {}
 
@@ -135,12 +144,18 @@ class Comparison:
         return "\n".join(lines) + "\n"
 
     def save(self, out_dir: str | os.PathLike[str], plots: bool = True) -> Path:
-        d = Path(out_dir)
+        """Write compare.csv, compare.md and (unless ``plots`` is false) the overlaid plots
+        into ``out_dir``, created if needed; plots a comparison saved there before drew and
+        this one does not are removed. ``ValueError`` if ``out_dir`` is empty or cannot be
+        created and written to."""
+        d = _checks.output_dir(out_dir, "out_dir")
         d.mkdir(parents=True, exist_ok=True)
         _io.write_with(d / "compare.csv", lambda p: self.table.to_csv(p, index=False))
         _io.write_text(d / "compare.md", self.markdown())
-        if plots:
-            plot(self, d)
+        written = plot(self, d) if plots else []
+        from airlab.plots import remove_unwritten
+
+        remove_unwritten(d, PLOT_FILES, written)
         return d
 
 
@@ -154,7 +169,14 @@ def compare(
     """Set two or more results (``Result`` objects, result directories or Flent files) side
     by side.
 
-    Entities are matched by name (flows, queues ``link:from->to``, links)."""
+    Entities are matched by name (flows, queues ``link:from->to``, links). ``labels`` is a
+    list of distinct labels, one per result (a string is refused: ``labels=["a", "b"]``, not
+    ``"a,b"``)."""
+    if isinstance(labels, str):
+        raise TypeError(
+            f"labels: expected a list of labels, one per result, got the string {labels!r:.60} "
+            f"(write labels={labels.split(',')!r:.60})"
+        )
     if len(results) < 2:
         raise ValueError("compare needs at least two results")
     loaded = [load_result(r) for r in results]

@@ -197,7 +197,15 @@ def _stream_aggregates(out: _Series, streams: list[str]) -> None:
 
 def to_flent(result: Result, time: dt.datetime | None = None) -> dict[str, Any]:
     """The Flent data file of ``result`` as a JSON-ready dict (see the module's description);
-    ``time`` is the test's start (default: now, UTC)."""
+    ``time`` is the test's start (default: now, UTC). ``TypeError`` naming the argument for a
+    ``result`` that is not a Result or a ``time`` that is not a datetime; ``ValueError`` for a
+    run without the samples the file is made of."""
+    if not isinstance(result, Result):
+        raise TypeError(f"result: expected an airlab.Result, got {result!r:.60}")
+    if time is not None and not isinstance(time, dt.datetime):
+        raise TypeError(
+            f"time: expected a datetime.datetime (the test's start) or None, got {time!r:.60}"
+        )
     s = result.summary
     flows = {f["name"]: f for f in s.get("flows", [])}
     tcp = [n for n, f in flows.items() if f.get("cc") and f.get("app") != "ping"]
@@ -206,6 +214,13 @@ def to_flent(result: Result, time: dt.datetime | None = None) -> dict[str, Any]:
     test, tcp_series, params = _test_for(tcp, pings)
     start = (time or dt.datetime.now(dt.UTC)).astimezone(dt.UTC)
     ft, pt = result.flows, result.pings
+    if tcp and ft.empty:  # (a ping flow may rightly have no samples: every reply lost)
+        more = f" and {len(tcp) - 3} more" if len(tcp) > 3 else ""
+        raise ValueError(
+            f"{result.source or 'the result'}: expected samples of the flows "
+            f"{', '.join(tcp[:3])}{more} in its flows table, got none (flows.parquet missing "
+            "or empty); a Flent file is made of them"
+        )
     times = np.unique(ft["time_s"].to_numpy(float)) if len(ft) else np.array([])
     length = float(s["duration_s"])
     step = float(np.min(np.diff(times))) if len(times) > 1 else length
@@ -269,7 +284,7 @@ def to_flent(result: Result, time: dt.datetime | None = None) -> dict[str, Any]:
 
 def export(result: Result, path: str | os.PathLike[str], time: dt.datetime | None = None) -> Path:
     """Write ``result`` as a Flent data file at ``path`` (gzip when it ends in ``.gz``;
-    written atomically). Returns the path."""
+    written atomically). Returns the path. Raises as :func:`to_flent` does."""
     p = Path(path)
     if not is_flent(p):
         raise ValueError(f"{p}: a Flent data file's name ends in {' or '.join(SUFFIXES)}")

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from airlab import _checks, _io
+from airlab.results import ResultFileError, read_json
 
 Params = tuple[tuple[str, str], ...]
 Record = dict[str, Any]
@@ -392,6 +393,11 @@ def executor(
             client = Client(scheduler, timeout="20s")
         except OSError as e:
             raise RuntimeError(f"--scheduler {scheduler}: cannot reach it ({e})") from None
+        except (ValueError, TypeError) as e:  # distributed's parsing: no port, unknown protocol
+            raise ValueError(
+                f"--scheduler {scheduler}: {e}; expected a scheduler address such as "
+                "tcp://host:8786"
+            ) from None
         with client:
             yield DaskExecutor(client)
         return
@@ -459,8 +465,8 @@ def read_runs(runs_dir: Path) -> dict[str, Record]:
         if _io.is_temp(p) or p.name.startswith("."):
             continue
         try:
-            rec = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            rec = read_json(p)  # bounded, as every reader of a run record
+        except ResultFileError:
             continue  # not a finished run: it will be redone
         if isinstance(rec, dict) and rec.get("run_id") == p.stem and "summary" in rec:
             found[p.stem] = rec

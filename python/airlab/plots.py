@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -258,8 +259,13 @@ PLOTS = {
 }
 
 
+#: Every file :func:`plot_all` may write.
+PLOT_FILES = [f"{name}.png" for name in PLOTS]
+
+
 def plot_all(res: Result, out_dir: str | os.PathLike[str]) -> dict[str, Path]:
-    """Draw every plot that has data into ``out_dir``; return {name: png path}."""
+    """Draw every plot that has data into ``out_dir``; return {name: png path}. A plot drawn
+    there before for another result that this one has no data for is removed."""
     d = Path(out_dir)
     d.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
@@ -268,7 +274,18 @@ def plot_all(res: Result, out_dir: str | os.PathLike[str]) -> dict[str, Path]:
             p = fn(res, d / f"{name}.png")
             if p is not None:
                 written[name] = p
+    remove_unwritten(d, PLOT_FILES, written.values())
     return written
+
+
+def remove_unwritten(folder: Path, names: Iterable[str], written: Iterable[Path]) -> None:
+    """Delete the files of ``names`` in ``folder`` that are not ``written``: plots airlab drew
+    there for an earlier result, which would show what the new one does not hold. Only those
+    names are touched; any other file in the folder stays."""
+    keep = {p.name for p in written}
+    for name in names:
+        if name not in keep:
+            (folder / name).unlink(missing_ok=True)
 
 
 def plot_fluid(res: FluidResult, path: Path) -> Path:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,13 +62,17 @@ class ResultFileError(ValueError):
         self.path = path
 
 
-def _read_json(path: Path) -> Any:
-    """A result directory's JSON file, or ResultFileError saying why it cannot be one."""
+def read_json(path: Path) -> Any:
+    """A result directory's JSON file (or a sweep's run record), at most
+    :data:`MAX_JSON_BYTES`; ResultFileError saying why it cannot be one. Every reader of
+    summary.json, scenario.json and runs/*.json goes through here."""
     try:
         size = path.stat().st_size
         if size > MAX_JSON_BYTES:
             raise ResultFileError(path, f"{size:,} bytes; expected at most {MAX_JSON_BYTES:,}")
         return json.loads(path.read_bytes().decode("utf-8"))
+    except ResultFileError:
+        raise
     except OSError as e:
         raise ResultFileError(path, f"cannot read it ({e.strerror or e})") from None
     except UnicodeDecodeError as e:
@@ -77,20 +83,120 @@ def _read_json(path: Path) -> Any:
         ) from None
     except RecursionError:
         raise ResultFileError(path, "JSON nested deeper than a summary ever is") from None
+    except ValueError:  # an integer literal longer than Python converts
+        raise ResultFileError(
+            path, f"an integer of more than {sys.get_int_max_str_digits()} digits"
+        ) from None
 
 
-def _check_summary(summary: Any, path: Path) -> None:
+#: Summary numbers no run can have outside a range, by entity list (``wifi.links`` being each
+#: Wi-Fi network's links) and key: ``share`` is a time or a fraction over the window, from 0 to
+#: 1; ``amount`` a finite number of at least 0 (a rate, a goodput, a duration); ``count`` an
+#: integer of at least 0. Null or absent passes: backends leave out what they do not measure.
+# fmt: off
+_BOUNDS: dict[str, dict[str, str]] = {
+    "run": {"duration_s": "amount", "warmup_s": "amount", "jain_index": "share"},
+    "flows": {
+        "goodput_mbps": "amount", "window_s": "amount", "goodput_stats_mbps.median": "amount",
+        "goodput_stats_mbps.p95": "amount", "retransmit_rate": "share",
+        **dict.fromkeys(("bytes_delivered", "data_segs_out", "retransmits", "lost", "queue_drops",
+                         "local_drops", "undos", "spurious_rtos", "wire_lost", "ecn_marks",
+                         "unanswered", "udp.sent", "udp.received"), "count"),
+    },
+    "queues": dict.fromkeys(("enqueued", "dequeued", "drops", "marks", "device_drops",
+                             "device_marks"), "count"),
+    "links": {"utilization": "share", "rate_mbps": "amount", "throughput_mbps": "amount",
+              "wire_lost": "count"},
+    "wifi": {"busy_share": "share"},
+    "wifi.links": {
+        "airtime_share": "share", "throughput_mbps": "amount", "phy_rate_mbps": "amount",
+        **dict.fromkeys(("ppdus", "failed_ppdus", "collisions", "ampdus", "mu_ppdus", "mpdus",
+                         "mpdus_acked", "mpdu_drops"), "count"),
+    },
+}
+# fmt: on
+#: How far above 1 a share computed from floating-point sums may read (the engine's invariant
+#: check allows as much).
+ROUNDING = 1e-9
+#: What a testbed run (``backend: "linux"``) measures rather than computes: its links'
+#: utilization is the bytes counted between two samples over the window's length, which for a
+#: saturated link can read above 1 by up to a sampling interval.
+_MEASURED = {"links": {"utilization": "amount"}}
+_EXPECTED = {
+    "share": "a number from 0 to 1",
+    "amount": "a finite number of at least 0",
+    "count": "an integer of at least 0",
+}
+_ENTITY = {"flows": "flow", "queues": "queue", "links": "link", "wifi": "Wi-Fi network",
+           "wifi.links": "Wi-Fi link"}  # fmt: skip
+
+
+def _in_bounds(value: Any, kind: str) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    if kind == "count":
+        return isinstance(value, int) and value >= 0
+    # NaN fails every comparison
+    return 0 <= value <= 1 + ROUNDING if kind == "share" else 0 <= value < math.inf
+
+
+def _check_bounds(entity: dict[str, Any], bounds: dict[str, str], path: Path, where: str) -> None:
+    for key, kind in bounds.items():
+        value: Any = entity
+        for part in key.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        if not _in_bounds(value, kind):
+            raise ResultFileError(
+                path, f"{where}{key}: expected {_EXPECTED[kind]} or null, got {_shown(value)}"
+            )
+
+
+def _shown(value: Any) -> str:
+    """A value of a file in a message, at most a line long."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:40]}..."
+
+
+def check_summary(summary: Any, path: Path, key: str = "") -> None:
     """What every reader of a summary relies on: an object whose entity lists (flows, queues,
-    links, wifi) hold objects with a string ``name``."""
+    links, wifi) hold objects with a string ``name``, whose seed is null or a run seed and
+    whose numbers are possible (:data:`_BOUNDS`: no share above 1, no negative rate or count,
+    nothing infinite). ResultFileError naming ``path``, the entity and the key otherwise;
+    ``key`` is where the summary is in the file (``summary`` in a sweep's run record)."""
+    top = f"{key}: " if key else ""
     if not isinstance(summary, dict):
-        raise ResultFileError(path, f"expected a JSON object, got {type(summary).__name__}")
+        raise ResultFileError(path, f"{top}expected a JSON object, got {type(summary).__name__}")
     for table in ("flows", "queues", "links", "wifi"):
         entities = summary.get(table, [])
         if not isinstance(entities, list):
-            raise ResultFileError(path, f"{table}: expected a list, got {type(entities).__name__}")
+            raise ResultFileError(
+                path, f"{top}{table}: expected a list, got {type(entities).__name__}"
+            )
         for i, e in enumerate(entities):
             if not isinstance(e, dict) or not isinstance(e.get("name"), str):
-                raise ResultFileError(path, f"{table}[{i}]: expected an object with a name")
+                raise ResultFileError(path, f"{top}{table}[{i}]: expected an object with a name")
+    seed = summary.get("seed")
+    if seed is not None and not (_checks.is_int(seed) and 0 <= seed <= _checks.MAX_SEED):
+        raise ResultFileError(
+            path, f"{top}seed: expected an integer from 0 to 2**64 - 1 or null, got {_shown(seed)}"
+        )
+    _check_bounds(summary, _BOUNDS["run"], path, top)
+    measured = summary.get("backend") == "linux"
+    for table in ("flows", "queues", "links", "wifi"):
+        bounds = _BOUNDS[table] | (_MEASURED.get(table, {}) if measured else {})
+        for e in summary.get(table, []):
+            where = f"{top}{_ENTITY[table]} {json.dumps(e['name'])}: "
+            _check_bounds(e, bounds, path, where)
+            if table != "wifi":
+                continue
+            links = e.get("links") or []
+            if not isinstance(links, list) or not all(isinstance(lk, dict) for lk in links):
+                raise ResultFileError(path, f"{where}links: expected a list of objects")
+            for lk in links:
+                name = json.dumps(lk.get("name"))
+                _check_bounds(lk, _BOUNDS["wifi.links"], path, f"{top}Wi-Fi link {name}: ")
 
 
 def _read_table(path: Path, columns: list[str]) -> pd.DataFrame:
@@ -151,11 +257,13 @@ class Result:
 
         Its files are checked before use: :class:`ResultFileError` (a ``ValueError``) names
         the file and what is wrong when one is not what :meth:`save` writes (not JSON, a
-        summary that is not an object of entity lists, a table without its columns)."""
+        summary that is not an object of entity lists, a seed that is not one, a number no
+        run can have such as a negative goodput or count or a share above 1, a table without
+        its columns)."""
         d = Path(out_dir)
-        summary = _read_json(d / "summary.json")
-        _check_summary(summary, d / "summary.json")
-        scenario = _read_json(d / "scenario.json")
+        summary = read_json(d / "summary.json")
+        check_summary(summary, d / "summary.json")
+        scenario = read_json(d / "scenario.json")
         if not isinstance(scenario, dict):
             raise ResultFileError(d / "scenario.json", "expected a JSON object, the scenario")
         tables = {}
@@ -179,6 +287,12 @@ class Result:
         return fragment(self)
 
     # -- convenience views ---------------------------------------------------------------
+
+    @property
+    def warnings(self) -> list[str]:
+        """What to know before quoting the run (summary.json's ``warnings``): a measurement
+        window too short for steady state, a flow that delivered nothing in it."""
+        return [str(w) for w in self.summary.get("warnings") or []]
 
     @property
     def flow_names(self) -> list[str]:
@@ -210,8 +324,9 @@ class Result:
         """Write the run's files into ``out_dir`` (created if needed); each write is atomic.
 
         Files: summary.json, scenario.json, flows/queues/links/wifi/fcts/pings/batches.parquet,
-        and unless disabled plots/*.png and report.html. ``ValueError`` if ``out_dir`` is
-        empty or cannot be created and written to.
+        and unless disabled plots/*.png and report.html. Plots an earlier run saved there that
+        this one does not draw are removed. ``ValueError`` if ``out_dir`` is empty or cannot be
+        created and written to.
         """
         d = _checks.output_dir(out_dir, "out_dir")
         d.mkdir(parents=True, exist_ok=True)
@@ -221,10 +336,13 @@ class Result:
             df: pd.DataFrame = getattr(self, name)
             _io.write_parquet(d / f"{name}.parquet", df, self.summary.get("provenance"))
         images: dict[str, Path] = {}
-        if plots:
+        if plots or (d / "plots").is_dir():
             from airlab import plots as _plots
 
-            images = _plots.plot_all(self, d / "plots")
+            if plots:
+                images = _plots.plot_all(self, d / "plots")
+            else:  # an earlier run's plots would not be this one's
+                _plots.remove_unwritten(d / "plots", _plots.PLOT_FILES, ())
         if report:
             from airlab import report as _report
 

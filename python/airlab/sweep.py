@@ -39,9 +39,9 @@ from airlab.jobs import (
     Outcome,
     Record,
     Reporter,
-    read_runs,
     run_jobs,
 )
+from airlab.results import ResultFileError, check_summary, read_json
 from airlab.samples import Samples, from_record
 from airlab.schema import provenance
 
@@ -278,7 +278,110 @@ def write_table(out_dir: Path, records: Iterable[Mapping[str, Any]]) -> Path:
     return path
 
 
+# -- the runs of a sweep directory -----------------------------------------------------------
+
+
+def _record_files(runs_dir: Path) -> list[Path]:
+    """The run records in ``runs_dir``, in run id order (temporary files left out)."""
+    if not runs_dir.is_dir():
+        return []
+    return sorted(
+        p for p in runs_dir.glob("*.json") if not (_io.is_temp(p) or p.name.startswith("."))
+    )
+
+
+def _scenario_of(scenario: str | os.PathLike[str]) -> str:
+    """The scenario a run record names, as a run id knows it (its file or built-in name)."""
+    return Path(scenario).name
+
+
+def _record(path: Path) -> Record:
+    """A run record, checked for what :class:`Sweep` reads of it; ResultFileError naming the
+    file, the key and what was expected otherwise."""
+    rec = read_json(path)
+    if not isinstance(rec, dict):
+        kind = type(rec).__name__
+        raise ResultFileError(path, f"expected a JSON object, a run record, got {kind}")
+    if rec.get("run_id") != path.stem:
+        raise ResultFileError(
+            path, f"run_id: expected the file's name {path.stem!r}, got {rec.get('run_id')!r:.60}"
+        )
+    if not isinstance(rec.get("scenario", ""), str):
+        raise ResultFileError(path, "scenario: expected the scenario's file or built-in name")
+    params = rec.get("params", {})
+    if not isinstance(params, dict) or not all(isinstance(v, str) for v in params.values()):
+        raise ResultFileError(path, "params: expected an object of keys and their --set text")
+    seed = rec.get("seed")
+    if not (_checks.is_int(seed) and 0 <= seed <= _checks.MAX_SEED):
+        raise ResultFileError(
+            path, f"seed: expected an integer from 0 to 2**64 - 1, got {seed!r:.60}"
+        )
+    check_summary(rec.get("summary"), path, "summary")
+    return rec
+
+
+def _one_scenario(records: Sequence[Record], runs_dir: Path) -> None:
+    """Refuse the runs of several scenarios in one sweep directory (a reused ``out``): the
+    sweep's scenario is that of most runs; ResultFileError naming the first run of another."""
+    by_scenario = collections.Counter(
+        _scenario_of(r["scenario"]) for r in records if r.get("scenario")
+    )
+    if len(by_scenario) < 2:
+        return
+    ours, count = by_scenario.most_common(1)[0]
+    other = next(r for r in records if r.get("scenario") and _scenario_of(r["scenario"]) != ours)
+    raise ResultFileError(
+        runs_dir / f"{other['run_id']}.json",
+        f"a run of {_scenario_of(other['scenario'])}, where {count} runs of this sweep "
+        f"directory are of {ours}; expected the runs of one scenario (the directory was "
+        "reused for another sweep: move one scenario's runs to a directory of their own)",
+    )
+
+
+def check_out_dir(
+    out_dir: Path,
+    scenario: str | os.PathLike[str],
+    jobs: Sequence[Job],
+    name: str = "out",
+) -> None:
+    """Refuse to run a sweep of ``scenario`` into a directory holding another scenario's runs
+    (a reused output directory): ValueError naming ``name``, the other scenario and its file.
+    Files of the sweep's own ``jobs`` are this scenario's (a run id hashes its scenario) and
+    are not read; unreadable ones are left to the run, which redoes them."""
+    ours = {j.id for j in jobs}
+    for p in _record_files(out_dir / "runs"):
+        if p.stem in ours:
+            continue
+        try:
+            rec = read_json(p)
+        except ResultFileError:
+            continue
+        theirs = rec.get("scenario") if isinstance(rec, dict) else None
+        if isinstance(theirs, str) and theirs and _scenario_of(theirs) != _scenario_of(scenario):
+            raise ValueError(
+                f"{name} {out_dir}: holds runs of another scenario, {_scenario_of(theirs)} "
+                f"({p}); expected a new directory or one of {_scenario_of(scenario)}'s sweep, "
+                "so that the sweep's runs stay apart from those of another"
+            )
+
+
 # -- execution ---------------------------------------------------------------------------------
+
+#: What ``executor=`` and ``reporter=`` take besides None: the methods each must have.
+_EXECUTOR = (
+    ("run", "describe"),
+    "None (a local pool of `jobs` processes), airlab.jobs.LocalPool(processes) or "
+    "airlab.jobs.DaskExecutor(client)",
+)
+_REPORTER = (("start", "done", "stop"), "None or an airlab.sweep.Reporter")
+
+
+def _check_object(value: object, name: str, spec: tuple[tuple[str, ...], str]) -> None:
+    """TypeError naming ``name`` and what it takes unless ``value`` is None or has the
+    methods of ``spec``."""
+    methods, expected = spec
+    if value is not None and not all(callable(getattr(value, m, None)) for m in methods):
+        raise TypeError(f"{name}: expected {expected}, got {value!r:.60}")
 
 
 @dataclass
@@ -306,10 +409,13 @@ def run_sweep(
     reads it, and ``seeds`` is ``N`` for 1..N or a list (see :func:`seed_list`).
 
     The arguments are checked first (``TypeError`` or ``ValueError`` naming ``set``, ``seeds``,
-    ``jobs`` or ``out``), then every parameter combination is validated before any runs:
-    ``ScenarioError`` if one is invalid. On KeyboardInterrupt the table is rebuilt from the
-    finished runs and ``outcome.interrupted`` is set.
+    ``jobs``, ``executor``, ``reporter`` or ``out``, which may not hold another scenario's
+    runs), then every parameter combination is validated before any runs: ``ScenarioError``
+    if one is invalid. On KeyboardInterrupt the table is rebuilt from the finished runs and
+    ``outcome.interrupted`` is set.
     """
+    _check_object(executor, "executor", _EXECUTOR)
+    _check_object(reporter, "reporter", _REPORTER)
     run_seeds = seed_list(seeds)
     check_grid(grid, "set")
     if any(key == "seed" for key, _ in grid):
@@ -322,6 +428,8 @@ def run_sweep(
     out = _checks.output_dir(out_dir, "out")
     pool = executor or LocalPool(jobs)
     name = os.fspath(scenario)
+    todo = expand(grid, run_seeds, name)
+    check_out_dir(out, name, todo)
     last_table = time.monotonic()
 
     def every_record(progress: Outcome) -> None:
@@ -331,7 +439,7 @@ def run_sweep(
             last_table = time.monotonic()
 
     done = run_jobs(
-        expand(grid, run_seeds, name),
+        todo,
         out,
         pool,
         keep=Keep(samples=True),
@@ -368,12 +476,17 @@ class Sweep:
 
     @classmethod
     def load(cls, out_dir: str | os.PathLike[str]) -> Sweep:
-        """The finished runs in a sweep directory; ``FileNotFoundError`` if it has none."""
+        """The finished runs in a sweep directory; ``FileNotFoundError`` if it has none, and
+        :class:`~airlab.results.ResultFileError` (a ``ValueError``) naming the file, the key
+        and what was expected for a run record that is not one (checked as ``Result.load``
+        checks a summary) or the runs of another scenario than the others'."""
         d = Path(out_dir)
-        found = read_runs(d / "runs")
-        if not found:
+        files = _record_files(d / "runs")
+        if not files:
             raise FileNotFoundError(f"{d}: no finished sweep runs (no runs/*.json)")
-        return cls(d, [found[k] for k in sorted(found)])
+        records = [_record(p) for p in files]
+        _one_scenario(records, d / "runs")
+        return cls(d, records)
 
     @classmethod
     def run(
@@ -393,8 +506,9 @@ class Sweep:
         Values follow :func:`airlab.format_value`, as in :func:`airlab.run`.
 
         Raises ``TypeError`` or ``ValueError`` naming the argument (``set``, ``seeds``, ``jobs``,
-        ``out``) before anything runs, ``ScenarioError`` for an invalid combination or a
-        scenario that cannot be read, and ``RuntimeError`` naming the runs that failed."""
+        ``executor``, ``reporter``, ``out``: one that holds another scenario's runs too) before
+        anything runs, ``ScenarioError`` for an invalid combination or a scenario that cannot
+        be read, and ``RuntimeError`` naming the runs that failed."""
         from airlab import format_value
 
         grid = []
