@@ -14,14 +14,27 @@ DUMBBELL = "basics/dumbbell-cubic"
 SHORT = "duration=5s"  # keeps every run short
 
 
-def terminal_sigint() -> None:
-    """For a child that must see Ctrl-C as a terminal delivers it (``preexec_fn``): SIGINT at
-    its default action. A test runner started as a background job without job control (``cmd
-    &`` in a script) ignores SIGINT, and its children inherit that, so Python would never
-    raise KeyboardInterrupt in them."""
+def _terminal_sigint() -> None:
+    """SIGINT at its default action, as a terminal delivers Ctrl-C. A test runner started as a
+    background job without job control (``cmd &`` in a script) ignores SIGINT, and its
+    children inherit that, so Python would never raise KeyboardInterrupt in them."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def interruptible(args: list[str], cwd: Path) -> subprocess.Popen[str]:
+    """Start ``args`` in ``cwd`` as a shell would for a user who may press Ctrl-C: unbuffered
+    output on pipes, SIGINT at its default action."""
+    return subprocess.Popen(
+        args,
+        cwd=cwd,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_terminal_sigint,
+    )
 
 
 @pytest.fixture

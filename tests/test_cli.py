@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from conftest import DATA, DUMBBELL, SHORT, terminal_sigint
+from conftest import DATA, DUMBBELL, SHORT, interruptible
 
 OUTPUTS = [
     "summary.json",
@@ -148,27 +148,16 @@ def test_bench_records_figures_with_the_machine(cli, tmp_path: Path) -> None:
 
 
 def test_ctrl_c_stops_a_long_run_promptly_without_output(tmp_path: Path) -> None:
-    import os
     import signal
-    import subprocess
     import sys
     import time
 
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
     # The CLI, announcing when its libraries are loaded (a Ctrl-C before that is Python's own,
     # and on a busy machine loading takes seconds). About a minute of wall time if left alone.
     start = "import sys; from airlab.cli import main; print('ready', file=sys.stderr); main()"
     args = [sys.executable, "-c", start, "run", "basics/gigabit-50flows"]
     args += ["--set", "duration=1000s", "--out", "long"]
-    proc = subprocess.Popen(
-        args,
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=terminal_sigint,
-    )
+    proc = interruptible(args, tmp_path)
     assert proc.stderr is not None and proc.stderr.readline().strip() == "ready"
     time.sleep(2)
     sent = time.monotonic()

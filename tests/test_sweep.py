@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -21,7 +19,7 @@ from airlab import _io, jobs, results
 from airlab import sweep as sw
 from airlab.jobs import job_id
 from airlab.results import ResultFileError
-from conftest import DUMBBELL, terminal_sigint
+from conftest import DUMBBELL, interruptible
 
 GRID = ["--set", "duration=2s,3s"]
 
@@ -91,7 +89,6 @@ def test_bad_set_fails_fast_before_running(cli, tmp_path: Path) -> None:
 
 
 def test_ctrl_c_keeps_finished_runs(tmp_path: Path) -> None:
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
     args = [
         sys.executable,
         "-m",
@@ -107,15 +104,7 @@ def test_ctrl_c_keeps_finished_runs(tmp_path: Path) -> None:
         "--out",
         "sw",
     ]
-    proc = subprocess.Popen(
-        args,
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=terminal_sigint,
-    )
+    proc = interruptible(args, tmp_path)
     assert proc.stdout is not None
     for line in proc.stdout:
         if line.startswith("done "):

@@ -186,6 +186,15 @@ def _coverage(due: list[int], covered: set[int]) -> float | None:
     return len([t for t in due if t in covered]) / len(due) if due else None
 
 
+def _coverage_check(kind: str, subject: str, due: list[int], covered: set[int],
+                    affects: list[str], what: str) -> dict:  # fmt: skip
+    """The check that at least MIN_COVERAGE of the samples `due` were `covered` on time."""
+    return _check(
+        kind, subject, _coverage(due, covered), MIN_COVERAGE, ">=", affects,
+        f"{len(covered & set(due))} of {len(due)} {what} on time",
+    )  # fmt: skip
+
+
 def _sample_checks(plan: Plan, records: dict[str, Any], samples: dict[str, Any]) -> list[dict]:
     checks = []
     boundaries = window(plan)
@@ -195,24 +204,18 @@ def _sample_checks(plan: Plan, records: dict[str, Any], samples: dict[str, Any])
             continue
         sink, sender = records["sinks"][f.name], records["senders"][f.name]
         got = {t for t, _, late in sink["samples"] if late <= half}
-        value = _coverage(boundaries, got)
-        checks.append(_check(
-            "samples.goodput", f"flow {f.name}", value, MIN_COVERAGE, ">=",
-            _flow_keys(f, GOODPUT_FIELDS),
-            f"{len(got & set(boundaries))} of {len(boundaries)} receiver samples on time",
-        ))  # fmt: skip
+        keys = _flow_keys(f, GOODPUT_FIELDS)
+        checks.append(_coverage_check("samples.goodput", f"flow {f.name}", boundaries, got, keys,
+                                      "receiver samples"))  # fmt: skip
         if f.app in ("udp",):
             continue
         spans = _open_spans(f, sink, sender)
         due = [t for t in boundaries if any(a + half <= t <= b - half for a, b in spans)]
         taken = {r["t"] for r in samples["flows"] if r["flow"] == f.name
                  and on_time(r["taken"], r["t"], plan.interval_ns)}  # fmt: skip
-        value = _coverage(due, taken)
-        checks.append(_check(
-            "samples.tcp_info", f"flow {f.name}", value, MIN_COVERAGE, ">=",
-            _flow_keys(f, TCP_INFO_FIELDS),
-            f"{len(taken & set(due))} of {len(due)} tcp_info samples (sRTT, cwnd) on time",
-        ))  # fmt: skip
+        keys = _flow_keys(f, TCP_INFO_FIELDS)
+        checks.append(_coverage_check("samples.tcp_info", f"flow {f.name}", due, taken, keys,
+                                      "tcp_info samples (sRTT, cwnd)"))  # fmt: skip
     worst: tuple[float, str, int] | None = None
     for d in plan.directions:
         taken = {r["t"] for r in samples["queues"] if r["queue"] == d.name
