@@ -286,9 +286,14 @@ def _gain(steady: pd.DataFrame, setting: str, metric: str) -> pd.DataFrame:
 
 
 def _trend(g: pd.Series) -> float:
-    """The least-squares slope of a series over its index (per source)."""
+    """The least-squares slope of a series over its index (per source), in closed form:
+    np.polyfit goes through LAPACK, whose last bits vary between runs of the same input."""
+    if len(g) < 2:
+        return math.nan
     x = np.asarray(g.index, dtype=float)
-    return float(np.polyfit(x, g.to_numpy(dtype=float), 1)[0]) if len(g) > 1 else math.nan
+    y = g.to_numpy(dtype=float)
+    dx = x - x.mean()
+    return float(np.sum(dx * (y - y.mean())) / np.sum(dx * dx))
 
 
 def targets(agg: Mapping[str, pd.DataFrame]) -> list[Target]:
