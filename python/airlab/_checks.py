@@ -12,12 +12,21 @@ import contextlib
 import numbers
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TypeGuard
 
 #: The largest run seed the engine takes (a u64).
 MAX_SEED = 2**64 - 1
+
+#: The deepest an override value may nest lists and dicts: the engine's TOML reader takes 80
+#: levels of arrays and inline tables, and reads a deeper value as a plain string.
+MAX_VALUE_DEPTH = 80
+
+#: The most lists, dicts and entries an override value may hold in all: more could not be
+#: written in a scenario (at most 1 MiB), and a value that shares its parts can stand for
+#: exponentially many.
+MAX_VALUE_ITEMS = 1 << 20
 
 #: Local worker processes allowed per CPU. A run is single-threaded and CPU-bound, so workers
 #: beyond the CPUs only add memory (each holds a run's series) and task switching; a few per
@@ -85,10 +94,63 @@ def pairs(value: object, name: str = "set") -> list[tuple[str, object]]:
             items.append((item[0], item[1]))
     else:
         raise TypeError(f"{expected}, got {value!r}")
-    for key, _ in items:
+    for key, v in items:
         if not isinstance(key, str):
             raise TypeError(f"{name}: expected keys that are key paths (strings), got {key!r}")
+        nested(v, f"{name} {key}")
     return items
+
+
+def nested(value: object, name: str) -> None:
+    """Checks that ``value`` (an override's) can be written as a scenario value: lists, tuples
+    and mappings that do not contain themselves, nested at most :data:`MAX_VALUE_DEPTH` deep,
+    with at most :data:`MAX_VALUE_ITEMS` entries in all. ``ValueError`` naming ``name`` otherwise
+    (they would recurse without end, or past Python's recursion limit, when written)."""
+    items = 0
+    on_path: set[int] = set()
+    # (container, its children still to visit, depth); a walk without recursion
+    stack: list[tuple[object, Iterator[object], int]] = []
+
+    def enter(v: object, depth: int) -> None:
+        nonlocal items
+        items += 1
+        if items > MAX_VALUE_ITEMS:
+            raise ValueError(
+                f"{name}: the value has more than {MAX_VALUE_ITEMS:,} entries; expected a value a "
+                "scenario (at most 1 MiB of text) can hold"
+            )
+        if isinstance(v, Mapping):
+            children: Iterator[object] = iter(list(v.values()))
+        elif isinstance(v, (list, tuple)):
+            children = iter(list(v))
+        else:
+            return
+        if id(v) in on_path:
+            raise ValueError(
+                f"{name}: the value contains itself (a {type(v).__name__} that refers to itself), "
+                "which no scenario value can; expected nested lists and dicts that end"
+            )
+        if depth > MAX_VALUE_DEPTH:
+            raise ValueError(
+                f"{name}: the value nests lists and dicts more than {MAX_VALUE_DEPTH} deep; "
+                f"expected at most {MAX_VALUE_DEPTH} levels (the deepest the engine's TOML reader "
+                "takes)"
+            )
+        on_path.add(id(v))
+        stack.append((v, children, depth))
+
+    enter(value, 1)
+    while stack:
+        container, children, depth = stack[-1]
+        child = next(children, _END)
+        if child is _END:
+            stack.pop()
+            on_path.discard(id(container))
+        else:
+            enter(child, depth + 1)
+
+
+_END = object()
 
 
 def _show(path: str | os.PathLike[str]) -> str:

@@ -25,10 +25,24 @@ pub const MAX_NODES: usize = 1_024;
 pub const MAX_LINKS: usize = 4_096;
 /// Flows, after `count` copies.
 pub const MAX_FLOWS: u64 = 10_000;
-/// Rows of all time series together: samples (duration / interval) times entities (flows,
-/// queues, link directions, Wi-Fi links), and the batches table's rows (batches times flows).
+/// Rows of all result tables together: the time series' samples (duration / interval) times
+/// entities (flows, queues, link directions, Wi-Fi links), the batches table's rows (batches
+/// times flows), a ping's reply per ping sent and a flow completion time per connection.
 /// About 3 GB at the widest rows.
 pub const MAX_SERIES_ROWS: u64 = 20_000_000;
+/// Packets the apps send on their own schedule in one run (ping requests and replies, UDP
+/// datagrams, the segments of `periodic` connections), each counted once per hop it crosses:
+/// a packet costs two to three events per hop. A run at the bound took 55 s (pings over three
+/// hops each way, 900 MB for their rows) to 83 s (a hundred UDP flows over one hop) on a
+/// 2-core AMD EPYC (docs/scenario.md#limits).
+pub const MAX_APP_PACKETS: u64 = 100_000_000;
+/// Connections the apps open in one run (one per `bulk` and `transfer` flow, one per period of
+/// a `periodic` one). Each is held to the end of the run, about 2 KB, and is a row of the
+/// flow completion times: a run of a million 1448-byte connections took 11 s and 1.9 GB.
+pub const MAX_CONNECTIONS: u64 = 1_000_000;
+/// Bytes of scenario text (a file, or text given to the API). The largest built-in scenario has
+/// a few kB; many hosts or flows are written with `count`.
+pub const MAX_SCENARIO_BYTES: u64 = 1 << 20;
 /// Queues the qdiscs and mac80211's TXQs allocate when the run is built, over every interface:
 /// a flow queue of fq_codel, CAKE or a TXQ is about 100 bytes, so this is about 1.7 GB, the
 /// order of the time series' bound. Linux bounds each qdisc (fq_codel's 65536 flows); this

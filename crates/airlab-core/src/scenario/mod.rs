@@ -4,6 +4,7 @@
 //! Every error names the file, the key path (`flow[1].cc`, `link[0].qdisc.limit`) and what was
 //! expected, because a scenario typo is the most common reason a run fails.
 
+mod app_load;
 pub mod build;
 mod components;
 pub mod limits;
@@ -63,30 +64,96 @@ impl KeyError {
 
 /// Loads a scenario from `text`; `file` names it in error messages. `overrides` are
 /// `(key.path, value)` pairs from `--set key.path=value`, applied before anything is checked.
+/// An error that the overrides cause (the file alone does not give it) names them.
 pub fn load_str(text: &str, file: &str, overrides: &[(String, String)]) -> Result<Resolved, ScenarioError> {
     let at_file = |e: KeyError| ScenarioError { file: file.to_string(), key: e.key, message: e.message };
-    let mut doc = parse_toml(text).map_err(at_file)?;
-    let applied = overrides::apply(&mut doc, overrides).map_err(at_file)?;
-    // An error at a key an override wrote says so.
-    let from_set = |mut e: KeyError| {
-        if let Some(set) = applied.iter().find(|set| set.touches(&e.key)) {
-            e.message = format!("{} (from --set {}={})", e.message, set.key, set.value);
-        }
-        at_file(e)
-    };
-    let scenario = deserialize(doc).map_err(from_set)?;
-    resolve::resolve(scenario).map_err(from_set)
+    if text.len() as u64 > limits::MAX_SCENARIO_BYTES {
+        return Err(at_file(too_large(text.len() as u64)));
+    }
+    match load_doc(text, overrides) {
+        Ok(resolved) => Ok(resolved),
+        Err(Failure::Override(e)) => Err(at_file(e)),
+        Err(Failure::Check(e)) => Err(at_file(attribute(text, overrides, e))),
+    }
 }
 
 /// Reads and loads the scenario file at `path`.
 pub fn load_file(path: &Path, overrides: &[(String, String)]) -> Result<Resolved, ScenarioError> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+    let unreadable = |e: std::io::Error| ScenarioError {
         file: file.clone(),
         key: String::new(),
         message: format!("cannot read the scenario file: {e}"),
-    })?;
+    };
+    // The size is checked before the file is read, so a huge file costs nothing.
+    let size = std::fs::metadata(path).map_err(unreadable)?.len();
+    if size > limits::MAX_SCENARIO_BYTES {
+        return Err(ScenarioError { file, key: String::new(), message: too_large(size).message });
+    }
+    let text = std::fs::read_to_string(path).map_err(unreadable)?;
     load_str(&text, &file, overrides)
+}
+
+fn too_large(bytes: u64) -> KeyError {
+    KeyError::new(
+        "",
+        format!(
+            "the scenario has {bytes} bytes; expected at most {} (1 MiB; the largest built-in scenario has \
+             a few kB, and a large network is written with `count`, not repeated)",
+            limits::MAX_SCENARIO_BYTES
+        ),
+    )
+}
+
+/// Why a scenario did not load: one of its overrides could not be applied (the message says
+/// `--set`), or the scenario with its overrides is invalid.
+enum Failure {
+    Override(KeyError),
+    Check(KeyError),
+}
+
+fn load_doc(text: &str, overrides: &[(String, String)]) -> Result<Resolved, Failure> {
+    let mut doc = parse_toml(text).map_err(Failure::Check)?;
+    overrides::apply(&mut doc, overrides).map_err(Failure::Override)?;
+    schema::check_tables(&doc).map_err(Failure::Check)?;
+    let scenario = deserialize(doc).map_err(Failure::Check)?;
+    resolve::resolve(scenario).map_err(Failure::Check)
+}
+
+/// The most overrides searched one by one for those that cause an error; with more, the error
+/// names them all.
+const MAX_SEARCHED_OVERRIDES: usize = 8;
+
+/// `e` with the overrides that cause it named, `(from --set key=value)`, unless the file
+/// without them gives the same error: those that wrote the key it is about (or a table above
+/// or inside it); else those without which it goes away or changes, or all of them if it takes
+/// several together. It loads the file again, once per override at most, only when loading
+/// failed.
+fn attribute(text: &str, overrides: &[(String, String)], mut e: KeyError) -> KeyError {
+    let gives_e = |subset: &[(String, String)]| matches!(load_doc(text, subset), Err(Failure::Check(f)) if f.key == e.key && f.message == e.message);
+    if overrides.is_empty() || gives_e(&[]) {
+        return e;
+    }
+    // The overrides applied to the file before (they all applied).
+    let paths =
+        parse_toml(text).ok().and_then(|mut doc| overrides::apply(&mut doc, overrides).ok()).unwrap_or_default();
+    let mut culprits: Vec<&(String, String)> =
+        overrides.iter().zip(&paths).filter(|(_, path)| overrides::touches(path, &e.key)).map(|(o, _)| o).collect();
+    if culprits.is_empty() && overrides.len() > 1 && overrides.len() <= MAX_SEARCHED_OVERRIDES {
+        for j in 0..overrides.len() {
+            let others: Vec<(String, String)> =
+                overrides.iter().enumerate().filter(|&(k, _)| k != j).map(|(_, o)| o.clone()).collect();
+            if !gives_e(&others) {
+                culprits.push(&overrides[j]);
+            }
+        }
+    }
+    if culprits.is_empty() {
+        culprits = overrides.iter().collect();
+    }
+    let sets: Vec<String> = culprits.iter().map(|(key, value)| format!("--set {key}={value}")).collect();
+    e.message = format!("{} (from {})", e.message, sets.join(", "));
+    e
 }
 
 fn parse_toml(text: &str) -> Result<toml::Value, KeyError> {
@@ -134,14 +201,35 @@ fn deserialize(doc: toml::Value) -> Result<Scenario, KeyError> {
             found.message = format!("unknown Wi-Fi standard{rest}");
         }
     }
-    // The fixed-size arrays of the schema (`between`, `peers` and `hears` entries) are pairs.
+    // The fixed-size arrays of the schema: pairs of node names (`between`, `peers` and `hears`
+    // entries) and TCP's buffer triples.
     let length = found.message.strip_prefix("invalid length ").and_then(|m| m.split(',').next());
     if let Some(length) = length.filter(|_| found.message.contains("array")) {
         let entries = if length == "1" { "entry" } else { "entries" };
-        found.message = format!("expected a pair of node names such as [\"a\", \"b\"], got {length} {entries}");
+        if let Some(expected) = fixed_array(&found.key) {
+            found.message = format!("expected {expected}, got {length} {entries}");
+        }
+    } else if let Some(expected) = fixed_array(&found.key).filter(|_| found.message.starts_with("invalid type")) {
+        // "invalid type: string "4MB", expected an array of length 3"
+        let got = found.message.split(", expected").next().unwrap_or_default();
+        found.message = format!("{got}, expected {expected}");
     }
     found.message = plain_words(&found.message);
     Err(found)
+}
+
+/// What the fixed-size array at `key` holds, in the scenario's words; None if `key` is not one.
+fn fixed_array(key: &str) -> Option<&'static str> {
+    let (_, last) = key.rsplit_once('.').unwrap_or(("", key));
+    let entry_of =
+        |list: &str| last.strip_prefix(list).is_some_and(|rest| rest.starts_with('[') && rest.ends_with(']'));
+    if last == "between" || entry_of("peers") || entry_of("hears") {
+        Some("a pair of node names such as [\"a\", \"b\"]")
+    } else if key.ends_with(".tcp.rmem") || key.ends_with(".tcp.wmem") {
+        Some("[min, default, max] buffer sizes such as [\"4KiB\", \"16KiB\", \"4MiB\"]")
+    } else {
+        None
+    }
 }
 
 /// serde's names for what it expected, in the scenario's words.
@@ -196,3 +284,6 @@ pub(crate) fn join_key(parent: &str, field: &str) -> String {
         format!("{parent}.{field}")
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -17,8 +17,10 @@ pub struct Scenario {
     pub description: String,
     /// Simulated time to run.
     pub duration: Duration,
-    /// Run seed; the `seed` argument of a run overrides it.
-    #[serde(default = "default_seed")]
+    /// Run seed, 0 to 2^64 - 1; the `seed` argument of a run overrides it. Seeds above
+    /// 2^63 - 1, TOML's largest integer, are written as a string of digits.
+    #[serde(default = "default_seed", deserialize_with = "seed")]
+    #[schemars(with = "SeedSchema")]
     pub seed: u64,
     /// End hosts: run TCP/UDP endpoints and apps.
     #[serde(default)]
@@ -47,6 +49,52 @@ pub struct Scenario {
 
 pub fn default_seed() -> u64 {
     1
+}
+
+/// What a seed is expected to be, in every message about one.
+const SEED_EXPECTED: &str = "a whole number from 0 to 18446744073709551615 (above 9223372036854775807, \
+                             TOML's largest integer, written as a string: \"18446744073709551615\")";
+
+/// A seed: an integer, or a string of decimal digits for the seeds TOML integers cannot hold
+/// (`--set seed=18446744073709551615` reads as that string), as `--seed` takes them.
+fn seed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    struct Seed;
+    impl serde::de::Visitor<'_> for Seed {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str(SEED_EXPECTED)
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::invalid_value(serde::de::Unexpected::Signed(v), &self))
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<u64, E> {
+            let digits = !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
+            v.parse().ok().filter(|_| digits).ok_or_else(|| E::invalid_value(serde::de::Unexpected::Str(v), &self))
+        }
+    }
+    d.deserialize_any(Seed)
+}
+
+/// The schema of a seed: an integer, or a string of digits.
+struct SeedSchema;
+
+impl JsonSchema for SeedSchema {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Seed".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "Run seed, 0 to 2^64 - 1; above 2^63 - 1 written as a string of digits.",
+            "anyOf": [
+                { "type": "integer", "minimum": 0 },
+                { "type": "string", "pattern": "^[0-9]{1,20}$" },
+            ],
+        })
+    }
 }
 
 pub fn default_host_jitter() -> Duration {
@@ -154,7 +202,8 @@ pub struct Flow {
     #[serde(default)]
     pub tcp: TcpOptions,
     /// DSCP of the packets the flow's sender sends (its socket's IP_TOS >> 2), 0 to 63.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "dscp")]
+    #[schemars(range(max = 63))]
     pub dscp: u8,
 }
 
@@ -162,13 +211,84 @@ pub fn default_count() -> u32 {
     1
 }
 
+/// The largest DSCP: the 6 bits of the DS field.
+pub const MAX_DSCP: u8 = 63;
+
+/// A DSCP, 0 to [`MAX_DSCP`], with that range in the message for any other number.
+fn dscp<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u8, D::Error> {
+    struct Dscp;
+    impl serde::de::Visitor<'_> for Dscp {
+        type Value = u8;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(f, "a DSCP, a whole number from 0 to {MAX_DSCP} (the 6 bits of the DS field)")
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u8, E> {
+            u8::try_from(v)
+                .ok()
+                .filter(|&v| v <= MAX_DSCP)
+                .ok_or_else(|| E::invalid_value(serde::de::Unexpected::Unsigned(v), &self))
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<u8, E> {
+            match u64::try_from(v) {
+                Ok(v) => self.visit_u64(v),
+                Err(_) => Err(E::invalid_value(serde::de::Unexpected::Signed(v), &self)),
+            }
+        }
+    }
+    d.deserialize_u64(Dscp)
+}
+
 /// A flow's sender: one host, or a list the copies take in turn (copy k from the k-th, cycling),
 /// so `count` picks how many of a set of devices send.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(untagged)]
 pub enum Senders {
     One(String),
     Many(Vec<String>),
+}
+
+/// Reads a host name or a list of host names, and says so for anything else (serde's untagged
+/// enums only say that no variant matched).
+impl<'de> Deserialize<'de> for Senders {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Senders;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a host name or a list of host names, such as \"h1\" or [\"h1\", \"h2\"]")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Senders, E> {
+                Ok(Senders::One(v.to_string()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Senders, A::Error> {
+                let mut hosts = Vec::new();
+                while let Some(HostName(host)) = seq.next_element()? {
+                    hosts.push(host);
+                }
+                Ok(Senders::Many(hosts))
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+/// One entry of a list of senders.
+struct HostName(String);
+
+impl<'de> Deserialize<'de> for HostName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = HostName;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a host name such as \"h1\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<HostName, E> {
+                Ok(HostName(v.to_string()))
+            }
+        }
+        d.deserialize_str(Visitor)
+    }
 }
 
 impl Senders {

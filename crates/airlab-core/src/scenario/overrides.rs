@@ -8,69 +8,101 @@
 use super::KeyError;
 use toml::Value;
 
-/// One override after it was applied: what the user wrote, and the key path it resolved to
-/// (`link[1].qdisc.limit`), to attribute later errors to it.
-pub(crate) struct Applied {
-    pub key: String,
-    pub value: String,
-    pub path: String,
-}
-
-impl Applied {
-    /// True if an error at `key` is at, inside or above the value this override set.
-    pub fn touches(&self, key: &str) -> bool {
-        let within = |outer: &str, inner: &str| {
-            inner == outer || inner.strip_prefix(outer).is_some_and(|rest| rest.starts_with(['.', '[']))
-        };
-        !key.is_empty() && (within(key, &self.path) || within(&self.path, key))
-    }
-}
-
+#[derive(Clone)]
 pub(crate) enum Step {
     Key(String),
     Index(usize),
 }
 
-pub(crate) fn apply(doc: &mut Value, overrides: &[(String, String)]) -> Result<Vec<Applied>, KeyError> {
+/// Applies the overrides in order; returns the key path each wrote (`link[1].qdisc.limit` for
+/// `bottleneck.qdisc.limit`), to attribute errors to them.
+pub(crate) fn apply(doc: &mut Value, overrides: &[(String, String)]) -> Result<Vec<String>, KeyError> {
     overrides.iter().map(|(key, value)| apply_one(doc, key, value)).collect()
 }
 
-fn apply_one(doc: &mut Value, key: &str, text: &str) -> Result<Applied, KeyError> {
+/// True if an error at `key` is at, inside or above the value an override wrote at `path`.
+pub(crate) fn touches(path: &str, key: &str) -> bool {
+    let within = |outer: &str, inner: &str| {
+        inner == outer || inner.strip_prefix(outer).is_some_and(|rest| rest.starts_with(['.', '[']))
+    };
+    !key.is_empty() && (within(key, path) || within(path, key))
+}
+
+fn apply_one(doc: &mut Value, key: &str, text: &str) -> Result<String, KeyError> {
     let fail = |message: String| KeyError::new(key, format!("--set: {message}"));
     let steps = expand_shorthand(doc, parse_path(key).map_err(fail)?).map_err(fail)?;
     let mut path = String::new();
+    // The path as keys and indices (a list entry named by name is at an index), for the schema.
+    let mut walked: Vec<Step> = Vec::new();
     let mut node = doc;
     for (i, step) in steps.iter().enumerate() {
         let last = i + 1 == steps.len();
         node = match (node, step) {
             (Value::Table(table), Step::Key(name)) => {
-                path = super::join_key(&path, name);
+                let joined = super::join_key(&path, name);
+                let parent = std::mem::replace(&mut path, joined);
+                walked.push(Step::Key(name.clone()));
                 if last {
                     table.insert(name.clone(), parse_value(text));
                     break;
                 }
-                // Missing intermediate tables are created, so `metrics.interval` works even
-                // when the file has no [metrics] section.
+                if !table.contains_key(name) {
+                    missing(table, &parent, &path, &walked, &steps[i + 1]).map_err(fail)?;
+                }
                 table.entry(name.clone()).or_insert_with(|| Value::Table(Default::default()))
             }
             (Value::Array(items), step) => {
                 let index = element_index(&path, items, step).map_err(fail)?;
                 path.push_str(&format!("[{index}]"));
+                walked.push(Step::Index(index));
                 if last {
                     items[index] = parse_value(text);
                     break;
                 }
                 &mut items[index]
             }
-            (Value::Table(_), Step::Index(index)) => {
-                return Err(fail(format!("`{path}` is a table, not a list; cannot index it with {index}")))
+            (Value::Table(table), Step::Index(index)) => {
+                return Err(fail(format!(
+                    "`{path}` is a table ({}), not a list; cannot index it with {index}",
+                    keys_of(table)
+                )))
             }
             (other, _) => {
                 return Err(fail(format!("`{path}` is a {}, not a table; cannot set keys inside it", other.type_str())))
             }
         };
     }
-    Ok(Applied { key: key.to_string(), value: text.to_string(), path })
+    Ok(path)
+}
+
+/// Checks that the key `path` (`name` in the table at `parent`), which the file does not
+/// have, may be created as a table for the override to set keys inside: missing tables are
+/// created, but a missing list has no entries to change (`next` indexes or names one).
+fn missing(table: &toml::Table, parent: &str, path: &str, steps: &[Step], next: &Step) -> Result<(), String> {
+    let is_list = super::schema::shapes_at(steps).contains(&super::schema::Shape::List);
+    if !is_list && !matches!(next, Step::Index(_)) {
+        return Ok(());
+    }
+    let Some(Step::Key(name)) = steps.last() else { return Ok(()) };
+    let owner = if parent.is_empty() { "the scenario".to_string() } else { format!("`{parent}`") };
+    let entry = match next {
+        Step::Index(index) => format!("entry {index}"),
+        Step::Key(entry) => format!("entry named \"{entry}\""),
+    };
+    let instead = if is_list {
+        format!("; overrides change entries, they do not add them: set the whole list, as `--set {path}=[...]`")
+    } else {
+        String::new()
+    };
+    Err(format!("{owner} has no `{name}` (it has {}), so there is no {entry} to change{instead}", keys_of(table)))
+}
+
+/// The keys of a table, for a message: "keys a, b, c" or "no keys".
+fn keys_of(table: &toml::Table) -> String {
+    if table.is_empty() {
+        return "no keys".to_string();
+    }
+    format!("keys {}", table.keys().map(String::as_str).collect::<Vec<_>>().join(", "))
 }
 
 /// Top-level keys of the scenario schema; any other first step may name a link, a flow or a
@@ -152,17 +184,45 @@ pub(crate) fn parse_path(key: &str) -> Result<Vec<Step>, String> {
 
 /// The element of list `list_key` that `step` designates: by index or by name.
 fn element_index(list_key: &str, items: &[Value], step: &Step) -> Result<usize, String> {
+    let count = match items.len() {
+        0 => "no entries".to_string(),
+        1 => "1 entry".to_string(),
+        n => format!("{n} entries"),
+    };
     match step {
         Step::Index(index) if *index < items.len() => Ok(*index),
-        Step::Index(index) => Err(format!("index {index} is out of range: `{list_key}` has {} entries", items.len())),
+        Step::Index(index) => Err(format!("index {index} is out of range: `{list_key}` has {count}")),
         Step::Key(name) => {
+            let named = |(i, item): (usize, &Value)| element_name(list_key, i, item).as_deref() == Some(name.as_str());
+            if let Some(index) = items.iter().enumerate().position(named) {
+                return Ok(index);
+            }
             let names: Vec<String> =
                 items.iter().enumerate().filter_map(|(i, item)| element_name(list_key, i, item)).collect();
-            names.iter().position(|n| n == name).ok_or_else(|| {
-                format!("no entry of `{list_key}` is named \"{name}\", expected one of: {}", names.join(", "))
-            })
+            if items.is_empty() {
+                return Err(format!("`{list_key}` has no entries, so none is named \"{name}\""));
+            }
+            if names.is_empty() {
+                return Err(format!(
+                    "`{list_key}` is a list of {count} without names ({}); address an entry by its index, \
+                     0 to {}, such as `{list_key}.0`",
+                    shown(items),
+                    items.len() - 1
+                ));
+            }
+            Err(format!("no entry of `{list_key}` is named \"{name}\", expected one of: {}", names.join(", ")))
         }
     }
+}
+
+/// A list's entries as TOML, for a message; long lists are cut short.
+fn shown(items: &[Value]) -> String {
+    const MOST: usize = 8;
+    let mut parts: Vec<String> = items.iter().take(MOST).map(|v| v.to_string()).collect();
+    if items.len() > MOST {
+        parts.push(format!("... {} more", items.len() - MOST));
+    }
+    parts.join(", ")
 }
 
 /// The name of a list element: its `name` key, else the default the schema gives it.

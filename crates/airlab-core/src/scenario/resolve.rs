@@ -1,6 +1,7 @@
 //! Semantic checks and resolution: from a scenario that parsed to the explicit form the
 //! simulator runs. Each check names the key path it is about and what was expected.
 
+use super::app_load::{app_loads, check_app_load, check_event_rows, AppLoad};
 use super::components;
 use super::limits::*;
 use super::model::*;
@@ -72,8 +73,6 @@ pub struct ResolvedFlow {
 /// device, `pfifo_fast`, is a FIFO of txqueuelen (1000) packets for traffic without TOS bits.
 pub(super) const DEFAULT_QDISC: &str = "pfifo";
 
-/// The largest DSCP (6 bits).
-const MAX_DSCP: u8 = 63;
 /// Largest IPv4 UDP payload.
 const MAX_UDP_PAYLOAD: u64 = 65_507;
 /// Bounds on a driver ring: beyond this the "device" is really a second, hidden qdisc.
@@ -99,7 +98,9 @@ pub(crate) fn resolve(scenario: Scenario) -> Result<Resolved, KeyError> {
     routing::check_paths(s, &next_hop)?;
     let resolved = Resolved { directions, next_hop, flows, wifi, scenario };
     check_udp_rates(&resolved)?;
-    check_series_size(&resolved)?;
+    let loads = app_loads(&resolved);
+    check_series_size(&resolved, &loads)?;
+    check_app_load(&resolved, &loads)?;
     check_queues(&resolved)?;
     Ok(resolved)
 }
@@ -562,9 +563,10 @@ fn check_udp_rates(r: &Resolved) -> Result<(), KeyError> {
     Ok(())
 }
 
-/// The time series and the batches table hold at most [`MAX_SERIES_ROWS`] rows together: one
-/// per sample and entity, and one per batch and flow.
-fn check_series_size(r: &Resolved) -> Result<(), KeyError> {
+/// The time series, the batches table and the tables of events (ping replies, connections)
+/// hold at most [`MAX_SERIES_ROWS`] rows together: one per sample and entity, one per batch and
+/// flow, and those of [`check_event_rows`].
+fn check_series_size(r: &Resolved, loads: &[AppLoad]) -> Result<(), KeyError> {
     let s = &r.scenario;
     let samples = s.duration.0 / s.metrics.interval.0;
     let wifi: usize = r.wifi.iter().map(|w| w.nodes.len() + w.links.len()).sum();
@@ -580,8 +582,9 @@ fn check_series_size(r: &Resolved) -> Result<(), KeyError> {
             ),
         ));
     }
+    let mut batch_rows = 0;
     if let Some(b) = &s.metrics.batches {
-        let batch_rows = u64::from(b.count) * r.flows.len() as u64;
+        batch_rows = u64::from(b.count) * r.flows.len() as u64;
         if rows + batch_rows > MAX_SERIES_ROWS {
             return Err(KeyError::new(
                 "metrics.batches.count",
@@ -594,7 +597,7 @@ fn check_series_size(r: &Resolved) -> Result<(), KeyError> {
             ));
         }
     }
-    Ok(())
+    check_event_rows(r, loads, rows + batch_rows)
 }
 
 /// The queues every interface allocates when built stay within [`MAX_QUEUES`] together: each

@@ -14,6 +14,7 @@ use crate::{qdisc, tcp::cc};
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 
 /// The schema's dialect, as schemars writes it.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -145,6 +146,123 @@ fn param_schema(param: &Param, generator: &mut SchemaGenerator) -> Value {
             "maxItems": max,
         }),
     }
+}
+
+/// What the scenario schema lets a key hold, to explain errors about a value of the wrong
+/// shape: a table, a list, or a plain value (string, number, boolean).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Shape {
+    Table,
+    List,
+    Plain,
+}
+
+/// The scenario schema, made once: errors and overrides consult it.
+fn schema() -> &'static Value {
+    static SCHEMA: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    SCHEMA.get_or_init(scenario_schema)
+}
+
+/// The shapes the scenario schema allows at the key path `steps` (keys and list indices from
+/// the top of the file); empty where the schema does not know the path (an unknown key). A
+/// table whose kind decides its keys (a qdisc, an app) allows what any of its kinds allows.
+pub(crate) fn shapes_at(steps: &[super::overrides::Step]) -> BTreeSet<Shape> {
+    use super::overrides::Step;
+    let defs = &schema()["$defs"];
+    let mut nodes: Vec<&Value> = vec![schema()];
+    for step in steps {
+        let alternatives: Vec<&Value> = nodes.iter().flat_map(|n| alternatives(n, defs)).collect();
+        nodes = match step {
+            Step::Key(name) => alternatives.iter().filter_map(|v| field(v, name)).collect(),
+            Step::Index(i) => alternatives.iter().filter_map(|v| entry(v, *i)).collect(),
+        };
+    }
+    nodes.iter().flat_map(|n| alternatives(n, defs)).flat_map(shapes_of).collect()
+}
+
+/// The schema of key `name` of a table schema `v`.
+fn field<'a>(v: &'a Value, name: &str) -> Option<&'a Value> {
+    let declared = v.get("properties").and_then(|p| p.get(name));
+    declared.or_else(|| v.get("additionalProperties").filter(|a| a.is_object()))
+}
+
+/// The schema of entry `i` of a list schema `v`.
+fn entry(v: &Value, i: usize) -> Option<&Value> {
+    v.get("prefixItems").and_then(|p| p.get(i)).or_else(|| v.get("items")).filter(|v| v.is_object())
+}
+
+/// Refuses a list where the schema takes only a table. serde reads a table from a list of its
+/// keys' values in declaration order, so `metrics = ["1s"]` would silently set the interval
+/// and `tcp = [1, 2]` fail with a message about its first key.
+pub(crate) fn check_tables(doc: &toml::Value) -> Result<(), super::KeyError> {
+    check_tables_at(doc, vec![schema()], "")
+}
+
+fn check_tables_at(value: &toml::Value, nodes: Vec<&Value>, key: &str) -> Result<(), super::KeyError> {
+    let defs = &schema()["$defs"];
+    let alternatives: Vec<&Value> = nodes.iter().flat_map(|n| alternatives(n, defs)).collect();
+    match value {
+        toml::Value::Array(items) => {
+            let shapes: BTreeSet<Shape> = alternatives.iter().flat_map(|n| shapes_of(n)).collect();
+            if shapes.contains(&Shape::Table) && !shapes.contains(&Shape::List) {
+                let written = value.to_string();
+                let shown = if written.chars().count() > 40 { String::new() } else { format!(" `{written}`") };
+                return Err(super::KeyError::new(key, format!("invalid type: array{shown}, expected a table")));
+            }
+            for (i, item) in items.iter().enumerate() {
+                let children = alternatives.iter().filter_map(|v| entry(v, i)).collect();
+                check_tables_at(item, children, &format!("{key}[{i}]"))?;
+            }
+        }
+        toml::Value::Table(table) => {
+            for (name, item) in table {
+                let children = alternatives.iter().filter_map(|v| field(v, name)).collect();
+                check_tables_at(item, children, &super::join_key(key, name))?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `node` with its `$ref` followed and its `anyOf`/`oneOf` alternatives listed (the node itself
+/// first: a qdisc table has its type beside the alternatives of its kinds).
+fn alternatives<'a>(node: &'a Value, defs: &'a Value) -> Vec<&'a Value> {
+    let mut out = Vec::new();
+    let mut pending = vec![node];
+    // Definitions refer to each other only through properties, so this ends; the bound keeps
+    // it so if one ever did not.
+    while let Some(n) = pending.pop().filter(|_| out.len() < 256) {
+        if let Some(name) = n.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
+            pending.push(&defs[name]);
+        }
+        for key in ["anyOf", "oneOf", "allOf"] {
+            pending.extend(n.get(key).and_then(Value::as_array).into_iter().flatten());
+        }
+        out.push(n);
+    }
+    out
+}
+
+/// The shapes one schema node gives by its `type` (a unit has a string pattern, a table
+/// `properties`).
+fn shapes_of(node: &Value) -> Vec<Shape> {
+    let types: Vec<&str> = match node.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ if node.get("properties").is_some() => vec!["object"],
+        _ if node.get("enum").is_some() || node.get("const").is_some() => vec!["string"],
+        _ => vec![],
+    };
+    types
+        .into_iter()
+        .filter_map(|t| match t {
+            "object" => Some(Shape::Table),
+            "array" => Some(Shape::List),
+            "null" => None,
+            _ => Some(Shape::Plain),
+        })
+        .collect()
 }
 
 #[cfg(test)]
