@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -196,9 +197,12 @@ def run_cells(
     seeds: int,
     duration: str | None,
     extra: dict[str, str] | None = None,
+    rows_of: Callable[[Any, str, int, Any], list[dict[str, Any]]] | None = None,
 ) -> None:
     """Run every cell and seed not already in ``out``, appending rows as they come; ``extra``
-    are scenario overrides (``--set``) applied to every cell."""
+    are scenario overrides (``--set``) applied to every cell. A cell has a ``name`` and a
+    ``scenario()``; ``rows_of(cell, backend, seed, result)`` gives its rows (this grid's by
+    default)."""
     done: set[tuple[str, int]] = set()
     if out.exists():
         prior = pd.read_csv(out)
@@ -216,7 +220,7 @@ def run_cells(
                 result = testbed.run(path, set=sets, seed=seed)
             else:
                 result = airlab.run(path, set=sets, seed=seed)
-            rows = pd.DataFrame(_rows(cell, backend, seed, result))
+            rows = pd.DataFrame((rows_of or _rows)(cell, backend, seed, result))
             rows.to_csv(out, mode="a", header=not out.exists(), index=False)
             # Python warns of a degraded kernel run once per place; every one is said here.
             fid = result.summary.get("fidelity") or {}

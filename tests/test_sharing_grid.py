@@ -1,0 +1,69 @@
+"""The sharing grid (issue 33): its cells are the ones the issue asks for, each a valid
+scenario; a cell's flows see the base RTTs it names; the comparison holds every flow's share to
+5 points."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import airlab
+from airlab.testbed import sharing
+from airlab.testbed.grid import run_cells
+
+
+def test_the_grid_spans_what_decides_sharing() -> None:
+    cells = sharing.CELLS
+    assert len(cells) >= 60
+    assert len({c.name for c in cells}) == len(cells)
+    rtts = {f.rtt_ms for c in cells for f in c.flows}
+    assert min(rtts) == 5 and max(rtts) == 100
+    assert {c.rate_mbit for c in cells} == {10, 50, 100}
+    assert {c.qdisc for c in cells} == {"pfifo", "bfifo", "tbf"}
+    assert min(c.buffer_bdp for c in cells) == 0.5 and max(c.buffer_bdp for c in cells) == 4
+    mixes = {tuple(sorted({f.cc for f in c.flows})) for c in cells}
+    pairs = {("cubic", "reno"), ("bbr1", "cubic"), ("bbr1", "reno"), ("bbr1", "cubic", "reno")}
+    assert pairs <= mixes
+    assert max(len(c.flows) for c in cells) == 8
+    assert any(f.start_s for c in cells for f in c.flows)
+    assert {f.size for c in cells for f in c.flows if f.size} == {10_000, 100_000, 1_000_000}
+
+
+def test_every_cell_is_a_valid_scenario(tmp_path: Path) -> None:
+    for cell in sharing.CELLS:
+        path = tmp_path / "cell.toml"
+        path.write_text(cell.scenario())
+        resolved = airlab.validate(path)
+        assert len(resolved["flows"]) == len(cell.flows), cell.name
+
+
+def test_a_cell_runs_and_its_flows_see_their_base_rtts(tmp_path: Path) -> None:
+    cell = sharing.SharingCell(
+        "rtt", tuple(sharing.Flow("cubic", rtt) for rtt in (5, 10, 40, 100)), 50, 1.0,
+        duration_s=4, warmup_s=1,
+    )  # fmt: skip
+    out = tmp_path / "rows.csv"
+    run_cells([cell], "airlab", out, seeds=1, duration=None, rows_of=sharing.rows)
+    rows = pd.read_csv(out)
+    assert list(rows["rtt_ms"]) == [5, 10, 40, 100]
+    assert rows["share"].sum() == pytest.approx(1.0)
+    res = airlab.run_text(cell.scenario(), set={"metrics.warmup": "0s"})
+    # no sample is below the base RTT, none of the smallest above it by more than the buffer
+    # (1 BDP of the 5 ms path: 5 ms) and a packet's serialization: the longer flows start into
+    # the queue the shorter ones filled
+    drain_ms = cell.buffer_bytes * 8 / (cell.rate_mbit * 1e6) * 1e3
+    assert drain_ms == pytest.approx(5.0, rel=0.01)
+    for f, rtt in zip(res.summary["flows"], (5, 10, 40, 100), strict=True):
+        assert rtt <= f["rtt_ms"]["min"] < rtt + drain_ms + 0.5, f["name"]
+    # the comparison: the same rows are within every target; one flow's share 6 points off
+    # is not
+    same = sharing.compare(rows, rows)
+    assert same["all_ok"].all()
+    moved = rows.copy()
+    moved.loc[0, "share"] += 0.06
+    moved.loc[1, "share"] -= 0.06
+    cmp = sharing.compare(rows, moved)
+    assert not cmp["share_ok"].any()
+    assert cmp["share_worst_points"].iloc[0] == pytest.approx(0.06)
