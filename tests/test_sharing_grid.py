@@ -61,6 +61,10 @@ def test_a_cell_runs_and_its_flows_see_their_base_rtts(tmp_path: Path) -> None:
     # is not
     same = sharing.compare(rows, rows)
     assert same["all_ok"].all()
+    # a degraded kernel run does not count
+    assert not rows["degraded"].any()
+    noisy = pd.concat([rows, rows.assign(seed=2, share=rows["share"][::-1].values, degraded=True)])
+    assert sharing.compare(noisy, rows)["all_ok"].all()
     moved = rows.copy()
     moved.loc[0, "share"] += 0.06
     moved.loc[1, "share"] -= 0.06
