@@ -577,6 +577,15 @@ def run_jobs(
         executor.run([(j, task(j)) for j in todo], done, fail)
     except KeyboardInterrupt:
         outcome.interrupted = True
+        # A run whose record was written just as Ctrl-C came is finished too.
+        jobs = {j.id: j for j in unique}
+        for run_id, rec in read_runs(runs_dir).items():
+            job = jobs.get(run_id)
+            if job is None or run_id in outcome.records:
+                continue
+            if rec.get("run_digest") == digests[job.scenario]:
+                rec["tags"] = dict(job.tags)
+                outcome.records[run_id] = rec
     finally:
         reporter.stop()
         remove_stale_temps(runs_dir)
