@@ -438,7 +438,10 @@ impl World {
         let sender = TcpSender::new(c, app.flow, app.src, app.dst, profile.opts.clone(), cc);
         let o = &profile.opts;
         let buf = RcvBuf::new(o.rmem, o.window_ratio, o.rwnd, o.mss);
-        let receiver = TcpReceiver::new(c, app.flow, app.dst, app.src, o.delayed_ack, buf);
+        let mut receiver = TcpReceiver::new(c, app.flow, app.dst, app.src, o.delayed_ack, buf);
+        if bytes != u64::MAX {
+            receiver.expect_message(bytes, self.now());
+        }
         let mut sender = sender;
         if let Some(Route::Wifi { .. }) = self.nodes[app.src as usize].routes[app.dst as usize] {
             sender.set_pacing_shift(PACING_SHIFT_WIFI);

@@ -13,7 +13,9 @@ pub use quantiles::Quantiles;
 
 use crate::sim::{Time, MS};
 
-/// One finished connection of a `transfer` or `periodic` app.
+/// One finished connection of a `transfer` or `periodic` app: `start` when its SYN left,
+/// `end` when the receiver held its last byte in order (what the reading application, and the
+/// testbed's sink, see; the sender learns it one ACK later).
 #[derive(Clone, Debug)]
 pub struct Completion {
     pub conn: u32,

@@ -10,6 +10,7 @@
 
 use super::rcvbuf::RcvBuf;
 use super::{Ctx, Timer, TimerKind};
+use crate::metrics::Completion;
 use crate::net::packet::{flags, SYN_SIZE, TCP_HEADER};
 use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, SackBlocks, TcpSegment, Telemetry};
 use crate::sim::{Time, MS};
@@ -49,6 +50,9 @@ pub struct TcpReceiver {
     dsack: Option<(u64, u64)>,
     /// Airtime telemetry of the latest segments, echoed in the next ACK.
     int: Telemetry,
+    /// The application's message: its length and when its connection opened. Once every byte
+    /// of it is in order, the connection's completion is recorded (its FCT ends here).
+    message: Option<(u64, Time)>,
 }
 
 impl TcpReceiver {
@@ -69,7 +73,15 @@ impl TcpReceiver {
             ece: false,
             dsack: None,
             int: Telemetry::default(),
+            message: None,
         }
+    }
+
+    /// The application sends `bytes` over this connection, opened at `opened_at`: the
+    /// receiver records the completion when it holds the last of them in order, as an
+    /// application reading the socket (and the testbed's sink) sees it.
+    pub fn expect_message(&mut self, bytes: u64, opened_at: Time) {
+        self.message = Some((bytes, opened_at));
     }
 
     /// A segment from the sender arrived with IP ECN field `ecn`.
@@ -167,6 +179,11 @@ impl TcpReceiver {
         }
         self.ooo.drain(..merged);
         ctx.flow.on_delivery(self.rcv_nxt - before, ctx.now);
+        if let Some((bytes, start)) = self.message {
+            if before < bytes && self.rcv_nxt >= bytes {
+                ctx.flow.completions.push(Completion { conn: self.conn, start, end: ctx.now, bytes });
+            }
+        }
     }
 
     fn insert_ooo(&mut self, start: u64, end: u64) {

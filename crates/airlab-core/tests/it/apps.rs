@@ -70,6 +70,21 @@ fn periodic_app_opens_one_connection_per_period() {
     assert_eq!(out.fcts.rows(), 10);
 }
 
+/// The flow completion time runs from the SYN leaving to the receiver holding the last byte
+/// (as the testbed's sink measures it), not to the sender's ACK of it: one segment over an idle
+/// chain takes the handshake's round trip plus one data packet's way.
+#[test]
+fn fct_ends_when_the_receiver_holds_the_last_byte() {
+    let one = Flow::new("a", "b").cc("cubic").app(r#"{ kind = "transfer", size = "1000B" }"#);
+    let out = run_toml(&chain("100Mbit", "10Mbit", "5ms", "1s", one), None);
+    let fct = f(&flow(&out.summary, "flow0")["fct_s"]["mean"]);
+    let ser = |bytes: f64, rate: f64| bytes * 8.0 / rate;
+    // SYN and SYN-ACK (60 B) cross both links; the data packet is 1000 B + 52 B of headers.
+    let handshake = 20e-3 + 2.0 * (ser(60.0, 100e6) + ser(60.0, 10e6));
+    let data = 10e-3 + ser(1052.0, 100e6) + ser(1052.0, 10e6);
+    assert!((fct - (handshake + data)).abs() < 1e-6, "FCT {fct} vs {}", handshake + data);
+}
+
 #[test]
 fn random_start_offsets_depend_on_the_seed() {
     let app = r#"{ kind = "periodic", size = "10KB", period = "1s", random_start = "1s" }"#;

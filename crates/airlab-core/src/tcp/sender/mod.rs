@@ -10,8 +10,8 @@
 //! (NET_XMIT_DROP) leaves it unsent and the socket enters CWR, with no loss and no
 //! retransmission.
 //! Loss detection by RACK-TLP or RFC 6675 is in [`recovery`].
-//! Not modelled: TSO/GSO bursts, FIN exchange (a connection is complete when its last byte is
-//! ACKed).
+//! Not modelled: TSO/GSO bursts, FIN exchange (the sender is done when its last byte is ACKed;
+//! the connection's completion time is taken at the receiver, `receiver.rs`).
 
 mod recovery;
 #[cfg(test)]
@@ -24,7 +24,6 @@ use super::rate::{RateSampler, TxSnapshot};
 use super::rto::RttEstimator;
 use super::scoreboard::{Delivered, Scoreboard, Segment};
 use super::{Ctx, LossDetection, TcpConfig, Timer, TimerKind};
-use crate::metrics::Completion;
 use crate::net::packet::{flags, SYN_SIZE, TCP_HEADER};
 use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, TcpSegment};
 use crate::sim::{Time, SEC};
@@ -801,11 +800,5 @@ impl TcpSender {
         self.rto_timer.cancel();
         self.pace_timer.cancel();
         ctx.flow.conn_closed(ctx.now);
-        ctx.flow.completions.push(Completion {
-            conn: self.conn,
-            start: self.opened_at,
-            end: ctx.now,
-            bytes: self.app_end,
-        });
     }
 }
