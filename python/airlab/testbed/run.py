@@ -574,7 +574,11 @@ def _flows(plan: Plan, records: dict[str, Any], samples: list[dict[str, Any]]):
             for c in columns:
                 rows[c].append(tcp.get(c, math.nan))
             rows["time_s"][-1], rows["flow"][-1], rows["goodput_mbps"][-1] = t / 1e9, f.name, rate
-        srtt = [r["tcpi_rtt"] / 1e3 for t, r in info.items() if t > plan.warmup_ns]
+        # tcpi_rtt is 0 until the socket has an RTT sample (a connection caught in its
+        # handshake): that is no estimate, not a round trip of 0 ms.
+        srtt = [
+            r["tcpi_rtt"] / 1e3 for t, r in info.items() if t > plan.warmup_ns and r["tcpi_rtt"] > 0
+        ]
         last = info[max(info)] if info else {}
         # Counters cover the measurement window, as the simulator's: less their value at the
         # end of the warm-up.

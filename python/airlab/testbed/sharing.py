@@ -90,7 +90,8 @@ class SharingCell:
         child = f'{{ kind = "bfifo", limit = "{max(3000, self.buffer_bytes)}B" }}'
         if self.qdisc == "bfifo":
             return child
-        return f'{{ kind = "tbf", rate = "{self.rate_mbit}Mbit", qdisc = {child} }}'
+        # The testbed's TUN devices carry bare IP packets: its tbf counts no Ethernet header.
+        return f'{{ kind = "tbf", rate = "{self.rate_mbit}Mbit", overhead = 0, qdisc = {child} }}'
 
     def scenario(self) -> str:
         """The cell's scenario file."""
