@@ -133,3 +133,23 @@ fn the_default_host_jitter_spreads_seeds_like_kernel_runs() {
     assert!(hi - lo >= 0.04 && hi - lo <= 0.2, "seeds spread {lo:.3}-{hi:.3}: {shares:.3?}");
     assert!(lo > 0.37 && hi < 0.57, "kernel range 0.42-0.52 widened by 0.05: {shares:.3?}");
 }
+
+/// Two CUBIC flows from one host through its own 100 Mbit/s pfifo, the second 3 s after the
+/// first. Above TSQ's two-truesize floor a socket may keep pacing_rate / 2^10 in the host,
+/// 1.2 x cwnd / sRTT per ms, and a socket TSQ holds back is not cwnd-limited, so its cwnd stops
+/// growing: with nothing lost, the shares stay where the cwnds froze. The kernel (Linux 6.18,
+/// testbed, 3 runs; docs/models/tcp.md "Sender-local queues") gives 0.82 / 0.18 with cwnds
+/// 127 and 31 and no retransmission; without TSQ the flows would fill the 1000-packet pfifo
+/// and converge through its losses.
+#[test]
+fn tsq_freezes_the_split_of_flows_sharing_their_own_hosts_queue() {
+    let link = Link::new("h1", "h2", "100Mbit", "5ms").qdisc(pfifo(1000)).key("device_queue", 0);
+    let flows = [Flow::bulk("h1", "h2", "cubic"), Flow::bulk("h1", "h2", "cubic").start("3s")];
+    let scenario = Scenario::new("local", "30s").hosts(&["h1", "h2"]).warmup("10s").link(link).flows(flows);
+    let s = run_toml(&scenario.to_string(), Some(1)).summary;
+    let (a, b) = (f(&flow(&s, "flow0")["goodput_mbps"]), f(&flow(&s, "flow1")["goodput_mbps"]));
+    let share = a / (a + b);
+    assert!((share - 0.82).abs() < 0.1, "first flow's share {share:.3}, kernel 0.82");
+    assert_eq!(flow(&s, "flow0")["retransmits"], 0);
+    assert_eq!(flow(&s, "flow1")["retransmits"], 0);
+}
