@@ -34,11 +34,14 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 
 import airlab
+
+#: A cell of either grid (anything with a ``name``).
+T = TypeVar("T")
 
 CCS = ["cubic", "reno", "bbr1"]
 RATES_MBIT = [10, 100]
@@ -228,7 +231,8 @@ def run_cells(
             print(f"[{k}/{len(todo)}] {cell.name} seed {seed}: done{note}", flush=True)
 
 
-def _within(a: float, b: float, tol: float) -> bool:
+def within(a: float, b: float, tol: float) -> bool:
+    """``a`` within relative ``tol`` of the reference ``b`` (equal, if ``b`` is 0)."""
     return abs(a / b - 1) <= tol if b else a == b
 
 
@@ -254,10 +258,10 @@ def compare(linux: pd.DataFrame, sim: pd.DataFrame) -> pd.DataFrame:
         retx_a = g["retransmits_airlab"].sum()
         first = g.iloc[0]
         rtt_ok = all(
-            _within(a, lx, RTT_TOL)
+            within(a, lx, RTT_TOL)
             for a, lx in zip(g["srtt_p50_ms_airlab"], g["srtt_p50_ms_linux"], strict=True)
         )
-        share_ok = len(g) < 2 or _within(first["share_airlab"], first["share_linux"], SHARE_TOL)
+        share_ok = len(g) < 2 or within(first["share_airlab"], first["share_linux"], SHARE_TOL)
         retx_ok = max(retx_l, retx_a) < RETX_FLOOR or (
             min(retx_l, retx_a) > 0 and max(retx_l, retx_a) / min(retx_l, retx_a) <= RETX_FACTOR
         )
@@ -265,7 +269,7 @@ def compare(linux: pd.DataFrame, sim: pd.DataFrame) -> pd.DataFrame:
             "cell": cell,
             "goodput_linux": total_l,
             "goodput_airlab": total_a,
-            "goodput_ok": _within(total_a, total_l, GOODPUT_TOL),
+            "goodput_ok": within(total_a, total_l, GOODPUT_TOL),
             "rtt_linux": g["srtt_p50_ms_linux"].mean(),
             "rtt_airlab": g["srtt_p50_ms_airlab"].mean(),
             "rtt_ok": rtt_ok,
@@ -311,19 +315,30 @@ def table(cmp: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+def matching(cells: list[T], pattern: str | None) -> list[T]:
+    """The cells whose name matches the glob ``pattern`` (all of them without one)."""
+    return [c for c in cells if pattern is None or fnmatch.fnmatch(c.name, pattern)]
+
+
 def select(pattern: str | None) -> list[Cell]:
-    return [c for c in CELLS if pattern is None or fnmatch.fnmatch(c.name, pattern)]
+    return matching(CELLS, pattern)
+
+
+def add_run_parser(sub: Any, seeds: int, example: str) -> argparse.ArgumentParser:
+    """The ``run`` subcommand of a grid's command line: backend, output, seeds, cell filter."""
+    r = sub.add_parser("run")
+    r.add_argument("--backend", choices=["linux", "airlab"], required=True)
+    r.add_argument("--out", required=True)
+    r.add_argument("--seeds", type=int, default=seeds)
+    r.add_argument("--only", help=f"glob over cell names, e.g. '{example}'")
+    r.add_argument("--duration", help="override every cell's duration (smoke runs)")
+    return r
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="airlab.testbed.grid")
     sub = ap.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("run")
-    r.add_argument("--backend", choices=["linux", "airlab"], required=True)
-    r.add_argument("--out", required=True)
-    r.add_argument("--seeds", type=int, default=1)
-    r.add_argument("--only", help="glob over cell names, e.g. 'cubic/single/*/10M'")
-    r.add_argument("--duration", help="override every cell's duration (smoke runs)")
+    r = add_run_parser(sub, seeds=1, example="cubic/single/*/10M")
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="scenario override for every cell, e.g. host_jitter=20us")  # fmt: skip
     r.add_argument("--acceptance", action="store_true",

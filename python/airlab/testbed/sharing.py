@@ -28,7 +28,6 @@ flow's share within 5 points, FCT 10 %.
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +35,15 @@ from typing import Any
 
 import pandas as pd
 
-from airlab.testbed.grid import ACCESS_DELAY_MS, GOODPUT_TOL, RTT_TOL, run_cells
+from airlab.testbed.grid import (
+    ACCESS_DELAY_MS,
+    GOODPUT_TOL,
+    RTT_TOL,
+    add_run_parser,
+    matching,
+    run_cells,
+    within,
+)
 
 #: Each flow's share of the cell's goodput, in points (absolute), and the FCT's relative error.
 SHARE_POINTS = 0.05
@@ -200,10 +207,6 @@ def rows(cell: SharingCell, backend: str, seed: int, result: Any) -> list[dict[s
     ]
 
 
-def _within(a: float, b: float, tol: float) -> bool:
-    return abs(a / b - 1) <= tol if b else a == b
-
-
 def compare(linux: pd.DataFrame, sim: pd.DataFrame) -> pd.DataFrame:
     """One row per cell: kernel and airlab medians over seeds, and whether each target holds
     (every flow's share, sRTT and FCT; the cell's total goodput)."""
@@ -222,11 +225,11 @@ def compare(linux: pd.DataFrame, sim: pd.DataFrame) -> pd.DataFrame:
         row = {
             "cell": cell,
             "group": group,
-            "goodput_ok": _within(*goodput, GOODPUT_TOL),
-            "rtt_ok": all(_within(a, lx, RTT_TOL) for a, lx in rtts),
+            "goodput_ok": within(*goodput, GOODPUT_TOL),
+            "rtt_ok": all(within(a, lx, RTT_TOL) for a, lx in rtts),
             "share_ok": bool((shares <= SHARE_POINTS).all()),
             "share_worst_points": float(shares.max()),
-            "fct_ok": all(_within(a, lx, FCT_TOL) for a, lx in fcts),
+            "fct_ok": all(within(a, lx, FCT_TOL) for a, lx in fcts),
         }
         row["all_ok"] = row["goodput_ok"] and row["rtt_ok"] and row["share_ok"] and row["fct_ok"]
         out.append(row)
@@ -234,18 +237,13 @@ def compare(linux: pd.DataFrame, sim: pd.DataFrame) -> pd.DataFrame:
 
 
 def select(pattern: str | None) -> list[SharingCell]:
-    return [c for c in CELLS if pattern is None or fnmatch.fnmatch(c.name, pattern)]
+    return matching(CELLS, pattern)
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="airlab.testbed.sharing")
     sub = ap.add_subparsers(dest="cmd", required=True)
-    r = sub.add_parser("run")
-    r.add_argument("--backend", choices=["linux", "airlab"], required=True)
-    r.add_argument("--out", required=True)
-    r.add_argument("--seeds", type=int, default=3)
-    r.add_argument("--only", help="glob over cell names, e.g. 'ccmix/*'")
-    r.add_argument("--duration", help="override every cell's duration (smoke runs)")
+    add_run_parser(sub, seeds=3, example="ccmix/*")
     sub.add_parser("list")
     t = sub.add_parser("table")
     t.add_argument("--linux", required=True)
