@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from airlab.testbed import grid
 
@@ -28,6 +29,20 @@ def test_a_rerun_skips_the_cells_already_written(tmp_path: Path) -> None:
     again = pd.read_csv(out)
     assert len(first) == 1 and len(again) == 2
     assert list(again["seed"]) == [1, 2]
+
+
+def test_parallel_jobs_give_the_rows_of_a_serial_run(tmp_path: Path) -> None:
+    cells = grid.select("reno/single/rtt20/buf1/10M") + grid.select("cubic/single/rtt20/buf1/10M")
+    serial, parallel = tmp_path / "serial.csv", tmp_path / "parallel.csv"
+    grid.run_cells(cells, "airlab", serial, seeds=2, duration="6s")
+    grid.run_cells(cells, "airlab", parallel, seeds=2, duration="6s", jobs=2)
+    key = ["cell", "seed", "flow"]
+    a = pd.read_csv(serial).sort_values(key).reset_index(drop=True)
+    b = pd.read_csv(parallel).sort_values(key).reset_index(drop=True)
+    assert len(a) == 4
+    pd.testing.assert_frame_equal(a, b)
+    with pytest.raises(ValueError, match="--jobs: the kernel backend runs one cell at a time"):
+        grid.run_cells(cells, "linux", tmp_path / "k.csv", seeds=1, duration="3s", jobs=2)
 
 
 def _frame(backend: str, goodputs: list[float], rtt: float, retx: int) -> pd.DataFrame:

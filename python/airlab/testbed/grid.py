@@ -32,6 +32,7 @@ import argparse
 import fnmatch
 import tempfile
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
@@ -201,28 +202,38 @@ def run_cells(
     duration: str | None,
     extra: dict[str, str] | None = None,
     rows_of: Callable[[Any, str, int, Any], list[dict[str, Any]]] | None = None,
+    jobs: int = 1,
 ) -> None:
     """Run every cell and seed not already in ``out``, appending rows as they come; ``extra``
     are scenario overrides (``--set``) applied to every cell. A cell has a ``name`` and a
     ``scenario()``; ``rows_of(cell, backend, seed, result)`` gives its rows (this grid's by
-    default)."""
+    default). The simulator runs ``jobs`` cells at once; the kernel one at a time, since its
+    runs need a quiet machine."""
+    if backend == "linux" and jobs != 1:
+        raise ValueError(f"--jobs: the kernel backend runs one cell at a time, got {jobs}")
     done: set[tuple[str, int]] = set()
     if out.exists():
         prior = pd.read_csv(out)
         done = set(zip(prior["cell"], prior["seed"], strict=True))
     out.parent.mkdir(parents=True, exist_ok=True)
     todo = [(c, s) for c in cells for s in range(1, seeds + 1) if (c.name, s) not in done]
-    with tempfile.TemporaryDirectory() as tmp:
-        for k, (cell, seed) in enumerate(todo, 1):
-            path = Path(tmp) / "cell.toml"
-            path.write_text(cell.scenario())
-            sets = {**({"duration": duration} if duration else {}), **(extra or {})} or None
-            if backend == "linux":
-                from airlab import testbed
+    sets = {**({"duration": duration} if duration else {}), **(extra or {})} or None
 
-                result = testbed.run(path, set=sets, seed=seed)
-            else:
-                result = airlab.run(path, set=sets, seed=seed)
+    def one(tmp: str, index: int, cell: Any, seed: int) -> Any:
+        path = Path(tmp) / f"{index}.toml"
+        path.write_text(cell.scenario())
+        if backend == "linux":
+            from airlab import testbed
+
+            return testbed.run(path, set=sets, seed=seed)
+        return airlab.run(path, set=sets, seed=seed)
+
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(jobs) as pool:
+        # The simulator releases the GIL while it runs, so threads run cells in parallel.
+        futures = {pool.submit(one, tmp, i, c, s): (c, s) for i, (c, s) in enumerate(todo)}
+        for k, future in enumerate(as_completed(futures), 1):
+            cell, seed = futures[future]
+            result = future.result()
             rows = pd.DataFrame((rows_of or _rows)(cell, backend, seed, result))
             rows.to_csv(out, mode="a", header=not out.exists(), index=False)
             # Python warns of a degraded kernel run once per place; every one is said here.
@@ -332,6 +343,10 @@ def add_run_parser(sub: Any, seeds: int, example: str) -> argparse.ArgumentParse
     r.add_argument("--seeds", type=int, default=seeds)
     r.add_argument("--only", help=f"glob over cell names, e.g. '{example}'")
     r.add_argument("--duration", help="override every cell's duration (smoke runs)")
+    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="scenario override for every cell, e.g. host_jitter=20us")  # fmt: skip
+    r.add_argument("--jobs", type=int, default=1,
+                   help="simulator cells at once (the kernel runs one at a time)")  # fmt: skip
     return r
 
 
@@ -339,8 +354,6 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="airlab.testbed.grid")
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = add_run_parser(sub, seeds=1, example="cubic/single/*/10M")
-    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="scenario override for every cell, e.g. host_jitter=20us")  # fmt: skip
     r.add_argument("--acceptance", action="store_true",
                    help="run only the 20-vs-60 ms cell, at each delay shift")  # fmt: skip
     t = sub.add_parser("table")
@@ -357,7 +370,8 @@ def main(argv: list[str] | None = None) -> None:
             else select(args.only)
         )
         extra = dict(kv.split("=", 1) for kv in args.set)
-        run_cells(cells, args.backend, Path(args.out), args.seeds, args.duration, extra)
+        run_cells(cells, args.backend, Path(args.out), args.seeds, args.duration, extra,
+                  jobs=args.jobs)  # fmt: skip
         return
     if args.cmd == "acceptance":
         print(acceptance(pd.concat(pd.read_csv(f) for f in args.files)).to_string())

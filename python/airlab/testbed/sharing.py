@@ -252,8 +252,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.cmd == "list":
         print("\n".join(c.name for c in CELLS))
     elif args.cmd == "run":
+        extra = dict(kv.split("=", 1) for kv in args.set)
         run_cells(select(args.only), args.backend, Path(args.out), args.seeds, args.duration,
-                  rows_of=rows)  # fmt: skip
+                  extra, rows_of=rows, jobs=args.jobs)  # fmt: skip
     else:
         cmp = compare(pd.read_csv(args.linux), pd.read_csv(args.airlab))
         print(cmp.to_string(index=False))
