@@ -122,9 +122,9 @@ pub struct Iface {
     busy_done: Time,
     bytes_done: u64,
     wire: VecDeque<(Time, Packet)>,
-    /// Random receive-processing delay of the far end, uniform in [0, rx_jitter] per packet
-    /// (a host's interrupt and softirq latency); arrivals stay in order.
-    rx_jitter: Time,
+    /// Median of the far end's random receive latency for a pure ACK (see [`rx_latency`]); 0
+    /// for none. Arrivals stay in order.
+    rx_latency: Time,
     last_arrival: Time,
     /// The pending wake-up asked for by a shaping qdisc, if any.
     wake_at: Option<Time>,
@@ -145,6 +145,25 @@ pub struct Next {
     pub arrival: Option<Time>,
     /// The qdisc holds packets back until this time: call [`Iface::wake`] then.
     pub wake: Option<Time>,
+}
+
+/// Spread of a host's receive latency: the standard deviation of its logarithm. Measured on
+/// the testbed (Linux 6.18, docs/models/tcp.md "Timing noise"), the one-way latency a packet
+/// gathers besides the links' own delays is two delay-line hops (each late by 5 us at p50,
+/// 45-95 us at p99) and the receiving stack (an ACK to the data it releases: log-normal, median
+/// 4 us, this spread 0.54; data to the ACK it draws: 20 us, mostly the reader's wake-up, as
+/// Linux sends the ACK once the reader took the data). Together: for a pure ACK median 16 us,
+/// log-spread 0.40; for a data segment 31 us, 0.43.
+const RX_LATENCY_SIGMA: f64 = 0.42;
+/// How much longer a data segment's median latency is than a pure ACK's (31 us against 16 us
+/// measured): the receiver's ACK waits for its reader to wake.
+const DATA_LATENCY_FACTOR: f64 = 2.0;
+
+/// One draw of the time between a packet reaching a host and TCP acting on it: log-normal with
+/// the median `ack_median` for a pure ACK and twice that for a segment carrying data.
+fn rx_latency(ack_median: Time, carries_data: bool, rng: &mut Rng) -> Time {
+    let median = if carries_data { ack_median as f64 * DATA_LATENCY_FACTOR } else { ack_median as f64 };
+    (median * (RX_LATENCY_SIGMA * rng.normal()).exp()).round() as Time
 }
 
 impl Iface {
@@ -183,7 +202,7 @@ impl Iface {
             busy_done: 0,
             bytes_done: 0,
             wire: VecDeque::new(),
-            rx_jitter: 0,
+            rx_latency: 0,
             last_arrival: 0,
             wake_at: None,
             rng,
@@ -193,9 +212,10 @@ impl Iface {
         }
     }
 
-    /// The far end is a host whose stack takes up to `jitter` to process each arrival.
-    pub fn set_rx_jitter(&mut self, jitter: Time) {
-        self.rx_jitter = jitter;
+    /// The far end is a host whose stack takes a random time to act on each arrival: of this
+    /// median for a pure ACK, twice it for a data segment.
+    pub fn set_rx_latency(&mut self, median: Time) {
+        self.rx_latency = median;
     }
 
     /// Offer a packet to the qdisc; drops and marks are charged to their flows.
@@ -229,8 +249,9 @@ impl Iface {
             flows[pkt.flow as usize].total.wire_lost += 1;
             None
         } else {
-            let jitter = if self.rx_jitter > 0 { self.rng.below(self.rx_jitter + 1) } else { 0 };
-            let at = (now + self.delay + jitter).max(self.last_arrival);
+            let latency =
+                if self.rx_latency > 0 { rx_latency(self.rx_latency, pkt.carries_data(), &mut self.rng) } else { 0 };
+            let at = (now + self.delay + latency).max(self.last_arrival);
             self.last_arrival = at;
             self.wire.push_back((at, pkt));
             Some(at)
@@ -327,5 +348,25 @@ impl Iface {
     /// Packets held below the qdisc (device ring and serializer).
     pub fn device_backlog(&self) -> usize {
         self.ring.len() + self.in_tx.is_some() as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The draws have the measured medians (16 us for an ACK, 31-32 us for data) and spread
+    /// (p90 / p50 = e^(1.2816 x 0.42) = 1.71).
+    #[test]
+    fn rx_latency_has_the_measured_medians_and_spread() {
+        let mut rng = Rng::stream(1, "rx");
+        for (carries_data, median) in [(false, 16_000.0), (true, 32_000.0)] {
+            let mut x: Vec<Time> = (0..100_000).map(|_| rx_latency(16_000, carries_data, &mut rng)).collect();
+            x.sort_unstable();
+            let q = |p: f64| x[(p * x.len() as f64) as usize] as f64;
+            assert!((q(0.5) / median - 1.0).abs() < 0.02, "median {} for {median}", q(0.5));
+            assert!((q(0.9) / q(0.5) - 1.71).abs() < 0.04, "p90/p50 {}", q(0.9) / q(0.5));
+            assert!((q(0.5) / q(0.1) - 1.71).abs() < 0.04, "p50/p10 {}", q(0.5) / q(0.1));
+        }
     }
 }

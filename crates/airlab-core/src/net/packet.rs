@@ -188,6 +188,15 @@ impl Release {
 }
 
 impl Packet {
+    /// Whether the packet carries application data (a TCP segment with payload, a datagram, a
+    /// ping) rather than being a pure TCP ACK or control segment.
+    pub fn carries_data(&self) -> bool {
+        match &self.payload {
+            Payload::Tcp(seg) => seg.len > 0,
+            Payload::Udp { .. } | Payload::Ping { .. } => true,
+        }
+    }
+
     /// What a router can tell flows apart by, standing in for the 5-tuple (addresses,
     /// protocol, ports): the two hosts, the transport, and the connection (TCP) or flow (UDP,
     /// ping) as the port pair. The two directions of a connection are different flows.

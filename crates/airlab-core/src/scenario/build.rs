@@ -50,7 +50,7 @@ pub fn build(r: &Resolved, seed: u64) -> World {
             rng,
         ));
         if s.hosts.contains(&d.to) {
-            world.ifaces.last_mut().expect("just pushed").set_rx_jitter(s.host_jitter.0);
+            world.ifaces.last_mut().expect("just pushed").set_rx_latency(s.host_jitter.0);
         }
     }
     for w in &r.wifi {

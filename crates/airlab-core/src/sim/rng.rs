@@ -33,6 +33,13 @@ impl Rng {
         p > 0.0 && self.uniform() < p
     }
 
+    /// Standard normal (Box-Muller; one draw per call, the partner value is not kept).
+    pub fn normal(&mut self) -> f64 {
+        // 1 - uniform() is in (0, 1], so the logarithm is finite.
+        let (u, v) = (1.0 - self.uniform(), self.uniform());
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
+
     /// Uniform integer in [0, n); n must be > 0.
     pub fn below(&mut self, n: u64) -> u64 {
         // Lemire's multiply-shift; the bias is < n / 2^64, negligible for simulation use.
@@ -82,5 +89,18 @@ mod tests {
         let mean: f64 = (0..n).map(|_| r.uniform()).sum::<f64>() / n as f64;
         assert!((mean - 0.5).abs() < 0.005, "{mean}");
         assert!((0..1000).all(|_| r.below(10) < 10));
+    }
+
+    #[test]
+    fn normal_has_the_standard_quantiles() {
+        let mut r = Rng::stream(1, "n");
+        let mut z: Vec<f64> = (0..200_000).map(|_| r.normal()).collect();
+        z.sort_by(f64::total_cmp);
+        let q = |p: f64| z[(p * z.len() as f64) as usize];
+        // Standard normal quantiles: 0, 1.2816 (p90), 2.3263 (p99).
+        assert!(q(0.5).abs() < 0.01, "{}", q(0.5));
+        assert!((q(0.9) - 1.2816).abs() < 0.02, "{}", q(0.9));
+        assert!((q(0.1) + 1.2816).abs() < 0.02, "{}", q(0.1));
+        assert!((q(0.99) - 2.3263).abs() < 0.05, "{}", q(0.99));
     }
 }
