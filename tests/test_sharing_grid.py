@@ -61,10 +61,15 @@ def test_a_cell_runs_and_its_flows_see_their_base_rtts(tmp_path: Path) -> None:
     # is not
     same = sharing.compare(rows, rows)
     assert same["all_ok"].all()
-    # a degraded kernel run does not count
-    assert not rows["degraded"].any()
-    noisy = pd.concat([rows, rows.assign(seed=2, share=rows["share"][::-1].values, degraded=True)])
-    assert sharing.compare(noisy, rows)["all_ok"].all()
+    # a degraded kernel run does not count, unless every check it failed is one that leaves
+    # the compared numbers alone (the qdisc sampler's coverage)
+    assert not rows["degraded"].any() and rows["failed_checks"].isna().all()
+    reversed_shares = rows["share"][::-1].values
+    for failed, counted in [("cpu.available", False), ("samples.queues;wire.late_p99", False),
+                            (pd.NA, False), ("samples.queues", True)]:  # fmt: skip
+        run2 = rows.assign(seed=2, share=reversed_shares, degraded=True, failed_checks=failed)
+        ok = bool(sharing.compare(pd.concat([rows, run2]), rows)["all_ok"].all())
+        assert ok is not counted, failed
     moved = rows.copy()
     moved.loc[0, "share"] += 0.06
     moved.loc[1, "share"] -= 0.06

@@ -185,7 +185,8 @@ def rows(cell: SharingCell, backend: str, seed: int, result: Any) -> list[dict[s
     flows = result.summary["flows"]
     retransmits = result.flows.groupby("flow")["retransmits"].max()
     total = sum(f["goodput_mbps"] for f in flows) or math.nan
-    degraded = bool((result.summary.get("fidelity") or {}).get("degraded"))
+    fidelity = result.summary.get("fidelity") or {}
+    failed = sorted({c["name"] for c in fidelity.get("checks", []) if not c["pass"]})
     return [
         {
             "cell": cell.name,
@@ -200,17 +201,39 @@ def rows(cell: SharingCell, backend: str, seed: int, result: Any) -> list[dict[s
             "srtt_p50_ms": (f.get("srtt_ms") or {}).get("p50"),
             "retransmits": retransmits.get(f["name"]),
             "fct_mean_s": (f.get("fct_s") or {}).get("mean"),
-            # a kernel run the testbed found degraded (docs/testbed.md) does not count
-            "degraded": degraded,
+            # a kernel run the testbed found degraded (docs/testbed.md) counts only if every
+            # check it failed leaves this grid's numbers alone (:func:`counts`)
+            "degraded": bool(fidelity.get("degraded")),
+            "failed_checks": ";".join(failed),
         }
         for f, spec in zip(flows, cell.flows, strict=True)
     ]
 
 
+#: Fidelity checks whose failure leaves every number this grid compares intact: the qdisc
+#: sampler's coverage (eight-flow cells' nine namespaces are more than it reads on time) feeds
+#: only the queue and link series, not goodput, sRTT, retransmissions or FCT.
+HARMLESS_CHECKS = frozenset({"samples.queues"})
+
+
+def counts(rows: pd.DataFrame) -> pd.Series:
+    """Which rows count: those of runs not degraded, or degraded only by checks in
+    :data:`HARMLESS_CHECKS`. A degraded row that does not say which checks failed (older
+    files) does not count."""
+    if "degraded" not in rows:
+        return pd.Series(True, index=rows.index)
+    failed = rows.get("failed_checks", pd.Series(pd.NA, index=rows.index))
+
+    def harmless(names: object) -> bool:
+        return isinstance(names, str) and bool(names) and set(names.split(";")) <= HARMLESS_CHECKS
+
+    return ~rows["degraded"].astype(bool) | failed.map(harmless).astype(bool)
+
+
 def compare(linux: pd.DataFrame, sim: pd.DataFrame) -> pd.DataFrame:
     """One row per cell: kernel and airlab medians over seeds, and whether each target holds
     (every flow's share, sRTT and FCT; the cell's total goodput)."""
-    linux = linux[~linux["degraded"]] if "degraded" in linux else linux
+    linux = linux[counts(linux)]
     key = ["cell", "group", "flow"]
     metrics = ["goodput_mbps", "share", "srtt_p50_ms", "fct_mean_s"]
     both = pd.merge(linux.groupby(key)[metrics].median(), sim.groupby(key)[metrics].median(),
