@@ -592,9 +592,9 @@ def test_bbr1_takes_from_cubic_in_a_deep_fifo_what_the_kernels_bbr_takes() -> No
     Fig. 5a: BBRv1 "consistently dominates"). One kernel run varies by a few points (0.593-0.633
     over five on a quiet machine, 0.569 once under a loaded CI run), so the means of three
     kernel runs and three seeds are compared, and every run must dominate. airlab's seeds 1-20
-    give 0.58-0.63 but for two, 0.550 and 0.532 (seed 3): six kernel runs cannot tell whether
-    Linux has such a tail, so a single run is held to the paper's claim (above half), not to
-    the kernel's five-run range."""
+    give 0.56-0.62 (mean 0.597); another sampler of the same host latency gave one seed 0.532.
+    Six kernel runs cannot tell whether Linux has such a tail, so a single run is held to the
+    paper's claim (above half), not to the kernel's five-run range."""
     sets = {"flow.bbr3.cc": "bbr1", "duration": "20s", "metrics.warmup": "5s",
             "link.bottleneck.delay": "1ms"}  # fmt: skip
     sets.update({f"link.{i}.delay": "0.5ms" for i in range(4)})
