@@ -356,7 +356,8 @@ pub struct TcpOptions {
     pub profile: Profile,
     pub mss: Option<u32>,
     pub initial_cwnd: Option<u32>,
-    /// Receiver delayed ACKs (every second full segment, 40 ms timer, quick ACKs at start).
+    /// Receiver delayed ACKs as Linux (`tcp/delack.rs`): every second full segment or an adaptive
+    /// timer; quick ACKs at start, after a silence longer than the RTO and after duplicates.
     pub delayed_ack: Option<bool>,
     /// A fixed receive window (as SO_RCVBUF, which turns autotuning off).
     pub rwnd: Option<Bytes>,

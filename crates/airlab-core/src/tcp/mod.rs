@@ -6,6 +6,7 @@
 //! and the engine routes and schedules them.
 
 pub mod cc;
+pub mod delack;
 pub mod rack;
 pub mod rate;
 pub mod rcvbuf;
@@ -46,7 +47,8 @@ pub struct TcpConfig {
     pub mss: u32,
     /// Initial congestion window in segments.
     pub initial_cwnd: u32,
-    /// Receiver delayed ACKs (every second full segment, 40 ms timer, quick ACKs at start).
+    /// Receiver delayed ACKs as Linux (`tcp/delack.rs`): every second full segment or an adaptive
+    /// timer; quick ACKs at start, after a silence longer than the RTO and after duplicates.
     pub delayed_ack: bool,
     /// A fixed receive window (the receiver's SO_RCVBUF set, which turns autotuning off).
     pub rwnd: Option<u64>,
@@ -149,6 +151,10 @@ impl Timer {
 
     pub fn is_armed(&self) -> bool {
         self.deadline.is_some()
+    }
+
+    pub fn deadline(&self) -> Option<Time> {
+        self.deadline
     }
 
     /// An engine event for this timer fired at `now`: true if the timer is due. If the

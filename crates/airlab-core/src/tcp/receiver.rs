@@ -1,24 +1,19 @@
 //! The receiving side of a TCP connection: in-order delivery, SACK generation (RFC 2018) with
 //! duplicate reports (DSACK, RFC 2883), Linux-like delayed ACKs and ECN echo.
 //!
-//! ACK policy, as Linux: quick ACKs for the first segments of a connection (quickack mode,
-//! `TCP_MAX_QUICKACKS` = 16) and for every segment that opens the advertised window further
-//! (`rcvbuf.rs`), otherwise an ACK for every second full segment or after the 40 ms
-//! delayed-ACK timer (`TCP_DELACK_MIN`); immediate ACKs for out-of-order data, for data that
-//! fills a hole, for duplicates and for segments shorter than the MSS. Linux adapts the
-//! delayed-ACK timeout between 40 ms and 200 ms from the inter-arrival time; we keep 40 ms.
+//! ACK policy, as Linux: an ACK at once while in quick-ACK mode (`delack.rs`: the first
+//! segments, after a silence longer than the RTO, after a duplicate, and for every segment that
+//! opens the advertised window further), otherwise an ACK for every second full segment or
+//! after the delayed-ACK timer (`delack.rs`); immediate ACKs for out-of-order data, for data
+//! that fills a hole, for duplicates and for segments shorter than the MSS.
 
+use super::delack::DelayedAck;
 use super::rcvbuf::RcvBuf;
-use super::{Ctx, Timer, TimerKind};
+use super::{Ctx, TimerKind};
 use crate::metrics::Completion;
 use crate::net::packet::{flags, SYN_SIZE, TCP_HEADER};
 use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, SackBlocks, TcpSegment, Telemetry};
-use crate::sim::{Time, MS};
-
-/// Linux `TCP_MAX_QUICKACKS`.
-const MAX_QUICKACKS: u32 = 16;
-/// Linux `TCP_DELACK_MIN`.
-const DELACK_TIMEOUT: Time = 40 * MS;
+use crate::sim::Time;
 
 /// A range of out-of-order data held above rcv_nxt.
 #[derive(Clone, Copy, Debug)]
@@ -42,8 +37,9 @@ pub struct TcpReceiver {
     touches: u64,
     /// Full segments received since the last ACK.
     unacked: u32,
-    quickacks: u32,
-    delack: Timer,
+    ack: DelayedAck,
+    /// When our SYN-ACK left, until the sender's first segment measures the handshake RTT.
+    synack_sent: Option<Time>,
     /// CE seen and not yet acknowledged by a CWR from the sender.
     ece: bool,
     /// Data received twice, to report as the next ACK's first SACK block (DSACK).
@@ -68,8 +64,8 @@ impl TcpReceiver {
             ooo: Vec::new(),
             touches: 0,
             unacked: 0,
-            quickacks: MAX_QUICKACKS,
-            delack: Timer::default(),
+            ack: DelayedAck::default(),
+            synack_sent: None,
             ece: false,
             dsack: None,
             int: Telemetry::default(),
@@ -97,7 +93,11 @@ impl TcpReceiver {
                 ..Default::default()
             };
             ctx.out.push(self.packet(SYN_SIZE, synack));
+            self.synack_sent = Some(ctx.now);
             return;
+        }
+        if let Some(sent) = self.synack_sent.take() {
+            self.ack.on_handshake_rtt(ctx.now - sent);
         }
         if seg.has(flags::CWR) {
             self.ece = false;
@@ -113,6 +113,7 @@ impl TcpReceiver {
             if seg.len > 0 {
                 self.dsack = Some((seg.seq, end));
                 ctx.flow.on_data_arrival(owd, false);
+                self.ack.on_duplicate(self.quick_ack_limit(mss));
             }
             ack_now = true;
         } else if seg.seq <= self.rcv_nxt {
@@ -123,10 +124,9 @@ impl TcpReceiver {
             let had_holes = !self.ooo.is_empty();
             self.deliver(end, ctx);
             self.buf.on_read(ctx.now, self.rcv_nxt);
-            // Linux `tcp_grow_window` sets quick-ACK mode (`icsk_ack.quick |= 1`) whenever a
-            // segment opens the window further.
+            self.ack.on_data(ctx.now, self.quick_ack_limit(mss));
             if self.buf.on_segment(u64::from(seg.len)) {
-                self.quickacks |= 1;
+                self.ack.on_window_growth();
             }
             ack_now |= had_holes;
             if seg.len >= mss {
@@ -136,11 +136,7 @@ impl TcpReceiver {
                 // application drains it, which our always-reading receiver does at once.
                 ack_now = true;
             }
-            if self.quickacks > 0 {
-                self.quickacks -= 1;
-                ack_now = true;
-            }
-            ack_now |= self.unacked >= 2;
+            ack_now |= self.ack.in_quickack_mode() || self.unacked >= 2;
         } else {
             let seen = self.ooo.iter().any(|r| r.start <= seg.seq && end <= r.end);
             if seen {
@@ -150,17 +146,21 @@ impl TcpReceiver {
             self.insert_ooo(seg.seq, end);
             ack_now = true;
         }
-        if ack_now {
+        if ack_now || self.ack.delay(ctx) {
             self.send_ack(ctx);
-        } else if !self.delack.is_armed() {
-            self.delack.arm(ctx.now + DELACK_TIMEOUT, TimerKind::DelayedAck, ctx);
         }
     }
 
     pub fn on_timer(&mut self, kind: TimerKind, ctx: &mut Ctx) {
-        if kind == TimerKind::DelayedAck && self.delack.fire(kind, ctx) {
+        if self.ack.fire(kind, ctx) {
             self.send_ack(ctx);
         }
+    }
+
+    /// How many quick ACKs the advertised window allows: half of it in segments (Linux
+    /// `tcp_incr_quickack`).
+    fn quick_ack_limit(&self, mss: u32) -> u32 {
+        (self.buf.window() / (2 * u64::from(mss))).min(u64::from(u32::MAX)) as u32
     }
 
     /// Advance rcv_nxt to `end`, then over any out-of-order ranges that now connect.
@@ -204,7 +204,7 @@ impl TcpReceiver {
 
     fn send_ack(&mut self, ctx: &mut Ctx) {
         self.unacked = 0;
-        self.delack.cancel();
+        self.ack.on_ack_sent();
         let mut sack = SackBlocks::default();
         if let Some((start, end)) = self.dsack.take() {
             sack.push(start, end);
@@ -235,5 +235,63 @@ impl TcpReceiver {
 
     fn packet(&self, size: u32, seg: TcpSegment) -> Packet {
         Packet::tcp_packet(self.flow, self.conn, self.node, self.peer, size, Ecn::NotEct, seg)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::FlowStats;
+    use crate::sim::MS;
+    use crate::tcp::{RMEM_LINUX_6, WINDOW_RATIO_LINUX_6};
+
+    const MSS: u32 = 1448;
+
+    #[test]
+    fn a_lone_segment_waits_for_the_timer_unless_it_ends_a_silence_longer_than_the_rto() {
+        // A fixed window never grows, so only quick-ACK mode and the timer decide.
+        let buf = RcvBuf::new(RMEM_LINUX_6, WINDOW_RATIO_LINUX_6, Some(1 << 20), MSS);
+        let mut rcv = TcpReceiver::new(0, 0, 1, 0, true, buf);
+        let mut flow = FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
+        let (mut out, mut timers) = (Vec::new(), Vec::new());
+        macro_rules! ctx {
+            ($now:expr) => {
+                &mut Ctx { now: $now, out: &mut out, timers: &mut timers, flow: &mut flow }
+            };
+        }
+        let syn = TcpSegment { flags: flags::SYN, ..Default::default() };
+        rcv.on_segment(&syn, Ecn::NotEct, MSS, ctx!(0));
+        out.clear();
+        let data = |seq: u64, now: Time| TcpSegment { seq, len: MSS, tsval: now, ..Default::default() };
+
+        // The handshake takes 20 ms (RTO 220 ms); then 16 quick ACKs, one per segment.
+        let (mut now, mut seq) = (20 * MS, 0);
+        for _ in 0..16 {
+            rcv.on_segment(&data(seq, now), Ecn::NotEct, MSS, ctx!(now));
+            seq += u64::from(MSS);
+            now += MS;
+        }
+        assert_eq!(out.len(), 16);
+        out.clear();
+
+        // The next lone segment waits for the 40 ms timer.
+        rcv.on_segment(&data(seq, now), Ecn::NotEct, MSS, ctx!(now));
+        assert!(out.is_empty());
+        assert_eq!(timers.last(), Some(&(now + 40 * MS, TimerKind::DelayedAck)));
+        rcv.on_timer(TimerKind::DelayedAck, ctx!(now + 40 * MS));
+        assert_eq!(out.len(), 1);
+        out.clear();
+
+        // 200 ms of silence is within the RTO: still delayed. 221 ms more is not: at once.
+        seq += u64::from(MSS);
+        now += 200 * MS;
+        rcv.on_segment(&data(seq, now), Ecn::NotEct, MSS, ctx!(now));
+        assert!(out.is_empty());
+        rcv.on_timer(TimerKind::DelayedAck, ctx!(now + 40 * MS));
+        out.clear();
+        seq += u64::from(MSS);
+        now += 221 * MS;
+        rcv.on_segment(&data(seq, now), Ecn::NotEct, MSS, ctx!(now));
+        assert_eq!(out.len(), 1, "the silence refilled quick-ACK mode");
     }
 }

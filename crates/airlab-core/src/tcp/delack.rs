@@ -1,0 +1,232 @@
+//! When a receiver ACKs at once and how long it may delay an ACK: Linux's delayed-ACK engine
+//! (`tcp_event_data_recv`, `tcp_incr_quickack`, `tcp_dec_quickack_mode`,
+//! `tcp_send_delayed_ack`).
+//!
+//! - Quick-ACK mode: a credit of ACKs sent at once. The first data fills it, and so does data
+//!   arriving after a silence longer than the receiver's own RTO (the sender "failed to restart
+//!   its window", typically after a retransmission timeout), a retransmitted duplicate, or a
+//!   segment that opens the window further. Each ACK sent spends one.
+//! - The delayed-ACK timeout (`ato`) follows the inter-arrival time of data: 40 ms while data
+//!   comes in faster than every 20 ms, growing towards twice the gap for slower data and
+//!   doubling each time the timer has to fire, capped by the receiver's RTO; the timer armed
+//!   from it is held to the receiver's smoothed RTT (at least 40 ms), 500 ms and
+//!   `TCP_DELACK_MAX`. Leaving quick-ACK mode resets it to 40 ms.
+//!
+//! The receiver's RTT and RTO come from its one measurement: the handshake (SYN-ACK to the
+//! sender's first segment, Linux `tcp_synack_rtt_meas`); a receiver that sends no data gets no
+//! other.
+
+use super::rto::{RtoMode, RttEstimator, DEFAULT_RTO_MIN};
+use super::{Ctx, Timer, TimerKind};
+use crate::sim::{Time, MS};
+
+/// Linux `TCP_MAX_QUICKACKS`.
+pub const MAX_QUICKACKS: u32 = 16;
+/// Linux `TCP_ATO_MIN` and `TCP_DELACK_MIN` (HZ / 25).
+const ATO_MIN: Time = 40 * MS;
+/// Linux `TCP_DELACK_MAX` (HZ / 5), the default of `icsk_delack_max`.
+const DELACK_MAX: Time = 200 * MS;
+/// The most `tcp_send_delayed_ack` allows a non-interactive socket (HZ / 2).
+const ATO_MAX_BULK: Time = 500 * MS;
+
+#[derive(Debug)]
+pub struct DelayedAck {
+    /// ACKs still to send at once (`icsk_ack.quick`).
+    quick: u32,
+    /// The delayed-ACK timeout (`icsk_ack.ato`); 0 until the first data.
+    ato: Time,
+    /// When in-order data last arrived (`icsk_ack.lrcvtime`).
+    last_data: Time,
+    timer: Timer,
+    /// The handshake's RTT measurement and the RTO it sets.
+    rtt: RttEstimator,
+}
+
+impl Default for DelayedAck {
+    fn default() -> Self {
+        DelayedAck {
+            quick: 0,
+            ato: 0,
+            last_data: 0,
+            timer: Timer::default(),
+            rtt: RttEstimator::new(DEFAULT_RTO_MIN, RtoMode::Linux),
+        }
+    }
+}
+
+impl DelayedAck {
+    /// The handshake completed `rtt` after our SYN-ACK left.
+    pub fn on_handshake_rtt(&mut self, rtt: Time) {
+        self.rtt.sample(rtt);
+    }
+
+    /// In-order data arrived at `now`; `quick_limit` is how many quick ACKs the advertised
+    /// window allows (`tcp_incr_quickack`: half the window in segments).
+    pub fn on_data(&mut self, now: Time, quick_limit: u32) {
+        if self.ato == 0 {
+            self.add_quick(MAX_QUICKACKS, quick_limit);
+            self.ato = ATO_MIN;
+        } else {
+            let gap = now - self.last_data;
+            if gap <= ATO_MIN / 2 {
+                self.ato = self.ato / 2 + ATO_MIN / 2;
+            } else if gap < self.ato {
+                self.ato = (self.ato / 2 + gap).min(self.rtt.rto());
+            } else if gap > self.rtt.rto() {
+                self.add_quick(MAX_QUICKACKS, quick_limit);
+            }
+        }
+        self.last_data = now;
+    }
+
+    /// A retransmitted segment came in again (Linux `tcp_enter_quickack_mode`).
+    pub fn on_duplicate(&mut self, quick_limit: u32) {
+        self.add_quick(MAX_QUICKACKS, quick_limit);
+        self.ato = ATO_MIN;
+    }
+
+    /// A segment opened the window further (`tcp_grow_window`): one ACK at once.
+    pub fn on_window_growth(&mut self) {
+        self.quick |= 1;
+    }
+
+    pub fn in_quickack_mode(&self) -> bool {
+        self.quick > 0
+    }
+
+    fn add_quick(&mut self, max: u32, quick_limit: u32) {
+        let quick = if quick_limit == 0 { 2 } else { quick_limit }.min(max);
+        self.quick = self.quick.max(quick);
+    }
+
+    /// An ACK of the latest data left (`tcp_event_ack_sent`).
+    pub fn on_ack_sent(&mut self) {
+        if self.quick > 0 {
+            self.quick -= 1;
+            if self.quick == 0 {
+                self.ato = ATO_MIN;
+            }
+        }
+        self.timer.cancel();
+    }
+
+    /// Delay the ACK owed (`tcp_send_delayed_ack`). Returns true if it must go now instead:
+    /// an armed timer is within a quarter of the timeout of firing.
+    pub fn delay(&mut self, ctx: &mut Ctx) -> bool {
+        let mut ato = self.ato;
+        if ato > ATO_MIN {
+            let mut max_ato = ATO_MAX_BULK;
+            if self.rtt.has_sample() {
+                max_ato = max_ato.min(self.rtt.srtt.max(ATO_MIN));
+            }
+            ato = ato.min(max_ato);
+        }
+        ato = ato.min(DELACK_MAX);
+        let mut at = ctx.now + ato;
+        if let Some(armed) = self.timer.deadline() {
+            if armed <= ctx.now + ato / 4 {
+                return true;
+            }
+            at = at.min(armed);
+        }
+        self.timer.arm(at, TimerKind::DelayedAck, ctx);
+        false
+    }
+
+    /// The delayed-ACK timer's engine event: true if the ACK is due. A delayed ACK that had
+    /// to wait for the timer doubles the timeout, up to the RTO ("delayed ACK missed").
+    pub fn fire(&mut self, kind: TimerKind, ctx: &mut Ctx) -> bool {
+        let due = kind == TimerKind::DelayedAck && self.timer.fire(kind, ctx);
+        if due {
+            self.ato = (2 * self.ato).min(self.rtt.rto());
+        }
+        due
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RTT: Time = 20 * MS;
+
+    fn engine() -> DelayedAck {
+        let mut d = DelayedAck::default();
+        d.on_handshake_rtt(RTT);
+        d
+    }
+
+    #[test]
+    fn first_data_gives_sixteen_quick_acks_then_ato_min() {
+        let mut d = engine();
+        d.on_data(0, 100);
+        for _ in 0..MAX_QUICKACKS {
+            assert!(d.in_quickack_mode());
+            d.on_ack_sent();
+        }
+        assert!(!d.in_quickack_mode());
+        assert_eq!(d.ato, ATO_MIN);
+    }
+
+    #[test]
+    fn quick_acks_are_bounded_by_half_the_window() {
+        let mut d = engine();
+        d.on_data(0, 3);
+        assert_eq!(d.quick, 3);
+        let mut d = engine();
+        d.on_data(0, 0);
+        assert_eq!(d.quick, 2);
+    }
+
+    #[test]
+    fn ato_tracks_twice_a_slow_inter_arrival_and_the_rto_caps_it() {
+        let mut d = engine();
+        d.on_data(0, 16);
+        // Gaps of 30 ms: ato <- ato / 2 + 30 ms converges to 60 ms.
+        let mut now = 0;
+        for _ in 0..20 {
+            now += 30 * MS;
+            d.on_data(now, 16);
+        }
+        assert!((d.ato as i64 - 60 * MS as i64).abs() < MS as i64, "{}", d.ato);
+        // The handshake RTO (RTT + max(2 RTT, 200 ms) = 220 ms) caps it.
+        let mut d = engine();
+        d.on_data(0, 16);
+        d.ato = 200 * MS;
+        d.on_data(190 * MS, 16);
+        assert_eq!(d.ato, 220 * MS);
+    }
+
+    #[test]
+    fn a_silence_longer_than_the_rto_refills_quick_acks() {
+        let mut d = engine();
+        d.on_data(0, 16);
+        for _ in 0..MAX_QUICKACKS {
+            d.on_ack_sent();
+        }
+        d.on_data(200 * MS, 16);
+        assert!(!d.in_quickack_mode(), "200 ms is within the 220 ms RTO");
+        d.on_data(421 * MS, 16);
+        assert_eq!(d.quick, MAX_QUICKACKS);
+    }
+
+    #[test]
+    fn the_timer_is_held_to_the_receivers_srtt_and_fires_early_when_nearly_due() {
+        let mut out = Vec::new();
+        let mut timers = Vec::new();
+        let mut flow = crate::metrics::FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
+        let mut d = DelayedAck::default();
+        d.on_handshake_rtt(100 * MS);
+        d.on_data(0, 16);
+        d.quick = 0;
+        d.ato = 150 * MS;
+        let mut ctx = Ctx { now: 0, out: &mut out, timers: &mut timers, flow: &mut flow };
+        assert!(!d.delay(&mut ctx));
+        assert_eq!(d.timer.deadline(), Some(100 * MS), "min(ato, max(srtt, 40 ms))");
+        ctx.now = 70 * MS;
+        assert!(!d.delay(&mut ctx), "30 ms left is more than a quarter of the timeout");
+        assert_eq!(d.timer.deadline(), Some(100 * MS), "an earlier deadline stays");
+        ctx.now = 80 * MS;
+        assert!(d.delay(&mut ctx), "20 ms left is within a quarter of the timeout");
+    }
+}
