@@ -76,3 +76,26 @@ def test_a_cell_runs_and_its_flows_see_their_base_rtts(tmp_path: Path) -> None:
     cmp = sharing.compare(rows, moved)
     assert not cmp["share_ok"].any()
     assert cmp["share_worst_points"].iloc[0] == pytest.approx(0.06)
+
+
+def test_identical_flows_are_compared_by_the_rank_of_their_share() -> None:
+    cell = next(c for c in sharing.CELLS if c.name == "many/4xbbr1-20ms/pfifo1/50M")
+    assert cell.exchangeable
+    assert not next(c for c in sharing.CELLS if c.group == "stagger").exchangeable
+
+    def runs(splits: list[list[float]]) -> pd.DataFrame:
+        return pd.DataFrame(
+            {"cell": cell.name, "group": cell.group, "seed": seed, "flow": f"f{k}",
+             "goodput_mbps": 50 * share, "share": share, "srtt_p50_ms": 40.0,
+             "fct_mean_s": float("nan")}
+            for seed, split in enumerate(splits, 1) for k, share in enumerate(split, 1)
+        )  # fmt: skip
+
+    # The kernel's winner changes from run to run: by name every flow's median is near 1/4,
+    # but each run splits 0.45 / 0.3 / 0.15 / 0.1.
+    unequal = [0.45, 0.3, 0.15, 0.1]
+    kernel = runs([unequal, unequal[::-1], unequal[1:] + unequal[:1]])
+    assert sharing.compare(kernel, runs([unequal] * 3))["all_ok"].all()
+    even = sharing.compare(kernel, runs([[0.25] * 4] * 3))
+    assert not even["share_ok"].any()
+    assert even["share_worst_points"].iloc[0] == pytest.approx(0.2)

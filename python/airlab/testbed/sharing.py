@@ -22,7 +22,8 @@ Usage::
 Per flow a row records goodput, its share of the cell's total, sRTT p50 after the warm-up,
 retransmissions over the run and, for short transfers, the mean flow completion time of the
 connections opened after the warm-up. Targets (issue 33): goodput 5 %, sRTT p50 10 %, every
-flow's share within 5 points, FCT 10 %.
+flow's share within 5 points, FCT 10 %. Cells of identical flows compare the flows by the rank
+of their share in each run (:func:`by_rank`), since which one wins is chance.
 """
 
 from __future__ import annotations
@@ -82,6 +83,12 @@ class SharingCell:
         same = len(set(names)) == 1 and len(names) > 2
         flows = f"{len(names)}x{names[0]}" if same else "+".join(names)
         return f"{self.group}/{flows}/{self.qdisc}{self.buffer_bdp:g}/{self.rate_mbit}M"
+
+    @property
+    def exchangeable(self) -> bool:
+        """Whether the flows differ in nothing but their names (same CC, RTT, start and size),
+        so that which of them ends up with the larger share is chance."""
+        return len(set(self.flows)) == 1 and len(self.flows) > 1
 
     @property
     def base_rtt_ms(self) -> float:
@@ -230,10 +237,28 @@ def counts(rows: pd.DataFrame) -> pd.Series:
     return ~rows["degraded"].astype(bool) | failed.map(harmless).astype(bool)
 
 
+def by_rank(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with the flows of exchangeable cells (:attr:`SharingCell.exchangeable`)
+    named by their share's rank within each run: ``r1`` the largest. Which of identical flows
+    wins is chance, so a flow name's median over runs measures only that chance (with three
+    kernel runs of four flows it strays 10 points from 1/4 at random); the ranked shares measure
+    how unequal the split is."""
+    exchangeable = {c.name for c in CELLS if c.exchangeable}
+    same = rows["cell"].isin(exchangeable)
+    if not same.any():
+        return rows
+    ranked = rows[same].copy()
+    rank = ranked.groupby(["cell", "seed"])["share"].rank(method="first", ascending=False)
+    ranked["flow"] = "r" + rank.astype(int).astype(str)
+    return pd.concat([rows[~same], ranked])
+
+
 def compare(linux: pd.DataFrame, sim: pd.DataFrame) -> pd.DataFrame:
     """One row per cell: kernel and airlab medians over seeds, and whether each target holds
-    (every flow's share, sRTT and FCT; the cell's total goodput)."""
-    linux = linux[counts(linux)]
+    (every flow's share, sRTT and FCT; the cell's total goodput). Identical flows are compared
+    by rank (:func:`by_rank`)."""
+    linux = by_rank(linux[counts(linux)])
+    sim = by_rank(sim)
     key = ["cell", "group", "flow"]
     metrics = ["goodput_mbps", "share", "srtt_p50_ms", "fct_mean_s"]
     both = pd.merge(linux.groupby(key)[metrics].median(), sim.groupby(key)[metrics].median(),
