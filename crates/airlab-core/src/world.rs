@@ -9,6 +9,7 @@ use crate::net::iface::Next;
 use crate::net::{ConnId, Iface, IfaceId, NodeId, Packet, Payload, Release};
 use crate::sim::{EventQueue, Rng, Time};
 use crate::tcp::cc::{CcEnv, Shared};
+use crate::tcp::delack::AckPolicy;
 use crate::tcp::rcvbuf::RcvBuf;
 use crate::tcp::sender::{PACING_SHIFT_WIFI, PACING_SHIFT_WIRED};
 use crate::tcp::{cc, Ctx, TcpConfig, TcpReceiver, TcpSender, TimerKind};
@@ -196,7 +197,7 @@ impl World {
                 let flow = &mut self.flows[conn.sender.flow as usize];
                 let mut ctx = Ctx { now, out: &mut self.out, timers: &mut self.timers, flow };
                 match kind {
-                    TimerKind::DelayedAck => conn.receiver.on_timer(kind, &mut ctx),
+                    TimerKind::DelayedAck | TimerKind::SackCompress => conn.receiver.on_timer(kind, &mut ctx),
                     _ => conn.sender.on_timer(kind, &mut ctx),
                 }
                 self.flush(c);
@@ -438,7 +439,7 @@ impl World {
         let sender = TcpSender::new(c, app.flow, app.src, app.dst, profile.opts.clone(), cc);
         let o = &profile.opts;
         let buf = RcvBuf::new(o.rmem, o.window_ratio, o.rwnd, o.mss);
-        let mut receiver = TcpReceiver::new(c, app.flow, app.dst, app.src, o.delayed_ack, buf);
+        let mut receiver = TcpReceiver::new(c, app.flow, app.dst, app.src, AckPolicy::of(o), buf);
         if bytes != u64::MAX {
             receiver.expect_message(bytes, self.now());
         }

@@ -159,6 +159,7 @@ KERNEL_STACK: dict[str, Any] = {
     "recovery": "rack-tlp",
     "frto": True,
     "small_queues": True,
+    "sack_compression": True,
     "rwnd": None,
 }
 

@@ -359,6 +359,9 @@ pub struct TcpOptions {
     /// Receiver delayed ACKs as Linux (`tcp/delack.rs`): every second full segment or an adaptive
     /// timer; quick ACKs at start, after a silence longer than the RTO and after duplicates.
     pub delayed_ack: Option<bool>,
+    /// SACK compression (Linux 4.18+): ACKs of out-of-order data after the third held up to
+    /// min(1 ms, RTT/20).
+    pub sack_compression: Option<bool>,
     /// A fixed receive window (as SO_RCVBUF, which turns autotuning off).
     pub rwnd: Option<Bytes>,
     /// Linux `tcp_rmem` and `tcp_wmem`: [min, default, max] buffer sizes.
@@ -393,7 +396,7 @@ pub enum Profile {
     #[serde(rename = "linux-6")]
     Linux6,
     /// Linux 3.3 (paper 002's hosts): RFC 6675 recovery without RACK or TLP, F-RTO, no TCP
-    /// Small Queues (3.6), rmem up to 6 MiB.
+    /// Small Queues (3.6) or SACK compression (4.18), rmem up to 6 MiB.
     #[serde(rename = "linux-3.3")]
     Linux33,
 }
@@ -406,6 +409,7 @@ impl Profile {
             Profile::Linux33 => TcpConfig {
                 recovery: tcp::LossDetection::Rfc6675,
                 small_queues: false,
+                sack_compression: false,
                 rmem: tcp::RMEM_LINUX_3,
                 window_ratio: tcp::WINDOW_RATIO_ADV_WIN_SCALE_1,
                 ..linux6
@@ -424,6 +428,7 @@ impl TcpOptions {
             mss: Some(c.mss),
             initial_cwnd: Some(c.initial_cwnd),
             delayed_ack: Some(c.delayed_ack),
+            sack_compression: Some(c.sack_compression),
             rwnd: c.rwnd.map(Bytes),
             rmem: Some(bytes(c.rmem)),
             wmem: Some(bytes(c.wmem)),
@@ -451,6 +456,7 @@ impl TcpOptions {
         c.mss = self.mss.unwrap_or(c.mss);
         c.initial_cwnd = self.initial_cwnd.unwrap_or(c.initial_cwnd);
         c.delayed_ack = self.delayed_ack.unwrap_or(c.delayed_ack);
+        c.sack_compression = self.sack_compression.unwrap_or(c.sack_compression);
         c.rwnd = self.rwnd.map(|b| b.0).or(c.rwnd);
         c.rmem = self.rmem.map(bytes).unwrap_or(c.rmem);
         c.wmem = self.wmem.map(bytes).unwrap_or(c.wmem);

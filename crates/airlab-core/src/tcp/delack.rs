@@ -12,12 +12,18 @@
 //!   from it is held to the receiver's smoothed RTT (at least 40 ms), 500 ms and
 //!   `TCP_DELACK_MAX`. Leaving quick-ACK mode resets it to 40 ms.
 //!
+//! - SACK compression (Linux 4.18+, `__tcp_ack_snd_check`): while out-of-order data waits, the
+//!   first three ACKs for each `rcv_nxt` go at once (the sender's duplicate-ACK threshold);
+//!   later ones are held for min(1 ms, RTT/20) and sent as one, or at once after 44 held
+//!   (`tcp_comp_sack_delay_ns`, `tcp_comp_sack_nr`), or before a SACK block other than the two
+//!   most recent changes (the receiver's part, `receiver.rs`).
+//!
 //! The receiver's RTT and RTO come from its one measurement: the handshake (SYN-ACK to the
 //! sender's first segment, Linux `tcp_synack_rtt_meas`); a receiver that sends no data gets no
 //! other.
 
 use super::rto::{RtoMode, RttEstimator, DEFAULT_RTO_MIN};
-use super::{Ctx, Timer, TimerKind};
+use super::{Ctx, TcpConfig, Timer, TimerKind};
 use crate::sim::{Time, MS};
 
 /// Linux `TCP_MAX_QUICKACKS`.
@@ -28,6 +34,26 @@ const ATO_MIN: Time = 40 * MS;
 const DELACK_MAX: Time = 200 * MS;
 /// The most `tcp_send_delayed_ack` allows a non-interactive socket (HZ / 2).
 const ATO_MAX_BULK: Time = 500 * MS;
+/// Linux `TCP_FASTRETRANS_THRESH`: ACKs of out-of-order data sent before compression starts.
+const DUPACK_THRESH: u32 = 3;
+/// Linux `tcp_comp_sack_nr`: the most ACKs one compressed ACK stands for.
+const COMP_SACK_NR: u32 = 44;
+/// Linux `tcp_comp_sack_delay_ns`: the longest an ACK is held.
+const COMP_SACK_DELAY: Time = MS;
+
+/// Which of the ACK-timing mechanisms a receiver uses.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AckPolicy {
+    /// Delay ACKs at all (`tcp.delayed_ack`); without, every segment is ACKed at once.
+    pub delayed: bool,
+    pub sack_compression: bool,
+}
+
+impl AckPolicy {
+    pub fn of(c: &TcpConfig) -> Self {
+        AckPolicy { delayed: c.delayed_ack, sack_compression: c.sack_compression }
+    }
+}
 
 #[derive(Debug)]
 pub struct DelayedAck {
@@ -40,21 +66,31 @@ pub struct DelayedAck {
     timer: Timer,
     /// The handshake's RTT measurement and the RTO it sets.
     rtt: RttEstimator,
+    /// SACK compression: the `rcv_nxt` the duplicate ACKs counted are for, how many went at
+    /// once, how many are held now, and the timer that sends them.
+    dupack_rcv_nxt: u64,
+    dupacks: u32,
+    compressed: u32,
+    compress_timer: Timer,
+    compression: bool,
 }
 
-impl Default for DelayedAck {
-    fn default() -> Self {
+impl DelayedAck {
+    pub fn new(sack_compression: bool) -> Self {
         DelayedAck {
             quick: 0,
             ato: 0,
             last_data: 0,
             timer: Timer::default(),
             rtt: RttEstimator::new(DEFAULT_RTO_MIN, RtoMode::Linux),
+            dupack_rcv_nxt: 0,
+            dupacks: 0,
+            compressed: 0,
+            compress_timer: Timer::default(),
+            compression: sack_compression,
         }
     }
-}
 
-impl DelayedAck {
     /// The handshake completed `rtt` after our SYN-ACK left.
     pub fn on_handshake_rtt(&mut self, rtt: Time) {
         self.rtt.sample(rtt);
@@ -90,6 +126,11 @@ impl DelayedAck {
         self.quick |= 1;
     }
 
+    /// Whether ACKs of out-of-order data are held for compression.
+    pub fn holds_compressed(&self) -> bool {
+        self.compressed > 0
+    }
+
     pub fn in_quickack_mode(&self) -> bool {
         self.quick > 0
     }
@@ -108,6 +149,36 @@ impl DelayedAck {
             }
         }
         self.timer.cancel();
+        self.compressed = 0;
+        self.compress_timer.cancel();
+    }
+
+    /// Out-of-order data arrived with `rcv_nxt` where it was; `rcv_rtt` is the receiver's
+    /// timestamp RTT estimate (0 if none). Returns true if the ACK goes now, false if it is
+    /// held for SACK compression.
+    pub fn out_of_order(&mut self, rcv_nxt: u64, rcv_rtt: Time, ctx: &mut Ctx) -> bool {
+        if !self.compression || self.in_quickack_mode() || self.compressed >= COMP_SACK_NR {
+            return true;
+        }
+        if self.dupack_rcv_nxt != rcv_nxt {
+            self.dupack_rcv_nxt = rcv_nxt;
+            self.dupacks = 0;
+        }
+        if self.dupacks < DUPACK_THRESH {
+            self.dupacks += 1;
+            return true;
+        }
+        self.compressed += 1;
+        if !self.compress_timer.is_armed() {
+            let rtt = match (rcv_rtt, self.rtt.has_sample()) {
+                (0, true) => self.rtt.srtt,
+                (r, true) => r.min(self.rtt.srtt),
+                (r, false) => r,
+            };
+            let delay = COMP_SACK_DELAY.min(rtt / 20);
+            self.compress_timer.arm(ctx.now + delay, TimerKind::SackCompress, ctx);
+        }
+        false
     }
 
     /// Delay the ACK owed (`tcp_send_delayed_ack`). Returns true if it must go now instead:
@@ -133,14 +204,21 @@ impl DelayedAck {
         false
     }
 
-    /// The delayed-ACK timer's engine event: true if the ACK is due. A delayed ACK that had
-    /// to wait for the timer doubles the timeout, up to the RTO ("delayed ACK missed").
+    /// A timer's engine event: true if an ACK is due. A delayed ACK that had to wait for the
+    /// timer doubles the timeout, up to the RTO ("delayed ACK missed"); a compression timer
+    /// sends the ACKs held, if no other ACK has.
     pub fn fire(&mut self, kind: TimerKind, ctx: &mut Ctx) -> bool {
-        let due = kind == TimerKind::DelayedAck && self.timer.fire(kind, ctx);
-        if due {
-            self.ato = (2 * self.ato).min(self.rtt.rto());
+        match kind {
+            TimerKind::DelayedAck => {
+                let due = self.timer.fire(kind, ctx);
+                if due {
+                    self.ato = (2 * self.ato).min(self.rtt.rto());
+                }
+                due
+            }
+            TimerKind::SackCompress => self.compress_timer.fire(kind, ctx) && self.compressed > 0,
+            _ => false,
         }
-        due
     }
 }
 
@@ -151,7 +229,7 @@ mod tests {
     const RTT: Time = 20 * MS;
 
     fn engine() -> DelayedAck {
-        let mut d = DelayedAck::default();
+        let mut d = DelayedAck::new(true);
         d.on_handshake_rtt(RTT);
         d
     }
@@ -215,7 +293,7 @@ mod tests {
         let mut out = Vec::new();
         let mut timers = Vec::new();
         let mut flow = crate::metrics::FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
-        let mut d = DelayedAck::default();
+        let mut d = DelayedAck::new(true);
         d.on_handshake_rtt(100 * MS);
         d.on_data(0, 16);
         d.quick = 0;
@@ -228,5 +306,41 @@ mod tests {
         assert_eq!(d.timer.deadline(), Some(100 * MS), "an earlier deadline stays");
         ctx.now = 80 * MS;
         assert!(d.delay(&mut ctx), "20 ms left is within a quarter of the timeout");
+    }
+
+    #[test]
+    fn acks_of_out_of_order_data_are_compressed_after_three() {
+        let mut out = Vec::new();
+        let mut timers = Vec::new();
+        let mut flow = crate::metrics::FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
+        let mut d = engine();
+        d.on_data(0, 16);
+        d.quick = 0;
+        let mut ctx = Ctx { now: 0, out: &mut out, timers: &mut timers, flow: &mut flow };
+        for _ in 0..3 {
+            assert!(d.out_of_order(1000, 0, &mut ctx), "the duplicate-ACK threshold goes at once");
+        }
+        assert!(!d.out_of_order(1000, 0, &mut ctx));
+        // Held for min(1 ms, RTT / 20) = 1 ms at a 20 ms handshake RTT; 12 ms of timestamp RTT
+        // would make it 0.6 ms, but the timer is already armed.
+        assert_eq!(d.compress_timer.deadline(), Some(MS));
+        assert!(!d.out_of_order(1000, 12 * MS, &mut ctx));
+        ctx.now = MS;
+        assert!(d.fire(TimerKind::SackCompress, &mut ctx));
+        d.on_ack_sent();
+        // A new rcv_nxt starts the count again; 44 held go at once.
+        assert!(d.out_of_order(5000, 12 * MS, &mut ctx));
+        for _ in 0..2 {
+            d.out_of_order(5000, 12 * MS, &mut ctx);
+        }
+        for _ in 0..COMP_SACK_NR {
+            assert!(!d.out_of_order(5000, 12 * MS, &mut ctx));
+        }
+        assert_eq!(d.compress_timer.deadline(), Some(MS + 600 * crate::sim::US));
+        assert!(d.out_of_order(5000, 12 * MS, &mut ctx));
+        // An ACK sent for another reason leaves nothing for the timer to send.
+        d.on_ack_sent();
+        ctx.now = 2 * MS;
+        assert!(!d.fire(TimerKind::SackCompress, &mut ctx));
     }
 }

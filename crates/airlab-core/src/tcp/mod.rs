@@ -50,6 +50,9 @@ pub struct TcpConfig {
     /// Receiver delayed ACKs as Linux (`tcp/delack.rs`): every second full segment or an adaptive
     /// timer; quick ACKs at start, after a silence longer than the RTO and after duplicates.
     pub delayed_ack: bool,
+    /// SACK compression (Linux 4.18+, `tcp_comp_sack_nr`): ACKs of out-of-order data after the
+    /// third are held up to min(1 ms, RTT/20).
+    pub sack_compression: bool,
     /// A fixed receive window (the receiver's SO_RCVBUF set, which turns autotuning off).
     pub rwnd: Option<u64>,
     /// Linux `tcp_rmem` (min, default, max): the receive buffer starts at the default and
@@ -83,6 +86,7 @@ impl Default for TcpConfig {
             mss: 1448,
             initial_cwnd: 10,
             delayed_ack: true,
+            sack_compression: true,
             rwnd: None,
             rmem: RMEM_LINUX_6,
             window_ratio: WINDOW_RATIO_LINUX_6,
@@ -118,6 +122,8 @@ pub enum TimerKind {
     Retransmit,
     Pacing,
     DelayedAck,
+    /// The end of a receiver's SACK compression (`delack.rs`).
+    SackCompress,
 }
 
 /// What a socket may do while handling an input.
@@ -183,6 +189,7 @@ impl Timer {
 #[cfg(test)]
 mod tests {
     use super::cc::CaState;
+    use super::delack::AckPolicy;
     use super::*;
     use crate::net::packet::flags;
     use crate::net::{Ecn, Payload};
@@ -200,8 +207,14 @@ mod tests {
         let opts = TcpConfig { ecn: true, delayed_ack: false, small_queues: false, ..TcpConfig::default() };
         let cc = cc::CcEnv::scratch(|env| cc::create(&cc::defaults("reno"), env)).unwrap();
         let mut snd = TcpSender::new(0, 0, 0, 1, opts.clone(), cc);
-        let mut rcv =
-            TcpReceiver::new(0, 0, 1, 0, false, rcvbuf::RcvBuf::new(RMEM_LINUX_6, WINDOW_RATIO_LINUX_6, None, 1448));
+        let mut rcv = TcpReceiver::new(
+            0,
+            0,
+            1,
+            0,
+            AckPolicy::default(),
+            rcvbuf::RcvBuf::new(RMEM_LINUX_6, WINDOW_RATIO_LINUX_6, None, 1448),
+        );
         let mut flow = FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
         let (mut out, mut timers) = (Vec::new(), Vec::new());
         macro_rules! ctx {

@@ -72,6 +72,11 @@ impl RcvBuf {
         true
     }
 
+    /// The receiver's RTT estimate from timestamps (Linux `rcv_rtt_est`), 0 before a sample.
+    pub fn rtt(&self) -> Time {
+        self.rtt
+    }
+
     /// A full-sized segment echoed `tsecr`, the time one of our ACKs left: an RTT sample.
     pub fn on_timestamp_echo(&mut self, now: Time, tsecr: Time) {
         if tsecr > 0 && now > tsecr {

@@ -4,10 +4,11 @@
 //! ACK policy, as Linux: an ACK at once while in quick-ACK mode (`delack.rs`: the first
 //! segments, after a silence longer than the RTO, after a duplicate, and for every segment that
 //! opens the advertised window further), otherwise an ACK for every second full segment or
-//! after the delayed-ACK timer (`delack.rs`); immediate ACKs for out-of-order data, for data
-//! that fills a hole, for duplicates and for segments shorter than the MSS.
+//! after the delayed-ACK timer (`delack.rs`); immediate ACKs for data that fills a hole, for
+//! duplicates and for segments shorter than the MSS; ACKs for out-of-order data at once or
+//! compressed (`delack.rs`).
 
-use super::delack::DelayedAck;
+use super::delack::{AckPolicy, DelayedAck};
 use super::rcvbuf::RcvBuf;
 use super::{Ctx, TimerKind};
 use crate::metrics::Completion;
@@ -52,19 +53,19 @@ pub struct TcpReceiver {
 }
 
 impl TcpReceiver {
-    pub fn new(conn: ConnId, flow: FlowId, node: NodeId, peer: NodeId, delayed_ack: bool, buf: RcvBuf) -> Self {
+    pub fn new(conn: ConnId, flow: FlowId, node: NodeId, peer: NodeId, policy: AckPolicy, buf: RcvBuf) -> Self {
         TcpReceiver {
             conn,
             flow,
             node,
             peer,
-            delayed_ack,
+            delayed_ack: policy.delayed,
             buf,
             rcv_nxt: 0,
             ooo: Vec::new(),
             touches: 0,
             unacked: 0,
-            ack: DelayedAck::default(),
+            ack: DelayedAck::new(policy.sack_compression),
             synack_sent: None,
             ece: false,
             dsack: None,
@@ -143,8 +144,16 @@ impl TcpReceiver {
                 self.dsack = Some((seg.seq, end));
             }
             ctx.flow.on_data_arrival(owd, !seen);
+            // Linux sends the ACKs it holds before a SACK block that is not among the two most
+            // recent would change: the sender learns of every block (`tcp_sack_new_ofo_skb`).
+            if self.ack.holds_compressed() && self.sack_rank(seg.seq, end) >= 2 {
+                self.send_ack(ctx);
+            }
             self.insert_ooo(seg.seq, end);
-            ack_now = true;
+            if !self.delayed_ack || self.ack.out_of_order(self.rcv_nxt, self.buf.rtt(), ctx) {
+                self.send_ack(ctx);
+            }
+            return;
         }
         if ack_now || self.ack.delay(ctx) {
             self.send_ack(ctx);
@@ -183,6 +192,16 @@ impl TcpReceiver {
             if before < bytes && self.rcv_nxt >= bytes {
                 ctx.flow.completions.push(Completion { conn: self.conn, start, end: ctx.now, bytes });
             }
+        }
+    }
+
+    /// Where the block that `[start, end)` extends stands among the SACK blocks, most recently
+    /// changed first; the number of blocks if it starts a new one.
+    fn sack_rank(&self, start: u64, end: u64) -> usize {
+        let extended = self.ooo.iter().filter(|r| r.start <= end && start <= r.end).map(|r| r.touched).max();
+        match extended {
+            Some(t) => self.ooo.iter().filter(|r| r.touched > t).count(),
+            None => self.ooo.len(),
         }
     }
 
@@ -251,7 +270,8 @@ mod tests {
     fn a_lone_segment_waits_for_the_timer_unless_it_ends_a_silence_longer_than_the_rto() {
         // A fixed window never grows, so only quick-ACK mode and the timer decide.
         let buf = RcvBuf::new(RMEM_LINUX_6, WINDOW_RATIO_LINUX_6, Some(1 << 20), MSS);
-        let mut rcv = TcpReceiver::new(0, 0, 1, 0, true, buf);
+        let policy = AckPolicy::of(&crate::tcp::TcpConfig::default());
+        let mut rcv = TcpReceiver::new(0, 0, 1, 0, policy, buf);
         let mut flow = FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
         let (mut out, mut timers) = (Vec::new(), Vec::new());
         macro_rules! ctx {

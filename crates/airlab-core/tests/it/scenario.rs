@@ -698,12 +698,12 @@ fn a_tcp_profile_sets_linux_defaults_and_keys_override_it() {
     use airlab_core::tcp::LossDetection;
     let linux6 = load_with(&dumbbell(), &[]).unwrap().flows[0].tcp.config();
     assert_eq!(linux6.recovery, LossDetection::RackTlp);
-    assert!(linux6.small_queues && linux6.frto);
+    assert!(linux6.small_queues && linux6.frto && linux6.sack_compression);
     assert_eq!((linux6.rmem[2], linux6.wmem[2]), (32 << 20, 4 << 20));
     let old = load_with(&dumbbell(), &[("flow.0.tcp.profile", "linux-3.3")]).unwrap();
     let tcp = old.flows[0].tcp.config();
     assert_eq!(tcp.recovery, LossDetection::Rfc6675);
-    assert!(!tcp.small_queues && tcp.frto);
+    assert!(!tcp.small_queues && !tcp.sack_compression && tcp.frto);
     assert_eq!(tcp.rmem, [4096, 87380, 6 << 20]);
     assert_eq!(old.flows[0].tcp.recovery, Some(airlab_core::scenario::model::LossDetection::Rfc6675));
     let mixed = load_with(&dumbbell(), &[("flow.0.tcp.profile", "linux-3.3"), ("flow.0.tcp.recovery", "rack-tlp")]);

@@ -477,7 +477,7 @@ impl TcpSender {
                     self.try_send(ctx);
                 }
             }
-            TimerKind::DelayedAck => {}
+            TimerKind::DelayedAck | TimerKind::SackCompress => {}
         }
     }
 
