@@ -193,7 +193,9 @@ def rows(cell: SharingCell, backend: str, seed: int, result: Any) -> list[dict[s
     retransmits = result.flows.groupby("flow")["retransmits"].max()
     total = sum(f["goodput_mbps"] for f in flows) or math.nan
     fidelity = result.summary.get("fidelity") or {}
-    failed = sorted({c["name"] for c in fidelity.get("checks", []) if not c["pass"]})
+    failed = [c for c in fidelity.get("checks", []) if not c["pass"]]
+    names = sorted({c["name"] for c in failed})
+    affected = sorted({key for c in failed for key in c["affects"]})
     return [
         {
             "cell": cell.name,
@@ -208,33 +210,31 @@ def rows(cell: SharingCell, backend: str, seed: int, result: Any) -> list[dict[s
             "srtt_p50_ms": (f.get("srtt_ms") or {}).get("p50"),
             "retransmits": retransmits.get(f["name"]),
             "fct_mean_s": (f.get("fct_s") or {}).get("mean"),
-            # a kernel run the testbed found degraded (docs/testbed.md) counts only if every
-            # check it failed leaves this grid's numbers alone (:func:`counts`)
+            # a kernel run the testbed found degraded (docs/testbed.md) counts only if what
+            # the checks it failed affect leaves this grid's numbers alone (:func:`counts`)
             "degraded": bool(fidelity.get("degraded")),
-            "failed_checks": ";".join(failed),
+            "failed_checks": ";".join(names),
+            "failed_affects": ";".join(affected),
         }
         for f, spec in zip(flows, cell.flows, strict=True)
     ]
 
 
-#: Fidelity checks whose failure leaves every number this grid compares intact: the qdisc
-#: sampler's coverage (eight-flow cells' nine namespaces are more than it reads on time) feeds
-#: only the queue and link series, not goodput, sRTT, retransmissions or FCT.
-HARMLESS_CHECKS = frozenset({"samples.queues"})
-
-
 def counts(rows: pd.DataFrame) -> pd.Series:
-    """Which rows count: those of runs not degraded, or degraded only by checks in
-    :data:`HARMLESS_CHECKS`. A degraded row that does not say which checks failed (older
-    files) does not count."""
+    """Which rows count: those of runs not degraded, and degraded runs whose failed checks
+    affect no flow (their ``affects`` name only queues and links: the qdisc sampler's coverage,
+    say, which the eight-flow cells' nine namespaces miss, feeds only the queue and link
+    series). A degraded row that does not record what its failures affect does not count."""
     if "degraded" not in rows:
         return pd.Series(True, index=rows.index)
-    failed = rows.get("failed_checks", pd.Series(pd.NA, index=rows.index))
+    affected = rows.get("failed_affects", pd.Series(pd.NA, index=rows.index))
 
-    def harmless(names: object) -> bool:
-        return isinstance(names, str) and bool(names) and set(names.split(";")) <= HARMLESS_CHECKS
+    def flows_intact(keys: object) -> bool:
+        if not isinstance(keys, str) or not keys:
+            return False
+        return not any(k == "*" or k.startswith("flows:") for k in keys.split(";"))
 
-    return ~rows["degraded"].astype(bool) | failed.map(harmless).astype(bool)
+    return ~rows["degraded"].astype(bool) | affected.map(flows_intact).astype(bool)
 
 
 def by_rank(rows: pd.DataFrame) -> pd.DataFrame:
