@@ -590,9 +590,9 @@ def test_bbr1_takes_from_cubic_in_a_deep_fifo_what_the_kernels_bbr_takes() -> No
     keeps the buffer full, BBR's min_rtt filter sees half of it, and BBR takes about 60 % of
     the link: Linux's tcp_bbr and airlab's BBRv1 within 4 points of each other (paper 000's
     Fig. 5a: BBRv1 "consistently dominates"). One kernel run varies by a few points (0.593-0.633
-    over five on a quiet machine, 0.569 once under a loaded CI run), so the means of three
-    kernel runs and three seeds are compared, and every run must dominate. airlab's seeds 1-20
-    give 0.56-0.62 (mean 0.597); another sampler of the same host latency gave one seed 0.532.
+    over five on a quiet machine, 0.569 once under a loaded CI run), so the mean of three
+    kernel runs is compared with airlab's mean over ten seeds (cheap, and three of them stray:
+    seeds 1-3 give 0.576 where seeds 1-20 give 0.597, 0.54-0.63), and every run must dominate.
     Six kernel runs cannot tell whether Linux has such a tail, so a single run is held to the
     paper's claim (above half), not to the kernel's five-run range."""
     sets = {"flow.bbr3.cc": "bbr1", "duration": "20s", "metrics.warmup": "5s",
@@ -605,9 +605,9 @@ def test_bbr1_takes_from_cubic_in_a_deep_fifo_what_the_kernels_bbr_takes() -> No
 
     scenario = "basics/dumbbell-bbr3-vs-cubic"
     real = [share(kernel_run(scenario, seed=s, set=sets)) for s in (1, 2, 3)]
-    sim = [share(airlab.run(scenario, seed=s, set=sets)) for s in (1, 2, 3)]
+    sim = [share(airlab.run(scenario, seed=s, set=sets)) for s in range(1, 11)]
     assert min(real) > 0.5 and min(sim) > 0.5, (real, sim)
-    assert abs(sum(real) / 3 - sum(sim) / 3) < 0.04, (real, sim)
+    assert abs(sum(real) / len(real) - sum(sim) / len(sim)) < 0.04, (real, sim)
 
 
 # -- limits, start-up and cleanup ----------------------------------------------------------------
