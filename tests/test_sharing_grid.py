@@ -11,7 +11,7 @@ import pytest
 
 import airlab
 from airlab.testbed import sharing
-from airlab.testbed.grid import run_cells
+from airlab.testbed.grid import ceiling, run_cells
 
 
 def test_the_grid_spans_what_decides_sharing() -> None:
@@ -100,3 +100,29 @@ def test_identical_flows_are_compared_by_the_rank_of_their_share() -> None:
     even = sharing.compare(kernel, runs([[0.25] * 4] * 3))
     assert not even["share_ok"].any()
     assert even["share_worst_points"].iloc[0] == pytest.approx(0.2)
+
+
+def _two_flow_rows(cell: str, f1_shares: list[float]) -> pd.DataFrame:
+    rows = []
+    for seed, share in enumerate(f1_shares, 1):
+        for flow, s in (("f1", share), ("f2", 1 - share)):
+            rows.append({"cell": cell, "group": "rtt", "seed": seed, "flow": flow,
+                         "goodput_mbps": 10 * s, "share": s, "srtt_p50_ms": 30.0,
+                         "fct_mean_s": float("nan")})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_the_ceiling_is_what_a_model_scores_against_its_own_runs() -> None:
+    """A cell whose runs agree is always within target against itself; one whose runs split
+    between two outcomes is within only when three drawn runs and nine others share a median
+    mode, which a perfect model cannot arrange."""
+    steady = _two_flow_rows("steady", [0.5] * 24)
+    bimodal = _two_flow_rows("bimodal", [0.3, 0.7] * 12)
+    runs = pd.Series({"steady": 3, "bimodal": 3})
+    c = ceiling(sharing.compare, runs, pd.concat([steady, bimodal]), model_seeds=9, splits=60)
+    assert c.per_cell["steady"] == 1.0
+    assert 0.2 < c.per_cell["bimodal"] < 0.8
+    assert min(c.scores) >= 0.5 and sum(c.scores) / len(c.scores) < 0.9
+    assert "bimodal" in c.summary() and "steady" not in c.summary()
+    with pytest.raises(ValueError, match="cell steady: 24 simulator seeds cannot hold 16"):
+        ceiling(sharing.compare, pd.Series({"steady": 16}), steady, model_seeds=9)

@@ -18,6 +18,7 @@ Usage::
         --out docs/validation/kernel-sharing.csv
     python -m airlab.testbed.sharing run --backend airlab --seeds 3 --out results/sharing.csv
     python -m airlab.testbed.sharing table --linux A.csv --airlab B.csv
+    python -m airlab.testbed.sharing ceiling --linux A.csv --airlab B15.csv
 
 Per flow a row records goodput, its share of the cell's total, sRTT p50 after the warm-up,
 retransmissions over the run and, for short transfers, the mean flow completion time of the
@@ -40,7 +41,9 @@ from airlab.testbed.grid import (
     ACCESS_DELAY_MS,
     GOODPUT_TOL,
     RTT_TOL,
+    add_ceiling_parser,
     add_run_parser,
+    ceiling,
     matching,
     run_cells,
     within,
@@ -296,7 +299,14 @@ def main(argv: list[str] | None = None) -> None:
     t = sub.add_parser("table")
     t.add_argument("--linux", required=True)
     t.add_argument("--airlab", required=True)
+    add_ceiling_parser(sub, model_seeds=9)
     args = ap.parse_args(argv)
+    if args.cmd == "ceiling":
+        linux = pd.read_csv(args.linux)
+        runs = linux[counts(linux)].groupby("cell")["seed"].nunique()
+        print(ceiling(compare, runs, pd.read_csv(args.airlab), args.model_seeds,
+                      args.splits).summary())  # fmt: skip
+        return
     if args.cmd == "list":
         print("\n".join(c.name for c in CELLS))
     elif args.cmd == "run":
