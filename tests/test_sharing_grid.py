@@ -11,7 +11,7 @@ import pytest
 
 import airlab
 from airlab.testbed import sharing
-from airlab.testbed.grid import ceiling, run_cells
+from airlab.testbed.grid import ceiling, counts, run_cells
 
 
 def test_the_grid_spans_what_decides_sharing() -> None:
@@ -126,3 +126,14 @@ def test_the_ceiling_is_what_a_model_scores_against_its_own_runs() -> None:
     assert "bimodal" in c.summary() and "steady" not in c.summary()
     with pytest.raises(ValueError, match="cell steady: 24 simulator seeds cannot hold 16"):
         ceiling(sharing.compare, pd.Series({"steady": 16}), steady, model_seeds=9)
+
+
+def test_kernel_rows_without_a_verdict_count_and_degraded_ones_do_not() -> None:
+    """The TCP grid's early kernel rows carry no verdict (an empty column in the CSV): they
+    count; a degraded run counts only if its failures leave every flow alone."""
+    rows = pd.DataFrame({
+        "degraded": [float("nan"), False, True, True],
+        "failed_affects": [float("nan"), "", "*", "queues:bottleneck:r1->h2"],
+    })  # fmt: skip
+    assert counts(rows).tolist() == [True, True, False, True]
+    assert counts(rows.drop(columns=["degraded", "failed_affects"])).all()

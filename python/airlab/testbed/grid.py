@@ -164,6 +164,40 @@ def acceptance(rows: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def verdict_columns(summary: dict[str, Any]) -> dict[str, Any]:
+    """What the testbed found of a run's fidelity (docs/testbed.md), as columns of each of its
+    rows: whether it was degraded, which checks failed and what those affect. A degraded
+    kernel run counts only if what its failed checks affect leaves the grids' numbers alone
+    (:func:`counts`); a simulator run is never degraded."""
+    fidelity = summary.get("fidelity") or {}
+    failed = [c for c in fidelity.get("checks", []) if not c["pass"]]
+    return {
+        "degraded": bool(fidelity.get("degraded")),
+        "failed_checks": ";".join(sorted({c["name"] for c in failed})),
+        "failed_affects": ";".join(sorted({key for c in failed for key in c["affects"]})),
+    }
+
+
+def counts(rows: pd.DataFrame) -> pd.Series:
+    """Which rows count: those of runs not degraded, and degraded runs whose failed checks
+    affect no flow (their ``affects`` name only queues and links: the qdisc sampler's coverage,
+    say, which the eight-flow cells' nine namespaces miss, feeds only the queue and link
+    series). A degraded row that does not record what its failures affect does not count.
+    Rows without a verdict (the TCP grid's kernel runs before 2026-11-27, when its rows
+    began to record one) count."""
+    if "degraded" not in rows:
+        return pd.Series(True, index=rows.index)
+    affected = rows.get("failed_affects", pd.Series(pd.NA, index=rows.index))
+
+    def flows_intact(keys: object) -> bool:
+        if not isinstance(keys, str) or not keys:
+            return False
+        return not any(k == "*" or k.startswith("flows:") for k in keys.split(";"))
+
+    degraded = rows["degraded"].map(lambda d: isinstance(d, bool | np.bool_) and bool(d))
+    return ~degraded | affected.map(flows_intact).astype(bool)
+
+
 def _rows(cell: Cell, backend: str, seed: int, result: Any) -> list[dict[str, Any]]:
     summary = result.summary
     queue = next((q for q in summary["queues"] if q["name"] == "bottleneck:r1->h2"), {})
@@ -191,6 +225,7 @@ def _rows(cell: Cell, backend: str, seed: int, result: Any) -> list[dict[str, An
             "srtt_p50_ms": (f.get("srtt_ms") or {}).get("p50"),
             "retransmits": retransmits.get(f["name"]),
             "bottleneck_drops": queue.get("drops"),
+            **verdict_columns(summary),
         }
         for f in flows
     ]
@@ -250,7 +285,9 @@ def within(a: float, b: float, tol: float) -> bool:
 
 
 def compare(linux: pd.DataFrame, sim: pd.DataFrame) -> pd.DataFrame:
-    """One row per cell: kernel and airlab means (over seeds) and whether each target holds."""
+    """One row per cell: kernel and airlab means (over seeds) and whether each target holds.
+    Kernel runs that do not count (:func:`counts`) are left out."""
+    linux = linux[counts(linux)]
     key = ["cell", "cc", "kind", "rtt_ms", "buffer_bdp", "rate_mbit", "flow"]
     metrics = ["goodput_mbps", "share", "srtt_p50_ms", "retransmits"]
     both = pd.merge(
@@ -452,7 +489,8 @@ def main(argv: list[str] | None = None) -> None:
     add_ceiling_parser(sub, model_seeds=6)
     args = ap.parse_args(argv)
     if args.cmd == "ceiling":
-        runs = pd.read_csv(args.linux).groupby("cell")["seed"].nunique()
+        linux = pd.read_csv(args.linux)
+        runs = linux[counts(linux)].groupby("cell")["seed"].nunique()
         sim = pd.read_csv(args.airlab)
         print(ceiling(compare, runs, sim[sim["cell"].isin(runs.index)], args.model_seeds,
                       args.splits).summary())  # fmt: skip

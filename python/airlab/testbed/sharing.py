@@ -44,8 +44,10 @@ from airlab.testbed.grid import (
     add_ceiling_parser,
     add_run_parser,
     ceiling,
+    counts,
     matching,
     run_cells,
+    verdict_columns,
     within,
 )
 
@@ -195,10 +197,6 @@ def rows(cell: SharingCell, backend: str, seed: int, result: Any) -> list[dict[s
     flows = result.summary["flows"]
     retransmits = result.flows.groupby("flow")["retransmits"].max()
     total = sum(f["goodput_mbps"] for f in flows) or math.nan
-    fidelity = result.summary.get("fidelity") or {}
-    failed = [c for c in fidelity.get("checks", []) if not c["pass"]]
-    names = sorted({c["name"] for c in failed})
-    affected = sorted({key for c in failed for key in c["affects"]})
     return [
         {
             "cell": cell.name,
@@ -213,31 +211,10 @@ def rows(cell: SharingCell, backend: str, seed: int, result: Any) -> list[dict[s
             "srtt_p50_ms": (f.get("srtt_ms") or {}).get("p50"),
             "retransmits": retransmits.get(f["name"]),
             "fct_mean_s": (f.get("fct_s") or {}).get("mean"),
-            # a kernel run the testbed found degraded (docs/testbed.md) counts only if what
-            # the checks it failed affect leaves this grid's numbers alone (:func:`counts`)
-            "degraded": bool(fidelity.get("degraded")),
-            "failed_checks": ";".join(names),
-            "failed_affects": ";".join(affected),
+            **verdict_columns(result.summary),
         }
         for f, spec in zip(flows, cell.flows, strict=True)
     ]
-
-
-def counts(rows: pd.DataFrame) -> pd.Series:
-    """Which rows count: those of runs not degraded, and degraded runs whose failed checks
-    affect no flow (their ``affects`` name only queues and links: the qdisc sampler's coverage,
-    say, which the eight-flow cells' nine namespaces miss, feeds only the queue and link
-    series). A degraded row that does not record what its failures affect does not count."""
-    if "degraded" not in rows:
-        return pd.Series(True, index=rows.index)
-    affected = rows.get("failed_affects", pd.Series(pd.NA, index=rows.index))
-
-    def flows_intact(keys: object) -> bool:
-        if not isinstance(keys, str) or not keys:
-            return False
-        return not any(k == "*" or k.startswith("flows:") for k in keys.split(";"))
-
-    return ~rows["degraded"].astype(bool) | affected.map(flows_intact).astype(bool)
 
 
 def by_rank(rows: pd.DataFrame) -> pd.DataFrame:
