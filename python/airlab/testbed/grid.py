@@ -194,8 +194,7 @@ def counts(rows: pd.DataFrame) -> pd.Series:
             return False
         return not any(k == "*" or k.startswith("flows:") for k in keys.split(";"))
 
-    degraded = rows["degraded"].map(lambda d: isinstance(d, bool | np.bool_) and bool(d))
-    return ~degraded | affected.map(flows_intact).astype(bool)
+    return ~rows["degraded"].eq(True) | affected.map(flows_intact).astype(bool)
 
 
 def _rows(cell: Cell, backend: str, seed: int, result: Any) -> list[dict[str, Any]]:
@@ -474,6 +473,16 @@ def add_ceiling_parser(sub: Any, model_seeds: int) -> argparse.ArgumentParser:
     return c
 
 
+def print_ceiling(args: argparse.Namespace, compare: Callable[..., pd.DataFrame]) -> None:
+    """The ``ceiling`` subcommand of either grid: the kernel's counted runs per cell, the
+    simulator's rows of those cells, and :func:`ceiling`'s summary."""
+    linux = pd.read_csv(args.linux)
+    runs = linux[counts(linux)].groupby("cell")["seed"].nunique()
+    sim = pd.read_csv(args.airlab)
+    sim = sim[sim["cell"].isin(runs.index)]
+    print(ceiling(compare, runs, sim, args.model_seeds, args.splits).summary())
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="airlab.testbed.grid")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -489,11 +498,7 @@ def main(argv: list[str] | None = None) -> None:
     add_ceiling_parser(sub, model_seeds=6)
     args = ap.parse_args(argv)
     if args.cmd == "ceiling":
-        linux = pd.read_csv(args.linux)
-        runs = linux[counts(linux)].groupby("cell")["seed"].nunique()
-        sim = pd.read_csv(args.airlab)
-        print(ceiling(compare, runs, sim[sim["cell"].isin(runs.index)], args.model_seeds,
-                      args.splits).summary())  # fmt: skip
+        print_ceiling(args, compare)
         return
     if args.cmd == "run":
         cells = (

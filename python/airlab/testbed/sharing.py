@@ -43,9 +43,9 @@ from airlab.testbed.grid import (
     RTT_TOL,
     add_ceiling_parser,
     add_run_parser,
-    ceiling,
     counts,
     matching,
+    print_ceiling,
     run_cells,
     verdict_columns,
     within,
@@ -279,10 +279,7 @@ def main(argv: list[str] | None = None) -> None:
     add_ceiling_parser(sub, model_seeds=9)
     args = ap.parse_args(argv)
     if args.cmd == "ceiling":
-        linux = pd.read_csv(args.linux)
-        runs = linux[counts(linux)].groupby("cell")["seed"].nunique()
-        print(ceiling(compare, runs, pd.read_csv(args.airlab), args.model_seeds,
-                      args.splits).summary())  # fmt: skip
+        print_ceiling(args, compare)
         return
     if args.cmd == "list":
         print("\n".join(c.name for c in CELLS))
