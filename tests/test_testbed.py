@@ -826,21 +826,25 @@ def test_a_run_starved_of_its_cpus_is_degraded_warns_and_fails_when_strict(
 
 @needs_testbed
 def test_a_run_on_a_quiet_machine_passes_every_fidelity_check() -> None:
-    # The converse: when the machine left the run its CPUs (others took at most 3 %: a quiet
-    # machine), nothing else may be flagged. On a busy machine the test cannot say.
+    # The converse: when the machine left the run its CPUs, nothing else may be flagged. Quiet
+    # means others and the hypervisor took less CPU time than half an interval (50 ms) in all:
+    # even all of it on the sampler's CPU at once cannot make a sample late. (At "at most 3 %"
+    # they could: 3 % of 2 CPUs over 3 s is 180 ms, and CI once saw 27 of 29 samples on time.)
+    # On a busier machine the test cannot say.
     from airlab import testbed
 
+    quiet = 1 - 0.05 / (len(os.sched_getaffinity(0)) * 3.0)
     seen = []
     for _ in range(ATTEMPTS):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", testbed.DegradedRunWarning)
             fid = testbed.run(DUMBBELL, set={"duration": "3s"}).summary["fidelity"]
         available = next(c for c in fid["checks"] if c["name"] == "cpu.available")
-        if available["value"] >= 0.97:
+        if available["value"] >= quiet:
             assert not fid["degraded"], fid["reasons"]
             return
         seen.append(available["detail"])
-    pytest.skip(f"the machine was not quiet: {'; '.join(seen)}")
+    pytest.skip(f"the machine was not quiet (at most {1 - quiet:.2%}): {'; '.join(seen)}")
 
 
 def _cumulative(res, table: str, key: str, column: str, window_s: float) -> dict[str, float]:
