@@ -34,6 +34,11 @@ pub struct TcpReceiver {
     /// The receive buffer and its autotuning; the application reads at once.
     pub buf: RcvBuf,
     pub rcv_nxt: u64,
+    /// `rcv_nxt` when the last ACK left (Linux `rcv_wup`): a segment starting at or below it
+    /// sets the timestamp to echo.
+    rcv_wup: u64,
+    /// The timestamp the ACKs echo (RFC 7323 TS.Recent, Linux `ts_recent`).
+    ts_recent: Time,
     ooo: Vec<OooRange>,
     touches: u64,
     /// Full segments received since the last ACK.
@@ -62,6 +67,8 @@ impl TcpReceiver {
             delayed_ack: policy.delayed,
             buf,
             rcv_nxt: 0,
+            rcv_wup: 0,
+            ts_recent: 0,
             ooo: Vec::new(),
             touches: 0,
             unacked: 0,
@@ -105,6 +112,11 @@ impl TcpReceiver {
         }
         if ecn == Ecn::Ce {
             self.ece = true;
+        }
+        // Linux `tcp_replace_ts_recent`: only a segment at or below the last ACK's point, so
+        // the echo of a filled hole is the retransmission's timestamp.
+        if seg.seq <= self.rcv_wup {
+            self.ts_recent = self.ts_recent.max(seg.tsval);
         }
         let end = seg.seq + seg.len as u64;
         let owd = ctx.now.saturating_sub(seg.tsval);
@@ -241,7 +253,10 @@ impl TcpReceiver {
         let options = if sack.len > 0 { (8 * sack.len as u32 + 2).div_ceil(4) * 4 } else { 0 };
         let wnd = self.buf.window();
         let int = self.echo_telemetry();
-        let seg = TcpSegment { ack: self.rcv_nxt, flags: fl, sack, wnd, tsval: ctx.now, int, ..Default::default() };
+        self.rcv_wup = self.rcv_nxt;
+        let tsecr = self.ts_recent;
+        let seg =
+            TcpSegment { ack: self.rcv_nxt, flags: fl, sack, wnd, tsval: ctx.now, tsecr, int, ..Default::default() };
         ctx.out.push(self.packet(TCP_HEADER + options, seg));
     }
 

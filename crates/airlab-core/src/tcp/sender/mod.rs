@@ -26,7 +26,7 @@ use super::scoreboard::{Delivered, Scoreboard, Segment};
 use super::{Ctx, LossDetection, TcpConfig, Timer, TimerKind};
 use crate::net::packet::{flags, SYN_SIZE, TCP_HEADER};
 use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, TcpSegment};
-use crate::sim::{Time, SEC};
+use crate::sim::{Time, MS, SEC, US};
 use recovery::XmitTimer;
 use undo::{AckFacts, Undo};
 
@@ -298,8 +298,15 @@ impl TcpSender {
                 ca_rtt = Some(ca_rtt.map_or(rtt, |r: Time| r.min(rtt)));
             }
         }
-        self.take_rtt_sample(seq_rtt, ca_rtt, ctx);
         let una_advanced = self.snd_una > prior_una;
+        if seq_rtt.is_none() && ca_rtt.is_none() && una_advanced && seg.tsecr > 0 {
+            // Karn's rule left no sample (only retransmitted data was ACKed): Linux takes the
+            // timestamp echo's, in its millisecond clock (`tcp_rtt_tsopt_us`), for SRTT and
+            // the minimum alike. It can sit up to 1 ms below any real RTT.
+            let rtt = ((now / MS - seg.tsecr / MS) * MS).max(US);
+            (seq_rtt, ca_rtt) = (Some(rtt), Some(rtt));
+        }
+        self.take_rtt_sample(seq_rtt, ca_rtt, ctx);
         let facts = AckFacts {
             una_advanced,
             original_delivered: delivered.iter().any(|d| !d.ever_retransmitted && d.end <= self.recovery_point),
