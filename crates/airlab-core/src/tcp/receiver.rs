@@ -329,4 +329,46 @@ mod tests {
         rcv.on_segment(&data(seq, now), Ecn::NotEct, MSS, ctx!(now));
         assert_eq!(out.len(), 1, "the silence refilled quick-ACK mode");
     }
+
+    /// RFC 7323 section 4.3 as Linux (`tcp_replace_ts_recent`): an ACK echoes the timestamp of
+    /// the oldest segment it acknowledges for the first time, and a filled hole's echo is the
+    /// retransmission's, so the sender's fallback RTT measures the retransmission.
+    #[test]
+    fn the_echo_is_the_oldest_newly_acknowledged_segments_timestamp() {
+        let buf = RcvBuf::new(RMEM_LINUX_6, WINDOW_RATIO_LINUX_6, Some(1 << 20), MSS);
+        let policy = AckPolicy::of(&crate::tcp::TcpConfig::default());
+        let mut rcv = TcpReceiver::new(0, 0, 1, 0, policy, buf);
+        let mut flow = FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
+        let (mut out, mut timers) = (Vec::new(), Vec::new());
+        macro_rules! ctx {
+            ($now:expr) => {
+                &mut Ctx { now: $now, out: &mut out, timers: &mut timers, flow: &mut flow }
+            };
+        }
+        let syn = TcpSegment { flags: flags::SYN, ..Default::default() };
+        rcv.on_segment(&syn, Ecn::NotEct, MSS, ctx!(0));
+        let seg = |n: u64, tsval: Time| TcpSegment { seq: n * u64::from(MSS), len: MSS, tsval, ..Default::default() };
+        let mut echoes = |rcv: &mut TcpReceiver, n: u64, tsval: Time, out: &mut Vec<Packet>| {
+            out.clear();
+            let ctx = &mut Ctx { now: tsval + 10 * MS, out, timers: &mut timers, flow: &mut flow };
+            rcv.on_segment(&seg(n, tsval), Ecn::NotEct, MSS, ctx);
+            ctx.out.iter().map(|p| p.tcp().unwrap().tsecr).collect::<Vec<_>>()
+        };
+        // Quick-ACK mode: every segment is ACKed at once. Segment 1 is lost; 2 and 3 arrive
+        // out of order and their duplicate ACKs still echo segment 0's 20 ms.
+        assert_eq!(echoes(&mut rcv, 0, 20 * MS, &mut out), vec![20 * MS]);
+        assert_eq!(echoes(&mut rcv, 2, 22 * MS, &mut out), vec![20 * MS]);
+        assert_eq!(echoes(&mut rcv, 3, 23 * MS, &mut out), vec![20 * MS]);
+        // The retransmission of 1, sent at 60 ms, fills the hole: its timestamp is echoed.
+        assert_eq!(echoes(&mut rcv, 1, 60 * MS, &mut out), vec![60 * MS]);
+        // Spend the quick ACKs; then two in-order segments share one ACK, which echoes the
+        // first of them.
+        let mut n = 4;
+        while rcv.ack.in_quickack_mode() {
+            echoes(&mut rcv, n, (60 + n) * MS, &mut out);
+            n += 1;
+        }
+        assert!(echoes(&mut rcv, n, 200 * MS, &mut out).is_empty(), "delayed");
+        assert_eq!(echoes(&mut rcv, n + 1, 201 * MS, &mut out), vec![200 * MS]);
+    }
 }

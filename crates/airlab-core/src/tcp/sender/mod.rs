@@ -26,7 +26,7 @@ use super::scoreboard::{Delivered, Scoreboard, Segment};
 use super::{Ctx, LossDetection, TcpConfig, Timer, TimerKind};
 use crate::net::packet::{flags, SYN_SIZE, TCP_HEADER};
 use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, TcpSegment};
-use crate::sim::{Time, MS, SEC, US};
+use crate::sim::{Time, MS, SEC};
 use recovery::XmitTimer;
 use undo::{AckFacts, Undo};
 
@@ -280,10 +280,13 @@ impl TcpSender {
         let sacks = seg.sack.iter().skip(dsack.is_some() as usize);
         self.sb.sack(sacks.filter(|&(_, e)| e > self.snd_una), &mut delivered);
 
-        // RTT: the oldest newly delivered original transmission gives the RTO sample (Linux
-        // seq_rtt); the newest gives the congestion control's sample (Linux ca_rtt).
-        let mut seq_rtt = None;
-        let mut ca_rtt = None;
+        // RTT (Linux `tcp_clean_rtx_queue`): of the original transmissions newly delivered, the
+        // oldest gives the RTO sample (seq_rtt) and the newest the congestion control's (ca_rtt),
+        // SACKed ones before cumulatively ACKed ones for the latter. Retransmitted data among
+        // those cumulatively ACKed voids the whole cumulative part (Karn), not only its own.
+        let mut cumulative = RttSpan::default();
+        let mut sacked = RttSpan::default();
+        let mut retrans_acked = false;
         let ece = seg.has(flags::ECE);
         for d in &delivered {
             self.rate.on_delivered(now, d.sent_at, &d.snap, ece);
@@ -292,18 +295,25 @@ impl TcpSender {
             if !d.ever_retransmitted && d.end <= prior_fack {
                 self.rack.reordering_seen = true;
             }
-            if !d.ever_retransmitted {
-                let rtt = now - d.sent_at;
-                seq_rtt = Some(seq_rtt.map_or(rtt, |r: Time| r.max(rtt)));
-                ca_rtt = Some(ca_rtt.map_or(rtt, |r: Time| r.min(rtt)));
+            if d.ever_retransmitted {
+                retrans_acked |= d.cumulative;
+            } else if d.cumulative {
+                cumulative.add(now - d.sent_at);
+            } else {
+                sacked.add(now - d.sent_at);
             }
         }
+        if retrans_acked {
+            cumulative = RttSpan::default();
+        }
+        let mut seq_rtt = cumulative.oldest.or(sacked.oldest);
+        let mut ca_rtt = sacked.newest.or(cumulative.newest);
         let una_advanced = self.snd_una > prior_una;
-        if seq_rtt.is_none() && ca_rtt.is_none() && una_advanced && seg.tsecr > 0 {
+        if seq_rtt.is_none() && una_advanced && seg.tsecr > 0 {
             // Karn's rule left no sample (only retransmitted data was ACKed): Linux takes the
             // timestamp echo's, in its millisecond clock (`tcp_rtt_tsopt_us`), for SRTT and
-            // the minimum alike. It can sit up to 1 ms below any real RTT.
-            let rtt = ((now / MS - seg.tsecr / MS) * MS).max(US);
+            // the minimum alike: up to 1 ms below the real RTT, and 1 ms when the clocks agree.
+            let rtt = ((now / MS - seg.tsecr / MS) * MS).max(MS);
             (seq_rtt, ca_rtt) = (Some(rtt), Some(rtt));
         }
         self.take_rtt_sample(seq_rtt, ca_rtt, ctx);
@@ -807,5 +817,19 @@ impl TcpSender {
         self.rto_timer.cancel();
         self.pace_timer.cancel();
         ctx.flow.conn_closed(ctx.now);
+    }
+}
+
+/// The RTTs of the original transmissions one ACK delivered: the oldest and the newest.
+#[derive(Default)]
+struct RttSpan {
+    oldest: Option<Time>,
+    newest: Option<Time>,
+}
+
+impl RttSpan {
+    fn add(&mut self, rtt: Time) {
+        self.oldest = Some(self.oldest.map_or(rtt, |r| r.max(rtt)));
+        self.newest = Some(self.newest.map_or(rtt, |r| r.min(rtt)));
     }
 }

@@ -21,6 +21,8 @@ struct Harness {
     out: Vec<Packet>,
     timers: Vec<(Time, TimerKind)>,
     now: Time,
+    /// The timestamp the ACKs echo (0: none, as without the option).
+    tsecr: Time,
 }
 
 impl Harness {
@@ -33,7 +35,8 @@ impl Harness {
         let opts = TcpConfig { small_queues: false, recovery: LossDetection::RackTlp, ..opts };
         let cc = cc::CcEnv::scratch(|env| cc::create(&cc::defaults("reno"), env)).unwrap();
         let flow = FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
-        let mut h = Harness { snd: TcpSender::new(0, 0, 0, 1, opts, cc), flow, out: vec![], timers: vec![], now: 0 };
+        let mut h =
+            Harness { snd: TcpSender::new(0, 0, 0, 1, opts, cc), flow, out: vec![], timers: vec![], now: 0, tsecr: 0 };
         h.with(|snd, ctx| {
             snd.open(ctx);
             snd.write(segments * MSS, ctx);
@@ -69,7 +72,14 @@ impl Harness {
         for &(first, last) in sacked {
             sack.push((first - 1) * MSS, last * MSS);
         }
-        let seg = TcpSegment { ack: (cum - 1) * MSS, flags: flags::ACK, sack, wnd: WINDOW, ..Default::default() };
+        let seg = TcpSegment {
+            ack: (cum - 1) * MSS,
+            flags: flags::ACK,
+            sack,
+            wnd: WINDOW,
+            tsecr: self.tsecr,
+            ..Default::default()
+        };
         self.with(|snd, ctx| snd.on_segment(&seg, ctx));
     }
 
@@ -213,4 +223,23 @@ fn a_dsacked_fast_retransmission_is_undone() {
     assert_eq!(h.flow.total.undos, 1);
     assert_eq!((h.snd.st.ssthresh, h.snd.st.ca_state), (u32::MAX, CaState::Open));
     assert!(h.snd.st.cwnd >= 10, "cwnd restored: {}", h.snd.st.cwnd);
+}
+
+/// Linux `tcp_clean_rtx_queue` and `tcp_ack_update_rtt`: an ACK that cumulatively covers a
+/// retransmission gives no RTT from its original transmissions either (Karn); with timestamps
+/// the echo gives one, in whole milliseconds, to sRTT and min_rtt alike.
+#[test]
+fn an_ack_of_a_retransmission_takes_the_timestamp_echos_rtt_in_milliseconds() {
+    for (tsecr, min_rtt, srtt) in [(2 * RTT, 37 * MS, RTT - RTT / 8 + 37 * MS / 8), (0, RTT, RTT)] {
+        let mut h = Harness::new(10);
+        h.sent();
+        h.ack(2 * RTT, 2, &[(3, 5)]);
+        assert_eq!(h.sent(), vec![2], "retransmitted at 200 ms");
+        // 37.6 ms later everything is ACKed: 2 (retransmitted), 3-5 (SACKed before) and 6-10,
+        // whose 137.6 ms Karn's rule voids with the retransmission's. The echo of the
+        // retransmission's 200 ms gives 237 - 200 ms.
+        h.tsecr = tsecr;
+        h.ack(2 * RTT + 37_600_000, 11, &[]);
+        assert_eq!((h.snd.rtt.min_rtt, h.snd.rtt.srtt), (min_rtt, srtt), "echo {tsecr}");
+    }
 }
