@@ -283,7 +283,8 @@ impl TcpSender {
         // RTT (Linux `tcp_clean_rtx_queue`): of the original transmissions newly delivered, the
         // oldest gives the RTO sample (seq_rtt) and the newest the congestion control's (ca_rtt),
         // SACKed ones before cumulatively ACKed ones for the latter. Retransmitted data among
-        // those cumulatively ACKed voids the whole cumulative part (Karn), not only its own.
+        // those cumulatively ACKed voids the whole cumulative part (Karn), not only its own
+        // (Linux counts a retransmission SACKed earlier too; here only one newly delivered).
         let mut cumulative = RttSpan::default();
         let mut sacked = RttSpan::default();
         let mut retrans_acked = false;
