@@ -182,6 +182,22 @@ def test_without_root_the_testbed_says_so(monkeypatch: pytest.MonkeyPatch) -> No
     assert testbed.check()["root"] is False
 
 
+def test_a_flow_asking_for_another_tick_rate_than_the_kernels_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    run = importlib.import_module("airlab.testbed.run")  # the module, not testbed.run
+    monkeypatch.setattr(kernel, "require_root", lambda: None)
+    monkeypatch.setattr(kernel, "available_ccs", lambda: ["cubic", "reno", "bbr"])
+    monkeypatch.setattr(kernel, "probe_qdiscs", lambda kinds: dict.fromkeys(kinds, True))
+    monkeypatch.setattr(run.os.path, "exists", lambda path: True)
+    monkeypatch.setattr(kernel, "config_hz", lambda: 250)
+    resolved = airlab.validate(DUMBBELL)
+    run.check_plan(plan.make_plan(resolved, "1-a"))  # the default, 250, is this kernel's
+    resolved["flows"][0]["tcp"]["timer_hz"] = 1000
+    with pytest.raises(kernel.TestbedError, match=r"tcp.timer_hz = 1000; this kernel's timers"):
+        run.check_plan(plan.make_plan(resolved, "1-a"))
+
+
 def test_plan_refuses_wifi() -> None:
     with pytest.raises(plan.PlanError, match="wired scenarios only"):
         plan.make_plan(airlab.validate("wifi/ax-cell-10"), "1-a")

@@ -121,6 +121,20 @@ def kernel_facts() -> dict[str, Any]:
     }
 
 
+def config_hz() -> int | None:
+    """The kernel's timer tick rate (``CONFIG_HZ``), from its build configuration in
+    ``/proc/config.gz`` or ``/boot``; None if neither is there."""
+    import gzip
+
+    sources = [("/proc/config.gz", gzip.open), (f"/boot/config-{platform.release()}", open)]
+    for path, opener in sources:
+        with contextlib.suppress(OSError), opener(path, "rt") as f:
+            for line in f:
+                if line.startswith("CONFIG_HZ="):
+                    return int(line.split("=", 1)[1])
+    return None
+
+
 def available_ccs() -> list[str]:
     value = sysctl("net/ipv4/tcp_available_congestion_control") or ""
     return value.split()

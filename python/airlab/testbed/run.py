@@ -83,6 +83,14 @@ def check_plan(plan: Plan) -> None:
         raise TestbedError(f"this kernel lacks the qdisc(s) {', '.join(missing)}")
     if not os.path.exists("/dev/net/tun"):
         raise TestbedError("the testbed's wire needs TUN devices (/dev/net/tun)")
+    hz = kernel.config_hz()
+    for f in plan.resolved["flows"]:
+        asked = f.get("tcp", {}).get("timer_hz")
+        if hz is not None and asked is not None and asked != hz:
+            raise TestbedError(
+                f"flow {f['name']!r} asks for tcp.timer_hz = {asked}; this kernel's timers tick "
+                f"at HZ = {hz} (CONFIG_HZ), which a run cannot change"
+            )
 
 
 class _Sampler:

@@ -75,6 +75,8 @@ pub fn build(r: &Resolved, seed: u64) -> World {
         };
         world.nodes[ids[at.as_str()] as usize].routes[ids[to.as_str()] as usize] = Some(route);
     }
+    // Where the kernel's ticks fall: one draw per run, shared by every host (`tcp/jiffies.rs`).
+    let jiffy_phase = Rng::stream(seed, "jiffies").next_u64();
     for (i, f) in r.flows.iter().enumerate() {
         let (src, dst) = (ids[f.from.as_str()], ids[f.to.as_str()]);
         let kind = app_kind(&f.app, r.first_hop_rate(&f.from, &f.to));
@@ -88,7 +90,11 @@ pub fn build(r: &Resolved, seed: u64) -> World {
         stats.start = f.start;
         stats.stop = f.stop;
         world.flows.push(stats);
-        let profile = f.cc.as_ref().map(|cc| TcpProfile { cc: cc.clone(), opts: f.tcp.config() });
+        let profile = f.cc.as_ref().map(|cc| {
+            let mut opts = f.tcp.config();
+            opts.jiffies = opts.jiffies.with_phase(jiffy_phase);
+            TcpProfile { cc: cc.clone(), opts }
+        });
         let rng = Rng::stream(seed, &format!("app:{}", f.name));
         world.apps.push(App::new(i as u32, src, dst, kind, f.start, f.stop, rng).with_dscp(f.dscp));
         world.profiles.push(profile);

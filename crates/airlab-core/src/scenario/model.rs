@@ -384,6 +384,9 @@ pub struct TcpOptions {
     pub small_queues: Option<bool>,
     /// Linux `tcp_limit_output_bytes`: cap on those bytes for unpaced sockets.
     pub limit_output_bytes: Option<Bytes>,
+    /// The kernel's `CONFIG_HZ`: the retransmission and delayed-ACK timers fire on its ticks
+    /// (100, 250, 300 or 1000; 0 fires them at their exact deadlines).
+    pub timer_hz: Option<u32>,
 }
 
 /// The Linux whose TCP defaults a flow takes (see docs/models/tcp.md).
@@ -446,6 +449,7 @@ impl TcpOptions {
             frto: Some(c.frto),
             small_queues: Some(c.small_queues),
             limit_output_bytes: Some(Bytes(c.limit_output_bytes)),
+            timer_hz: Some(c.jiffies.hz()),
         }
     }
 
@@ -474,6 +478,7 @@ impl TcpOptions {
         c.frto = self.frto.unwrap_or(c.frto);
         c.small_queues = self.small_queues.unwrap_or(c.small_queues);
         c.limit_output_bytes = self.limit_output_bytes.map_or(c.limit_output_bytes, |b| b.0);
+        c.jiffies = self.timer_hz.map_or(c.jiffies, tcp::jiffies::Jiffies::new);
         c
     }
 }

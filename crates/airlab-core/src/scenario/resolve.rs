@@ -708,6 +708,12 @@ fn check_tcp(key: &str, options: &TcpOptions) -> Result<(), KeyError> {
     if tcp.rto_min == 0 {
         return Err(KeyError::new(format!("{key}.tcp.rto_min"), "rto_min must be greater than 0, such as \"200ms\""));
     }
+    if let Some(hz) = options.timer_hz.filter(|hz| !crate::tcp::HZ_CHOICES.contains(hz)) {
+        return Err(KeyError::new(
+            format!("{key}.tcp.timer_hz"),
+            format!("timer_hz = {hz} is not a rate Linux can be built with: 100, 250, 300 or 1000 (0: exact timers)"),
+        ));
+    }
     Ok(())
 }
 

@@ -22,6 +22,7 @@
 //! sender's first segment, Linux `tcp_synack_rtt_meas`); a receiver that sends no data gets no
 //! other.
 
+use super::jiffies::Jiffies;
 use super::rto::{RtoMode, RttEstimator, DEFAULT_RTO_MIN};
 use super::{Ctx, TcpConfig, Timer, TimerKind};
 use crate::sim::{Time, MS};
@@ -47,11 +48,13 @@ pub struct AckPolicy {
     /// Delay ACKs at all (`tcp.delayed_ack`); without, every segment is ACKed at once.
     pub delayed: bool,
     pub sack_compression: bool,
+    /// The tick the delayed-ACK timer fires on (`jiffies.rs`).
+    pub jiffies: Jiffies,
 }
 
 impl AckPolicy {
     pub fn of(c: &TcpConfig) -> Self {
-        AckPolicy { delayed: c.delayed_ack, sack_compression: c.sack_compression }
+        AckPolicy { delayed: c.delayed_ack, sack_compression: c.sack_compression, jiffies: c.jiffies }
     }
 }
 
@@ -73,10 +76,11 @@ pub struct DelayedAck {
     compressed: u32,
     compress_timer: Timer,
     compression: bool,
+    jiffies: Jiffies,
 }
 
 impl DelayedAck {
-    pub fn new(sack_compression: bool) -> Self {
+    pub fn new(sack_compression: bool, jiffies: Jiffies) -> Self {
         DelayedAck {
             quick: 0,
             ato: 0,
@@ -88,6 +92,7 @@ impl DelayedAck {
             compressed: 0,
             compress_timer: Timer::default(),
             compression: sack_compression,
+            jiffies,
         }
     }
 
@@ -193,7 +198,8 @@ impl DelayedAck {
             ato = ato.min(max_ato);
         }
         ato = ato.min(DELACK_MAX);
-        let mut at = ctx.now + ato;
+        // The kernel arms the timer in jiffies; an armed one keeps its tick.
+        let mut at = self.jiffies.expiry(ctx.now, ctx.now + ato);
         if let Some(armed) = self.timer.deadline() {
             if armed <= ctx.now + ato / 4 {
                 return true;
@@ -229,7 +235,7 @@ mod tests {
     const RTT: Time = 20 * MS;
 
     fn engine() -> DelayedAck {
-        let mut d = DelayedAck::new(true);
+        let mut d = DelayedAck::new(true, Jiffies::default());
         d.on_handshake_rtt(RTT);
         d
     }
@@ -293,7 +299,7 @@ mod tests {
         let mut out = Vec::new();
         let mut timers = Vec::new();
         let mut flow = crate::metrics::FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
-        let mut d = DelayedAck::new(true);
+        let mut d = DelayedAck::new(true, Jiffies::default());
         d.on_handshake_rtt(100 * MS);
         d.on_data(0, 16);
         d.quick = 0;

@@ -7,6 +7,7 @@
 
 pub mod cc;
 pub mod delack;
+pub mod jiffies;
 pub mod rack;
 pub mod rate;
 pub mod rcvbuf;
@@ -21,6 +22,7 @@ pub use sender::TcpSender;
 use crate::metrics::FlowStats;
 use crate::net::Packet;
 use crate::sim::Time;
+use jiffies::Jiffies;
 use rto::{RtoMode, DEFAULT_RTO_MIN};
 
 /// Linux 6.x `tcp_rmem` (the testbed kernel's) and `tcp_wmem` defaults.
@@ -39,6 +41,10 @@ pub const WINDOW_RATIO_ADV_WIN_SCALE_1: f64 = 0.5;
 /// Linux's `tcp_limit_output_bytes` (4 MiB on the 6.18 kernel the testbed runs; older kernels
 /// had less).
 pub const LIMIT_OUTPUT_BYTES: u64 = 4 << 20;
+/// The kernel's timer tick rate: Kconfig's default `CONFIG_HZ`, and the testbed kernel's.
+pub const DEFAULT_HZ: u32 = 250;
+/// The tick rates Linux can be built with (`kernel/Kconfig.hz`); 0 fires timers exactly.
+pub const HZ_CHOICES: [u32; 5] = [0, 100, 250, 300, 1000];
 
 /// A connection's TCP settings; the defaults are Linux's.
 #[derive(Debug, Clone)]
@@ -78,6 +84,8 @@ pub struct TcpConfig {
     pub small_queues: bool,
     /// Cap on those bytes for unpaced sockets (Linux `tcp_limit_output_bytes`).
     pub limit_output_bytes: u64,
+    /// The kernel tick the retransmission and delayed-ACK timers fire on (`jiffies.rs`).
+    pub jiffies: Jiffies,
 }
 
 impl Default for TcpConfig {
@@ -99,6 +107,7 @@ impl Default for TcpConfig {
             frto: true,
             small_queues: true,
             limit_output_bytes: LIMIT_OUTPUT_BYTES,
+            jiffies: Jiffies::new(DEFAULT_HZ),
         }
     }
 }

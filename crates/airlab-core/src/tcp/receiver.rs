@@ -72,7 +72,7 @@ impl TcpReceiver {
             ooo: Vec::new(),
             touches: 0,
             unacked: 0,
-            ack: DelayedAck::new(policy.sack_compression),
+            ack: DelayedAck::new(policy.sack_compression, policy.jiffies),
             synack_sent: None,
             ece: false,
             dsack: None,
@@ -283,9 +283,11 @@ mod tests {
 
     #[test]
     fn a_lone_segment_waits_for_the_timer_unless_it_ends_a_silence_longer_than_the_rto() {
-        // A fixed window never grows, so only quick-ACK mode and the timer decide.
+        // A fixed window never grows, so only quick-ACK mode and the timer decide; the timer
+        // fires at its exact deadline here.
         let buf = RcvBuf::new(RMEM_LINUX_6, WINDOW_RATIO_LINUX_6, Some(1 << 20), MSS);
-        let policy = AckPolicy::of(&crate::tcp::TcpConfig::default());
+        let exact = crate::tcp::TcpConfig { jiffies: Default::default(), ..Default::default() };
+        let policy = AckPolicy::of(&exact);
         let mut rcv = TcpReceiver::new(0, 0, 1, 0, policy, buf);
         let mut flow = FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
         let (mut out, mut timers) = (Vec::new(), Vec::new());

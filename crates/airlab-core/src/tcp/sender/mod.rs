@@ -210,7 +210,7 @@ impl TcpSender {
     fn send_syn(&mut self, ctx: &mut Ctx) {
         ctx.out.push(self.packet(SYN_SIZE, Ecn::NotEct, TcpSegment { flags: flags::SYN, ..Default::default() }));
         let rto = self.rtt.rto();
-        self.rto_timer.arm(ctx.now + rto, TimerKind::Retransmit, ctx);
+        self.arm_xmit(XmitTimer::Rto, ctx.now + rto, ctx);
     }
 
     fn packet(&self, size: u32, ecn: Ecn, seg: TcpSegment) -> Packet {

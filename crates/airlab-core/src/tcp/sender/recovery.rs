@@ -31,6 +31,7 @@ impl TcpSender {
 
     pub(super) fn arm_xmit(&mut self, kind: XmitTimer, at: Time, ctx: &mut Ctx) {
         self.xmit_timer = kind;
+        let at = self.opts.jiffies.expiry(ctx.now, at);
         self.rto_timer.arm(at, TimerKind::Retransmit, ctx);
     }
 

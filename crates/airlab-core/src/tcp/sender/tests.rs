@@ -6,6 +6,7 @@ use super::*;
 use crate::metrics::FlowStats;
 use crate::net::SackBlocks;
 use crate::sim::MS;
+use crate::tcp::jiffies::Jiffies;
 use crate::tcp::{cc, LossDetection};
 
 const MSS: u64 = 1448;
@@ -28,9 +29,11 @@ struct Harness {
 impl Harness {
     /// Connected at `RTT` with `segments` of data to send (cwnd 10).
     fn new(segments: u64) -> Self {
-        Self::with_config(segments, TcpConfig::default())
+        Self::with_config(segments, TcpConfig { jiffies: Jiffies::default(), ..TcpConfig::default() })
     }
 
+    /// Timers fire at their exact deadlines here (`jiffies.rs` has the kernel's ticks), unless
+    /// `opts` asks for ticks.
     fn with_config(segments: u64, opts: TcpConfig) -> Self {
         let opts = TcpConfig { small_queues: false, recovery: LossDetection::RackTlp, ..opts };
         let cc = cc::CcEnv::scratch(|env| cc::create(&cc::defaults("reno"), env)).unwrap();
@@ -185,7 +188,7 @@ fn a_lone_segment_is_probed_no_later_than_the_rto() {
 #[test]
 fn frto_undoes_a_spurious_timeout() {
     let run = |frto: bool| {
-        let mut h = Harness::with_config(40, TcpConfig { frto, ..TcpConfig::default() });
+        let mut h = Harness::with_config(40, TcpConfig { frto, jiffies: Jiffies::default(), ..TcpConfig::default() });
         h.sent();
         // Nothing comes back: the probe (new segment 11) at 302 ms, the RTO at 602 ms.
         assert_eq!(h.fire_next(10 * RTT), Some(302 * MS));
@@ -242,4 +245,17 @@ fn an_ack_of_a_retransmission_takes_the_timestamp_echos_rtt_in_milliseconds() {
         h.ack(2 * RTT + 37_600_000, 11, &[]);
         assert_eq!((h.snd.rtt.min_rtt, h.snd.rtt.srtt), (min_rtt, srtt), "echo {tsecr}");
     }
+}
+
+/// The probe timer runs on the kernel's ticks: with HZ = 250 the 202 ms PTO of the test above
+/// is 51 jiffies counted from the jiffy the ACK came in, and fires on the tick after them.
+#[test]
+fn the_probe_fires_on_a_kernel_tick() {
+    let opts = TcpConfig { jiffies: Jiffies::new(250).with_phase(MS), ..TcpConfig::default() };
+    let mut h = Harness::with_config(10, opts);
+    h.sent();
+    h.ack(2 * RTT, 5, &[]);
+    // The ACK at 200 ms falls in the jiffy that began at 197 ms: 51 jiffies on, the probe
+    // fires on the tick at 197 + 52 * 4 = 405 ms, 3 ms after its exact 402 ms.
+    assert_eq!(h.fire_next(10 * RTT), Some(405 * MS));
 }
