@@ -648,6 +648,7 @@ fn quantities_beyond_their_documented_range_are_refused() {
         ("flow.0.tcp.rto_min", "1000s", "flow[0].tcp.rto_min", "TCP_RTO_MAX = 120s"),
         ("flow.0.tcp.rwnd", "2GiB", "flow[0].tcp.rwnd", "65535 << 14"),
         ("flow.0.tcp.initial_cwnd", "4294967295", "flow[0].tcp.initial_cwnd", "at most 65535 segments"),
+        ("flow.0.tcp.timer_hz", "1024", "flow[0].tcp.timer_hz", "100, 250, 300 or 1000"),
         ("flow.0.count", "4294967295", "flow[0].count", "more than the 10000 it may have"),
         ("flow.1.app", "{ kind = \"ping\", interval = \"1ns\" }", "flow[1].app.interval", "shortest period"),
         ("flow.0.app", "{ kind = \"periodic\", size = \"1KB\", period = \"999ns\" }", "flow[0].app.period", "shortest"),
@@ -662,6 +663,7 @@ fn quantities_beyond_their_documented_range_are_refused() {
     load_with(&dumbbell(), &edge).expect("the largest duration and overhead load");
     load_with(&dumbbell(), &[("flow.0.tcp.rto_min", "120s"), ("flow.0.tcp.rwnd", "1073725440B")])
         .expect("Linux's limits");
+    load_with(&dumbbell(), &[("flow.0.tcp.timer_hz", "0")]).expect("exact timers");
 }
 
 #[test]
