@@ -48,13 +48,15 @@ impl Jiffies {
         if self.tick == 0 {
             return deadline;
         }
-        // The current jiffy: ticks start at `phase`, and the one before it at phase - tick.
-        let jiffies = (now + self.tick - self.phase) / self.tick - 1;
+        // The current jiffy, counted from the tick at `phase`: -1 before it.
+        let tick = self.tick as i64;
+        let jiffies = (now as i64 - self.phase as i64).div_euclid(tick);
         let timeout = deadline.saturating_sub(now).div_ceil(self.tick);
-        let expires = jiffies + timeout;
-        let granularity = LEVELS.iter().find(|&&(start, _)| timeout < start).map_or(OUTER_GRANULARITY, |&(_, g)| g);
-        let bucket = (expires / granularity + 1) * granularity;
-        bucket * self.tick + self.phase
+        let expires = jiffies + timeout as i64;
+        let granularity =
+            LEVELS.iter().find(|&&(start, _)| timeout < start).map_or(OUTER_GRANULARITY, |&(_, g)| g) as i64;
+        let bucket = (expires.div_euclid(granularity) + 1) * granularity;
+        (bucket * tick + self.phase as i64) as Time
     }
 }
 
@@ -62,6 +64,14 @@ impl Jiffies {
 mod tests {
     use super::*;
     use crate::sim::MS;
+
+    /// Before the first tick the current jiffy is the one that began a tick earlier.
+    #[test]
+    fn a_timer_armed_before_the_first_tick_counts_from_the_jiffy_before_it() {
+        let j = Jiffies::new(250).with_phase(3 * MS);
+        // At 0 the jiffy began at -1 ms: 10 jiffies expire at jiffy 9, fired at the tick of 10.
+        assert_eq!(j.expiry(0, 40 * MS), 43 * MS);
+    }
 
     #[test]
     fn exact_timers_fire_at_their_deadline() {
