@@ -281,55 +281,72 @@ mod tests {
 
     const MSS: u32 = 1448;
 
+    /// A receiver with a fixed 1 MiB window (which never grows, so only quick-ACK mode and the
+    /// timer decide), past the SYN, with what it sends and the timers it asks for.
+    struct Rig {
+        rcv: TcpReceiver,
+        flow: FlowStats,
+        out: Vec<Packet>,
+        timers: Vec<(Time, TimerKind)>,
+    }
+
+    impl Rig {
+        fn new(config: &crate::tcp::TcpConfig) -> Self {
+            let buf = RcvBuf::new(RMEM_LINUX_6, WINDOW_RATIO_LINUX_6, Some(1 << 20), MSS);
+            let rcv = TcpReceiver::new(0, 0, 1, 0, AckPolicy::of(config), buf);
+            let flow = FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
+            let mut rig = Rig { rcv, flow, out: Vec::new(), timers: Vec::new() };
+            rig.segment(&TcpSegment { flags: flags::SYN, ..Default::default() }, 0);
+            rig.out.clear();
+            rig
+        }
+
+        fn segment(&mut self, seg: &TcpSegment, now: Time) {
+            let ctx = &mut Ctx { now, out: &mut self.out, timers: &mut self.timers, flow: &mut self.flow };
+            self.rcv.on_segment(seg, Ecn::NotEct, MSS, ctx);
+        }
+
+        fn delayed_ack_timer(&mut self, now: Time) {
+            let ctx = &mut Ctx { now, out: &mut self.out, timers: &mut self.timers, flow: &mut self.flow };
+            self.rcv.on_timer(TimerKind::DelayedAck, ctx);
+        }
+    }
+
     #[test]
     fn a_lone_segment_waits_for_the_timer_unless_it_ends_a_silence_longer_than_the_rto() {
-        // A fixed window never grows, so only quick-ACK mode and the timer decide; the timer
-        // fires at its exact deadline here.
-        let buf = RcvBuf::new(RMEM_LINUX_6, WINDOW_RATIO_LINUX_6, Some(1 << 20), MSS);
-        let exact = crate::tcp::TcpConfig { jiffies: Default::default(), ..Default::default() };
-        let policy = AckPolicy::of(&exact);
-        let mut rcv = TcpReceiver::new(0, 0, 1, 0, policy, buf);
-        let mut flow = FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
-        let (mut out, mut timers) = (Vec::new(), Vec::new());
-        macro_rules! ctx {
-            ($now:expr) => {
-                &mut Ctx { now: $now, out: &mut out, timers: &mut timers, flow: &mut flow }
-            };
-        }
-        let syn = TcpSegment { flags: flags::SYN, ..Default::default() };
-        rcv.on_segment(&syn, Ecn::NotEct, MSS, ctx!(0));
-        out.clear();
+        // The timer fires at its exact deadline here.
+        let mut r = Rig::new(&crate::tcp::TcpConfig { jiffies: Default::default(), ..Default::default() });
         let data = |seq: u64, now: Time| TcpSegment { seq, len: MSS, tsval: now, ..Default::default() };
 
         // The handshake takes 20 ms (RTO 220 ms); then 16 quick ACKs, one per segment.
         let (mut now, mut seq) = (20 * MS, 0);
         for _ in 0..16 {
-            rcv.on_segment(&data(seq, now), Ecn::NotEct, MSS, ctx!(now));
+            r.segment(&data(seq, now), now);
             seq += u64::from(MSS);
             now += MS;
         }
-        assert_eq!(out.len(), 16);
-        out.clear();
+        assert_eq!(r.out.len(), 16);
+        r.out.clear();
 
         // The next lone segment waits for the 40 ms timer.
-        rcv.on_segment(&data(seq, now), Ecn::NotEct, MSS, ctx!(now));
-        assert!(out.is_empty());
-        assert_eq!(timers.last(), Some(&(now + 40 * MS, TimerKind::DelayedAck)));
-        rcv.on_timer(TimerKind::DelayedAck, ctx!(now + 40 * MS));
-        assert_eq!(out.len(), 1);
-        out.clear();
+        r.segment(&data(seq, now), now);
+        assert!(r.out.is_empty());
+        assert_eq!(r.timers.last(), Some(&(now + 40 * MS, TimerKind::DelayedAck)));
+        r.delayed_ack_timer(now + 40 * MS);
+        assert_eq!(r.out.len(), 1);
+        r.out.clear();
 
         // 200 ms of silence is within the RTO: still delayed. 221 ms more is not: at once.
         seq += u64::from(MSS);
         now += 200 * MS;
-        rcv.on_segment(&data(seq, now), Ecn::NotEct, MSS, ctx!(now));
-        assert!(out.is_empty());
-        rcv.on_timer(TimerKind::DelayedAck, ctx!(now + 40 * MS));
-        out.clear();
+        r.segment(&data(seq, now), now);
+        assert!(r.out.is_empty());
+        r.delayed_ack_timer(now + 40 * MS);
+        r.out.clear();
         seq += u64::from(MSS);
         now += 221 * MS;
-        rcv.on_segment(&data(seq, now), Ecn::NotEct, MSS, ctx!(now));
-        assert_eq!(out.len(), 1, "the silence refilled quick-ACK mode");
+        r.segment(&data(seq, now), now);
+        assert_eq!(r.out.len(), 1, "the silence refilled quick-ACK mode");
     }
 
     /// RFC 7323 section 4.3 as Linux (`tcp_replace_ts_recent`): an ACK echoes the timestamp of
@@ -337,40 +354,29 @@ mod tests {
     /// retransmission's, so the sender's fallback RTT measures the retransmission.
     #[test]
     fn the_echo_is_the_oldest_newly_acknowledged_segments_timestamp() {
-        let buf = RcvBuf::new(RMEM_LINUX_6, WINDOW_RATIO_LINUX_6, Some(1 << 20), MSS);
-        let policy = AckPolicy::of(&crate::tcp::TcpConfig::default());
-        let mut rcv = TcpReceiver::new(0, 0, 1, 0, policy, buf);
-        let mut flow = FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
-        let (mut out, mut timers) = (Vec::new(), Vec::new());
-        macro_rules! ctx {
-            ($now:expr) => {
-                &mut Ctx { now: $now, out: &mut out, timers: &mut timers, flow: &mut flow }
-            };
-        }
-        let syn = TcpSegment { flags: flags::SYN, ..Default::default() };
-        rcv.on_segment(&syn, Ecn::NotEct, MSS, ctx!(0));
-        let seg = |n: u64, tsval: Time| TcpSegment { seq: n * u64::from(MSS), len: MSS, tsval, ..Default::default() };
-        let mut echoes = |rcv: &mut TcpReceiver, n: u64, tsval: Time, out: &mut Vec<Packet>| {
-            out.clear();
-            let ctx = &mut Ctx { now: tsval + 10 * MS, out, timers: &mut timers, flow: &mut flow };
-            rcv.on_segment(&seg(n, tsval), Ecn::NotEct, MSS, ctx);
-            ctx.out.iter().map(|p| p.tcp().unwrap().tsecr).collect::<Vec<_>>()
+        let mut r = Rig::new(&crate::tcp::TcpConfig::default());
+        // Segment `n` sent at `tsval` arrives 10 ms later: the timestamps its ACKs echo.
+        let echoes = |r: &mut Rig, n: u64, tsval: Time| {
+            r.out.clear();
+            let seg = TcpSegment { seq: n * u64::from(MSS), len: MSS, tsval, ..Default::default() };
+            r.segment(&seg, tsval + 10 * MS);
+            r.out.iter().map(|p| p.tcp().unwrap().tsecr).collect::<Vec<_>>()
         };
         // Quick-ACK mode: every segment is ACKed at once. Segment 1 is lost; 2 and 3 arrive
         // out of order and their duplicate ACKs still echo segment 0's 20 ms.
-        assert_eq!(echoes(&mut rcv, 0, 20 * MS, &mut out), vec![20 * MS]);
-        assert_eq!(echoes(&mut rcv, 2, 22 * MS, &mut out), vec![20 * MS]);
-        assert_eq!(echoes(&mut rcv, 3, 23 * MS, &mut out), vec![20 * MS]);
+        assert_eq!(echoes(&mut r, 0, 20 * MS), vec![20 * MS]);
+        assert_eq!(echoes(&mut r, 2, 22 * MS), vec![20 * MS]);
+        assert_eq!(echoes(&mut r, 3, 23 * MS), vec![20 * MS]);
         // The retransmission of 1, sent at 60 ms, fills the hole: its timestamp is echoed.
-        assert_eq!(echoes(&mut rcv, 1, 60 * MS, &mut out), vec![60 * MS]);
+        assert_eq!(echoes(&mut r, 1, 60 * MS), vec![60 * MS]);
         // Spend the quick ACKs; then two in-order segments share one ACK, which echoes the
         // first of them.
         let mut n = 4;
-        while rcv.ack.in_quickack_mode() {
-            echoes(&mut rcv, n, (60 + n) * MS, &mut out);
+        while r.rcv.ack.in_quickack_mode() {
+            echoes(&mut r, n, (60 + n) * MS);
             n += 1;
         }
-        assert!(echoes(&mut rcv, n, 200 * MS, &mut out).is_empty(), "delayed");
-        assert_eq!(echoes(&mut rcv, n + 1, 201 * MS, &mut out), vec![200 * MS]);
+        assert!(echoes(&mut r, n, 200 * MS).is_empty(), "delayed");
+        assert_eq!(echoes(&mut r, n + 1, 201 * MS), vec![200 * MS]);
     }
 }
