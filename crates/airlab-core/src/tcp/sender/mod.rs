@@ -605,16 +605,20 @@ impl TcpSender {
         if sent > 0 || is_cwnd_limited {
             self.cwnd_validate(is_cwnd_limited);
         }
-        // Linux: new data (re)starts the RTO if nothing was out or a probe was pending, then
-        // schedules a probe; retransmitting the oldest segment restarts the RTO.
+        // Linux sends retransmissions before new data (`tcp_xmit_retransmit_queue`), and
+        // retransmitting the oldest segment restarts the RTO, whatever new data follows it in
+        // the same call: the retransmission gets a whole RTO to come back, though it queues
+        // behind everything sent before it. New data then (re)starts the RTO only if nothing
+        // was out or a probe was pending, and schedules a probe.
+        if sent > sent_new && head_retransmitted && self.xmit_timer != XmitTimer::Reorder {
+            let rto = self.rtt.rto();
+            self.arm_xmit(XmitTimer::Rto, now + rto, ctx);
+        }
         if sent_new > 0 {
             if prior_packets_out == 0 || self.xmit_timer == XmitTimer::LossProbe {
                 self.rearm_rto(ctx);
             }
             self.schedule_loss_probe(false, ctx);
-        } else if sent > 0 && head_retransmitted && self.xmit_timer != XmitTimer::Reorder {
-            let rto = self.rtt.rto();
-            self.arm_xmit(XmitTimer::Rto, now + rto, ctx);
         }
         if !self.sb.is_empty() && !self.rto_timer.is_armed() {
             self.rearm_rto(ctx);

@@ -156,6 +156,25 @@ fn a_lost_retransmission_is_retransmitted_again_without_a_timeout() {
     assert_eq!(h.snd.st.ca_state, CaState::Recovery, "still the same recovery, no timeout");
 }
 
+/// Linux `tcp_xmit_retransmit_queue`: retransmitting the oldest segment restarts the RTO even
+/// when new data leaves with it. Before it, the ACK that started the recovery replaced the
+/// pending probe with an RTO counted from the oldest segment's send (`tcp_rearm_rto`); left
+/// there, a retransmission queued behind a deep buffer would time out before it is back.
+#[test]
+fn retransmitting_the_oldest_segment_restarts_the_rto_even_with_new_data() {
+    let mut h = Harness::new(40);
+    assert_eq!(h.sent(), (1..=10).collect::<Vec<_>>(), "sent at {RTT}");
+    // Segment 1 is ACKed with 3-10 SACKed: segment 2 is lost, and PRR lets new data follow
+    // its retransmission.
+    h.ack(2 * RTT, 2, &[(3, 10)]);
+    assert_eq!(h.sent(), vec![2, 11, 12, 13, 14], "the retransmission first, then new data");
+    let rto = h.snd.rtt.rto();
+    let counted_from_the_original = RTT + rto;
+    assert_eq!(h.fire_next(20 * RTT), Some(2 * RTT + rto), "not at {counted_from_the_original}");
+    assert_eq!(h.sent().first(), Some(&2));
+    assert_eq!(h.snd.st.ca_state, CaState::Loss);
+}
+
 /// RFC 8985 section 7.2 as Linux: with more than one segment out, PTO = 2 sRTT + 2 ms after
 /// the last transmission; the probe retransmits the highest segment when no new data is left.
 #[test]
