@@ -198,12 +198,13 @@ impl DelayedAck {
             ato = ato.min(max_ato);
         }
         ato = ato.min(DELACK_MAX);
+        let armed = self.timer.deadline();
+        if armed.is_some_and(|armed| armed <= ctx.now + ato / 4) {
+            return true;
+        }
         // The kernel arms the timer in jiffies; an armed one keeps its tick.
         let mut at = self.jiffies.expiry(ctx.now, ctx.now + ato);
-        if let Some(armed) = self.timer.deadline() {
-            if armed <= ctx.now + ato / 4 {
-                return true;
-            }
+        if let Some(armed) = armed {
             at = at.min(armed);
         }
         self.timer.arm(at, TimerKind::DelayedAck, ctx);

@@ -15,6 +15,12 @@ const WINDOW: u64 = 1 << 30;
 /// Path RTT: the SYN-ACK sets sRTT and min_rtt to it.
 const RTT: Time = 100 * MS;
 
+/// Linux's defaults with timers that fire at their exact deadlines (`jiffies.rs` has the
+/// kernel's ticks, which `the_probe_fires_on_a_kernel_tick` checks here).
+fn exact_timers() -> TcpConfig {
+    TcpConfig { jiffies: Jiffies::default(), ..TcpConfig::default() }
+}
+
 /// A RACK-TLP sender with its ACKs, timers and output; nothing else in the world.
 struct Harness {
     snd: TcpSender,
@@ -27,13 +33,12 @@ struct Harness {
 }
 
 impl Harness {
-    /// Connected at `RTT` with `segments` of data to send (cwnd 10).
+    /// Connected at `RTT` with `segments` of data to send (cwnd 10), timers exact.
     fn new(segments: u64) -> Self {
-        Self::with_config(segments, TcpConfig { jiffies: Jiffies::default(), ..TcpConfig::default() })
+        Self::with_config(segments, exact_timers())
     }
 
-    /// Timers fire at their exact deadlines here (`jiffies.rs` has the kernel's ticks), unless
-    /// `opts` asks for ticks.
+    /// The same with `opts` (RACK-TLP, no TCP Small Queues).
     fn with_config(segments: u64, opts: TcpConfig) -> Self {
         let opts = TcpConfig { small_queues: false, recovery: LossDetection::RackTlp, ..opts };
         let cc = cc::CcEnv::scratch(|env| cc::create(&cc::defaults("reno"), env)).unwrap();
@@ -207,7 +212,7 @@ fn a_lone_segment_is_probed_no_later_than_the_rto() {
 #[test]
 fn frto_undoes_a_spurious_timeout() {
     let run = |frto: bool| {
-        let mut h = Harness::with_config(40, TcpConfig { frto, jiffies: Jiffies::default(), ..TcpConfig::default() });
+        let mut h = Harness::with_config(40, TcpConfig { frto, ..exact_timers() });
         h.sent();
         // Nothing comes back: the probe (new segment 11) at 302 ms, the RTO at 602 ms.
         assert_eq!(h.fire_next(10 * RTT), Some(302 * MS));
