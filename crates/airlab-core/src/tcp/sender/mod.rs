@@ -104,6 +104,12 @@ pub struct TcpSender {
     tlp_retrans: bool,
     undo: Undo,
     pace_timer: Timer,
+    /// Data segments sent, retransmissions included (Linux `tp->data_segs_out`): pacing
+    /// spares the first ten.
+    segs_sent: u64,
+    /// (seq, earliest departure before it) of the segments sent at `last_send`, so a send the
+    /// host's qdisc refuses gives its pacing slot back.
+    paced_sends: Vec<(u64, Time)>,
     last_send: Time,
     delivered_buf: Vec<Delivered>,
     lost_buf: Vec<TxSnapshot>,
@@ -164,6 +170,8 @@ impl TcpSender {
             tlp_retrans: false,
             undo: Undo::default(),
             pace_timer: Timer::default(),
+            segs_sent: 0,
+            paced_sends: Vec::new(),
             last_send: 0,
             delivered_buf: Vec::new(),
             lost_buf: Vec::new(),
@@ -572,24 +580,17 @@ impl TcpSender {
                 self.tsq_throttled = true;
                 break;
             }
-            let payload = match retransmission {
+            match retransmission {
                 Some(idx) => self.retransmit(idx, true, ctx),
                 None => {
                     sent_new += 1;
                     self.send_new(ctx)
                 }
-            };
+            }
             if matches!(self.st.ca_state, CaState::Recovery | CaState::Cwr) {
                 self.prr_out += 1;
             }
             sent += 1;
-            self.last_send = now;
-            if self.st.paced && self.st.pacing_rate > 0 {
-                // Linux `tcp_update_skb_after_send` spaces packets by the segment's payload
-                // length (the write-queue skb, without headers) over the pacing rate.
-                let gap = payload as u64 * SEC / self.st.pacing_rate;
-                self.st.next_departure = self.st.next_departure.max(now) + gap;
-            }
         }
         if self.undo.frto_new_data {
             // F-RTO step 2b: if no new data could go, fall back to retransmitting.
@@ -623,6 +624,31 @@ impl TcpSender {
         if !self.sb.is_empty() && !self.rto_timer.is_armed() {
             self.rearm_rto(ctx);
         }
+    }
+
+    /// Linux `tcp_update_skb_after_send`: the next segment may leave one payload length (the
+    /// write-queue skb, without headers) over the pacing rate after this one. The first ten
+    /// segments leave back to back, as the original sch_fq let them; and a socket that sends
+    /// later than its slot allowed gets up to half a gap back ("OS jitter": an ACK-clocked or
+    /// timer-woken sender is not held to a schedule it could not keep).
+    fn pace(&mut self, seq: u64, payload: u32, now: Time) {
+        self.segs_sent += 1;
+        if self.last_send != now {
+            self.paced_sends.clear();
+        }
+        self.last_send = now;
+        if !self.st.paced || self.st.pacing_rate == 0 {
+            return;
+        }
+        let prior = self.st.next_departure;
+        let stamp = prior.max(now);
+        self.paced_sends.push((seq, prior));
+        let mut next = stamp;
+        if self.segs_sent >= 10 {
+            let gap = payload as u64 * SEC / self.st.pacing_rate;
+            next += gap - (stamp - prior).min(gap / 2);
+        }
+        self.st.next_departure = next;
     }
 
     fn reorder_timer_armed(&self) -> bool {
@@ -697,8 +723,9 @@ impl TcpSender {
             if matches!(self.st.ca_state, CaState::Recovery | CaState::Cwr) {
                 self.prr_out = self.prr_out.saturating_sub(1);
             }
-            if self.st.paced && self.st.pacing_rate > 0 {
-                self.st.next_departure -= u64::from(seg.len) * SEC / self.st.pacing_rate;
+            // Linux keeps the departure stamp moved up to now, without this segment's gap.
+            if let Some(&(_, prior)) = self.paced_sends.iter().rev().find(|(seq, _)| *seq == seg.seq) {
+                self.st.next_departure = prior.max(ctx.now);
             }
             if self.sb.pop_new(seg.seq) {
                 self.snd_nxt = seg.seq;
@@ -750,8 +777,8 @@ impl TcpSender {
         Packet { charged: true, ..self.packet(size, ecn, seg) }
     }
 
-    /// Send the next new segment; returns its payload length.
-    fn send_new(&mut self, ctx: &mut Ctx) -> u32 {
+    /// Send the next new segment.
+    fn send_new(&mut self, ctx: &mut Ctx) {
         let now = ctx.now;
         if self.sb.is_empty() && self.last_send > 0 {
             self.restart_after_idle(now - self.last_send);
@@ -770,15 +797,15 @@ impl TcpSender {
             snap,
         });
         let pkt = self.data_packet(self.snd_nxt, len);
+        self.pace(self.snd_nxt, len, now);
         self.snd_nxt += len as u64;
         ctx.flow.total.data_segs_out += 1;
         ctx.out.push(pkt);
-        len
     }
 
     /// Retransmit the segment at `idx`, a lost one (`repair`) or a tail loss probe, which
-    /// stays counted in flight as it was; returns its payload length.
-    fn retransmit(&mut self, idx: usize, repair: bool, ctx: &mut Ctx) -> u32 {
+    /// stays counted in flight as it was.
+    fn retransmit(&mut self, idx: usize, repair: bool, ctx: &mut Ctx) {
         let now = ctx.now;
         let packets_out = self.sb.packets_out();
         let in_flight_after = self.sb.in_flight() + u32::from(repair);
@@ -796,8 +823,8 @@ impl TcpSender {
         ctx.flow.total.retransmits += 1;
         ctx.flow.total.data_segs_out += 1;
         let pkt = self.data_packet(seq, len);
+        self.pace(seq, len, now);
         ctx.out.push(pkt);
-        len
     }
 
     /// Linux `tcp_cwnd_restart`: halve cwnd for every RTO of idle time, down to the initial

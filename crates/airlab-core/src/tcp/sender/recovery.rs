@@ -165,7 +165,6 @@ impl TcpSender {
             if let Some(retransmission) = probe {
                 self.tlp_retrans = retransmission;
                 self.tlp_high_seq = Some(self.snd_nxt);
-                self.last_send = ctx.now;
                 // The RTO counts from the probe.
                 self.xmit_timer = XmitTimer::Rto;
                 self.rto_timer.cancel();

@@ -283,3 +283,26 @@ fn the_probe_fires_on_a_kernel_tick() {
     // fires on the tick at 197 + 52 * 4 = 405 ms, 3 ms after its exact 402 ms.
     assert_eq!(h.fire_next(10 * RTT), Some(405 * MS));
 }
+
+/// Linux `tcp_update_skb_after_send`: the first ten segments leave unpaced (as with the
+/// original sch_fq); from the tenth on, each sets the next one's earliest departure one
+/// payload's time at the pacing rate later, less up to half of that when the sender comes
+/// late for its slot.
+#[test]
+fn pacing_spares_the_initial_window_and_gives_a_late_sender_half_a_gap_back() {
+    let mut h = Harness::with_config(30, TcpConfig { pacing: true, ..exact_timers() });
+    assert_eq!(h.sent(), (1..=10).collect::<Vec<_>>(), "the initial window leaves at once");
+    // 200 % of cwnd / sRTT in slow start: 10 segments per 50 ms, 5 ms after the tenth.
+    assert_eq!(h.snd.st.next_departure, RTT + 5 * MS);
+    // The first ACK comes 95 ms after that slot; cwnd 11 lets two go. Segment 11 leaves at
+    // once and 12 half a gap later, the gap now 50 ms / 11.
+    h.ack(2 * RTT, 2, &[]);
+    assert_eq!(h.sent(), vec![11]);
+    assert_eq!(h.snd.st.pacing_rate, 2 * 11 * MSS * 10);
+    let gap = MSS * SEC / h.snd.st.pacing_rate;
+    let slot = 2 * RTT + gap - gap / 2;
+    assert_eq!(h.fire_next(3 * RTT), Some(slot));
+    assert_eq!(h.sent(), vec![12]);
+    // Sent on time, segment 12 keeps the whole gap.
+    assert_eq!(h.snd.st.next_departure, slot + gap);
+}
