@@ -67,6 +67,34 @@ def test_targets_say_their_plan_and_count_each_measurement_once(tmp_path: Path) 
         runner.write_targets(tmp_path, "p", False, [*rows, point("E1", "m", 2.0, 2.0)])
 
 
+def test_rows_that_cannot_fail_count_apart(tmp_path: Path) -> None:
+    # A configured cap echoed back is within whatever the model does: it stays in the table
+    # and the full count, not in the informative score.
+    cap = point("E2-4", "1-hop A-MPDU size", 32.0, 32.0).not_informative(
+        "configuration", "the scenario caps an A-MPDU at 32 MPDUs"
+    )
+    rows = [point("E1", "m", 1.0, 1.1), direction("E2", "c", False, -1.0), cap]
+    doc = json.loads(runner.write_targets(tmp_path, "p", False, rows).read_text())
+    assert doc["counts"] == {"within": 2, "outside": 0, "holds": 0, "fails": 1}
+    assert doc["informative_counts"] == {"within": 1, "outside": 0, "holds": 0, "fails": 1}
+    assert doc["score"].startswith("1 of 2 informative rows hit")
+    assert "all rows: 2 of 3" in doc["score"]
+    assert doc["targets"][2]["not_informative"] == {
+        "reason": "configuration", "why": "the scenario caps an A-MPDU at 32 MPDUs"
+    }  # fmt: skip
+    assert doc["targets"][0]["informative"] and doc["targets"][0]["not_informative"] is None
+    with pytest.raises(ValueError, match="expected one of"):
+        point("E1", "m", 1.0, 1.0).not_informative("boring", "it is")
+    with pytest.raises(ValueError, match="say why"):
+        point("E1", "m", 1.0, 1.0).not_informative("duplicate", "")
+
+
+def test_the_schema_knows_every_reason_a_row_cannot_fail() -> None:
+    item = schema("targets")["properties"]["targets"]["items"]
+    reasons = item["properties"]["not_informative"]["oneOf"][1]["properties"]["reason"]["enum"]
+    assert reasons == list(runner.UNINFORMATIVE)
+
+
 def test_job_ids_ignore_override_order() -> None:
     a = Job(DUMBBELL, (("duration", "2s"), ("seed", "1")), 1)
     b = Job(DUMBBELL, (("seed", "1"), ("duration", "2s")), 1)

@@ -666,14 +666,16 @@ def reproduce(
     analysis = mod.analyze(outcome.records, out_dir, quick)
     _io.write_text(out_dir / "report.html", mod.report(analysis, out_dir, quick))
     t = Table(title="Paper vs airlab", title_justify="left", title_style="bold")
-    for col in ("variant", "experiment", "metric", "paper", "airlab", "status"):
+    for col in ("variant", "experiment", "metric", "paper", "airlab", "status", "informative"):
         t.add_column(col)
-    for s in analysis["sections"]:
-        for tg in s["targets"]:
-            t.add_row(
-                tg.variant, tg.experiment, tg.metric, fmt(tg.paper), fmt(tg.airlab), tg.status
-            )
+    rows = [tg for s in analysis["sections"] for tg in s["targets"]]
+    for tg in rows:
+        t.add_row(
+            tg.variant, tg.experiment, tg.metric, fmt(tg.paper), fmt(tg.airlab), tg.status,
+            "yes" if tg.informative else f"no: {tg.uninformative}",
+        )  # fmt: skip
     console.print(t)
+    console.print(f"[bold]score[/]: {runner.score(rows)}")
     console.print(
         f"report: [bold]{out_dir / 'report.html'}[/], targets: {out_dir / 'targets.json'}"
     )

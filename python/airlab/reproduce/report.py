@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from airlab.reproduce.runner import Target
+from airlab.reproduce.runner import UNINFORMATIVE, Target, score
 
 STATUS_COLOR = {"within": "#1a7f37", "holds": "#1a7f37", "outside": "#cf222e", "fails": "#cf222e"}
 
@@ -37,11 +37,25 @@ def targets_table(targets: Sequence[Target], show_variant: bool = False) -> str:
             f"<td>{html.escape(t.experiment)}</td><td>{html.escape(t.metric)}</td>{variant}"
             f"<td>{_num(t.paper)}</td><td>{_num(t.airlab)}</td><td>{html.escape(t.tolerance)}</td>"
             f"<td style='color:{color}'>{html.escape(t.status)}"
-            f"{': ' + html.escape(t.note) if t.note else ''}</td></tr>"
+            f"{': ' + html.escape(t.note) if t.note else ''}</td>{_informative(t)}</tr>"
         )
     head = "<tr><th>experiment</th><th>metric</th>" + ("<th>variant</th>" if show_variant else "")
-    head += "<th>paper</th><th>airlab</th><th>tolerance</th>"
-    return f"<table>{head}<th>status</th></tr>{''.join(rows)}</table>"
+    head += "<th>paper</th><th>airlab</th><th>tolerance</th><th>status</th>"
+    return f"<table>{head}<th>informative</th></tr>{''.join(rows)}</table>"
+
+
+def _informative(t: Target) -> str:
+    if t.informative:
+        return "<td>yes</td>"
+    reason = html.escape(UNINFORMATIVE[t.uninformative])
+    return f"<td style='text-align:left'>no: <span title='{reason}'>{t.uninformative}</span>, " \
+        f"{html.escape(t.why)}</td>"  # fmt: skip
+
+
+def score_note(analysis: Mapping[str, Any]) -> str:
+    """The reproduction's score over the targets of every section of ``analysis``."""
+    targets = [t for s in analysis["sections"] for t in s["targets"]]
+    return f"<p><b>Score:</b> {html.escape(score(targets))}.</p>"
 
 
 def frame_table(df: pd.DataFrame, columns: Sequence[tuple[str, str]], spread: str = "_ci") -> str:

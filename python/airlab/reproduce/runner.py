@@ -65,9 +65,24 @@ def jain(values: Sequence[float]) -> float:
 STATUSES = ("within", "outside", "holds", "fails")
 
 
+#: Why a row cannot tell a faithful model from a wrong one. Such a row stays in the table and
+#: in the full count, but not in the informative score.
+UNINFORMATIVE = {
+    "configuration": "echoes the configuration (a cap, a rate or a split the scenario sets)",
+    "insensitive": "any model that keeps the bottleneck busy passes it",
+    "follows": "holds or fails with another row",
+    "calibration": "a calibration input: the setting was chosen to meet it",
+    "derived": "a value derived from the model's own inputs, not a paper result",
+    "duplicate": "the same measurement as another row",
+}
+
+
 @dataclass
 class Target:
-    """One number (or claim) of the paper beside ours."""
+    """One number (or claim) of the paper beside ours.
+
+    ``uninformative`` is empty for a row that can fail on its own; otherwise a key of
+    :data:`UNINFORMATIVE`, with ``why`` saying what makes this row so."""
 
     experiment: str
     metric: str
@@ -77,6 +92,29 @@ class Target:
     status: str
     variant: str = ""
     note: str = ""
+    uninformative: str = ""
+    why: str = ""
+
+    @property
+    def informative(self) -> bool:
+        return not self.uninformative
+
+    @property
+    def hit(self) -> bool:
+        return self.status in ("within", "holds")
+
+    def not_informative(self, reason: str, why: str) -> Target:
+        """This row, marked as one that cannot fail on its own (``reason`` a key of
+        :data:`UNINFORMATIVE`, ``why`` the row's own case)."""
+        if reason not in UNINFORMATIVE:
+            raise ValueError(
+                f"target {self.experiment} {self.metric!r}: reason {reason!r}, "
+                f"expected one of: {', '.join(UNINFORMATIVE)}"
+            )
+        if not why:
+            raise ValueError(f"target {self.experiment} {self.metric!r}: say why it cannot fail")
+        self.uninformative, self.why = reason, why
+        return self
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -88,6 +126,10 @@ class Target:
             "tolerance": self.tolerance,
             "status": self.status,
             "note": self.note,
+            "informative": self.informative,
+            "not_informative": (
+                {"reason": self.uninformative, "why": self.why} if self.uninformative else None
+            ),
         }
 
 
@@ -178,8 +220,24 @@ SMOKE_NOTE = (
 )
 
 
+def status_counts(targets: Sequence[Target]) -> dict[str, int]:
+    return {s: sum(t.status == s for t in targets) for s in STATUSES}
+
+
+def score(targets: Sequence[Target]) -> str:
+    """The reproduction's score: hits (within, holds) among the informative rows, and among
+    all rows beside it."""
+    inf = [t for t in targets if t.informative]
+    return (
+        f"{sum(t.hit for t in inf)} of {len(inf)} informative rows hit "
+        f"({len(targets) - len(inf)} more cannot fail on their own); "
+        f"all rows: {sum(t.hit for t in targets)} of {len(targets)}"
+    )
+
+
 def write_targets(out_dir: Path, paper: str, quick: bool, targets: Sequence[Target]) -> Path:
-    """``targets.json``: which plan produced it, the count per status, and every target."""
+    """``targets.json``: which plan produced it, the count per status (over all rows and over
+    the informative ones), the score, and every target."""
     for t in targets:
         if t.status not in STATUSES:
             raise ValueError(f"target {t.experiment} {t.metric!r}: status {t.status!r}")
@@ -193,7 +251,9 @@ def write_targets(out_dir: Path, paper: str, quick: bool, targets: Sequence[Targ
         "paper": paper,
         "plan": "quick" if quick else "full",
         "note": SMOKE_NOTE if quick else "the full plan: the reproduction's result",
-        "counts": {s: sum(t.status == s for t in targets) for s in STATUSES},
+        "counts": status_counts(targets),
+        "informative_counts": status_counts([t for t in targets if t.informative]),
+        "score": score(targets),
         "targets": [t.as_dict() for t in targets],
     }
     _io.write_json(path, doc)
