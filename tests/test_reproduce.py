@@ -13,6 +13,7 @@ import pytest
 
 from airlab import jobs as jb
 from airlab.reproduce import runner
+from airlab.reproduce.explain import CLASSES
 from airlab.reproduce.runner import Job, direction, jain, mean_ci, point
 from airlab.schema import schema
 from conftest import DUMBBELL
@@ -89,10 +90,11 @@ def test_rows_that_cannot_fail_count_apart(tmp_path: Path) -> None:
         point("E1", "m", 1.0, 1.0).not_informative("duplicate", "")
 
 
-def test_the_schema_knows_every_reason_a_row_cannot_fail() -> None:
-    item = schema("targets")["properties"]["targets"]["items"]
-    reasons = item["properties"]["not_informative"]["oneOf"][1]["properties"]["reason"]["enum"]
+def test_the_schema_knows_every_reason_a_row_cannot_fail_and_every_explanation_class() -> None:
+    props = schema("targets")["properties"]["targets"]["items"]["properties"]
+    reasons = props["not_informative"]["oneOf"][1]["properties"]["reason"]["enum"]
     assert reasons == list(runner.UNINFORMATIVE)
+    assert props["explanation"]["oneOf"][1]["properties"]["class"]["enum"] == list(CLASSES)
 
 
 def test_job_ids_ignore_override_order() -> None:
@@ -134,7 +136,9 @@ def _targets(out: Path) -> list[dict]:
     assert len(set(keys)) == len(keys), "a measurement compared twice"
     for r in rows:
         assert set(r) == {"experiment", "variant", "metric", "paper", "airlab", "tolerance",
-                          "status", "note"}  # fmt: skip
+                          "status", "note", "informative", "not_informative",
+                          "explanation"}  # fmt: skip
+        assert r["informative"] == (r["not_informative"] is None), r
         assert r["status"] in ("within", "outside", "holds", "fails"), r
         if r["status"] in ("holds", "fails"):
             continue
@@ -526,3 +530,42 @@ def test_transfer_rounds_are_each_sources_kth_connection() -> None:
     assert r1["bulk_goodput"] == pytest.approx((4.0 + 6.0 + 2.0 + 2.0) / 4)
     # Round 2 spans 1.7-3.0 s: the samples ending at 2 s and 3 s.
     assert r2["bulk_goodput"] == pytest.approx((6.0 + 8.0 + 2.0 + 2.0) / 4)
+
+
+def test_fairtt_marks_busy_link_rows_and_has_fig4b_jain_maxima() -> None:
+    """Paper 003: the rows any busy bottleneck passes are marked `insensitive` in both readings;
+    every other row stays informative; Fig. 4b's per-RTT Jain maxima are rows of their own."""
+    from airlab.reproduce import fairtt
+
+    p = fairtt.Plan(seeds=(1,), duration_s=1, buffers_bdp=(2, 10, 100), rtts_ms=(5, 10, 30))
+    # Numbers only need to be distinct per algorithm: the test reads which row takes which.
+    jain_rtt = {"bbr2": {5: 0.96, 10: 0.98, 30: 0.9}, "fairtt": {5: 0.995, 10: 0.99, 30: 0.97}}
+    busy = {"ratio": 1.3, "jain_mean": 0.95, "jain_min": 0.9, "utilization_pct": 99.0}
+    queue = pd.DataFrame(
+        [
+            {"cc": cc, "buffer_bdp": b, "total_mbps": 9.5, **busy}
+            for cc in fairtt.CCS
+            for b in p.buffers_bdp
+        ]
+    )
+    rtt = pd.DataFrame(
+        [
+            {"cc": cc, "rtt_ms": r, "ratio": 1.0 + r / 100, "jain_mean": jain_rtt[cc][r]}
+            for cc in fairtt.CCS
+            for r in p.rtts_ms
+        ]
+    )
+    for variant in ("A", "B"):
+        rows = {t.metric: t for t in fairtt.targets(queue, rtt, variant, p)}
+        marked = {m: t.uninformative for m, t in rows.items() if not t.informative}
+        assert marked == {
+            "total throughput change FaiRTT vs BBRv2 (%)": "insensitive",
+            "utilization %, FaiRTT": "insensitive",
+            "FaiRTT does not lower utilization by more than 1 point": "insensitive",
+        }
+        assert all(rows[m].why for m in marked)
+        assert rows["utilization %, BBRv2"].informative  # its band ends below 100 %
+        for cc, paper in (("bbr2", 0.97), ("fairtt", 0.99)):
+            row = rows[f"max Jain over RTTs, {fairtt.LABEL[cc]}"]
+            assert (row.experiment, row.paper, row.tolerance) == ("E3-6 (Fig. 4b)", paper, "±0.05")
+            assert row.airlab == max(jain_rtt[cc].values()) and row.informative

@@ -277,9 +277,17 @@ def chain_targets(
             )
         )
     none.append(point(e21b, "4-hop RTT (ms)", 4600.0, c(6.5, 4).rtt, v65))
+    # The abstract's "exceeding 4.5 s" (L15) is the paper's 4600 ms (L163) stated loosely: the
+    # same measurement as the row above, kept in the table but not counted twice.
     m = c(6.5, 4).rtt - 4500.0
     none.append(
-        direction("E2-1 (L15)", "multi-hop RTT exceeds 4.5 s (4-hop, ms over)", m > 0, m, v65)
+        direction(
+            "E2-1 (L15)", "multi-hop RTT exceeds 4.5 s (4-hop, ms over)", m > 0, m, v65
+        ).not_informative(
+            "duplicate",
+            "the same 6.5 Mbit/s 4-hop RTT as the E2-1 (Fig. 1b) '4-hop RTT (ms)' row "
+            "(paper 4600 ms)",
+        )
     )
     for rate in AGG_RATES:
         steps = [c(rate, h + 1).rtt - c(rate, h).rtt for h in HOPS[:-1]]
@@ -402,19 +410,40 @@ def chain_targets(
             )
         )
         m = min(c(rate, h, "full").thr / c(rate, h).thr - 1 for h in HOPS)
-        full.append(
-            direction(
-                e24,
-                "A-MPDU raises throughput at every hop count (smallest relative gain)",
-                m > 0,
-                m,
-                va,
-            )
+        raises = direction(
+            e24,
+            "A-MPDU raises throughput at every hop count (smallest relative gain)",
+            m > 0,
+            m,
+            va,
         )
+        if rate == 144.4:
+            # The gain at h hops is the 1-hop gain (3 ±20 %) times the A-MPDU h/1-hop ratio over
+            # the no-A-MPDU one (each 1/h ±20 %): at least 2.4 * 0.8 / 1.2 = 1.6 while those
+            # seven point rows are within. At 300 Mbit/s no point row pins the A-MPDU chain's
+            # h/1-hop ratios (the paper gives only their mean step), so there it stands alone.
+            raises = raises.not_informative(
+                "follows",
+                "the product of the 144.4 Mbit/s 1-hop gain row and the six throughput "
+                "h-hop / 1-hop rows (with and without A-MPDU): it fails only if one of them "
+                "is outside",
+            )
+        full.append(raises)
     e25 = "E2-5 (Fig. 4)"
     for rate in AGG_RATES:
         va = variant(rate, "full")
-        full.append(point(e25, "1-hop A-MPDU size (MPDUs)", 32.0, c(rate, 1, "full").size_n0, va))
+        # One flow over one hop keeps the source's pfifo near its 1000 packets (E2-2), and the
+        # 4 ms and 65,535-byte limits allow 42 or more 1500-byte MPDUs at both rates: every
+        # aggregate is the scenario's max_mpdus = 32, whatever the MAC does.
+        full.append(
+            point(
+                e25, "1-hop A-MPDU size (MPDUs)", 32.0, c(rate, 1, "full").size_n0, va
+            ).not_informative(
+                "configuration",
+                "the scenario's 32-MPDU cap, the binding limit for a 1-hop source whose queue "
+                "is full",
+            )
+        )
         m = min(
             c(rate, h, "full").size_n0
             - float(np.mean([c(rate, h, "full")[f"size_n{i}"] for i in range(1, h)]))
@@ -497,6 +526,7 @@ def parking_targets(park: pd.DataFrame) -> list[Target]:
     """E2-8, E2-9: Jain's index, the 1-hop/4-hop ratio and the ordering of the flows."""
     t: list[Target] = []
     jfi: dict[str, dict[float, float]] = {"none": {}, "full": {}}
+    jfi_paper: dict[str, dict[float, float]] = {"none": {}, "full": {}}
     for agg, exp, paper in (
         ("none", "E2-8 (Fig. 6a)", {6.5: (0.86, 2.3), 144.4: (0.81, 4.7), 300.0: (0.46, 33.0)}),
         ("full", "E2-9 (Fig. 6c)", {144.4: (0.77, 3.38), 300.0: (0.50, 150.0)}),
@@ -505,6 +535,7 @@ def parking_targets(park: pd.DataFrame) -> list[Target]:
             r = row_where(park, rate=rate, ampdu=agg)
             v = variant(rate, agg)
             jfi[agg][rate] = r.jain_of_means
+            jfi_paper[agg][rate] = j
             t.append(point(exp, "Jain's index over the 4 flows", j, r.jain_of_means, v, JAIN_TOL))
             # Ratios of tens to hundreds hang on the starved flow's last Mbit/s: compare them
             # within a factor of 2 (log scale), the small ones within 20 %.
@@ -532,15 +563,26 @@ def parking_targets(park: pd.DataFrame) -> list[Target]:
     for agg, exp in (("none", "E2-8 (Fig. 6a)"), ("full", "E2-9 (Fig. 6c)")):
         vals = [jfi[agg][r] for r in sorted(jfi[agg])]
         m = min(a - b for a, b in itertools.pairwise(vals))
-        t.append(
-            direction(
-                exp,
-                "unfairness grows with the link rate (smallest Jain drop)",
-                m > 0,
-                m,
-                AGG_LABEL[agg],
-            )
+        grows = direction(
+            exp,
+            "unfairness grows with the link rate (smallest Jain drop)",
+            m > 0,
+            m,
+            AGG_LABEL[agg],
         )
+        # Each drop is the difference of two Jain rows above. Where the paper's indices are
+        # further apart than both tolerances (with A-MPDU 0.77 and 0.50), the claim cannot fail
+        # while those rows are within; without A-MPDU 0.86 and 0.81 are only 0.05 apart, so
+        # both can be within and the claim still fail.
+        paper_jain = [jfi_paper[agg][r] for r in sorted(jfi_paper[agg])]
+        if min(a - b for a, b in itertools.pairwise(paper_jain)) > 2 * JAIN_TOL:
+            grows = grows.not_informative(
+                "follows",
+                f"the difference of the {exp[:4]} Jain rows (paper "
+                + " and ".join(f"{x:g}" for x in paper_jain)
+                + f", each ±{JAIN_TOL:g}): it fails only if one of them is outside",
+            )
+        t.append(grows)
     return t
 
 

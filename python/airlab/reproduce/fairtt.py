@@ -215,6 +215,10 @@ def targets(queue: pd.DataFrame, rtt: pd.DataFrame, variant: str, p: Plan) -> li
     f = row_where(queue, cc=new, buffer_bdp=MAIN_BUFFER_BDP)
     jain_tol = 0.05  # absolute, for Jain's index (reproduction-targets.md X.1)
     util_tol = 2.0  # percentage points
+    # At the main setting two bulk flows share a 10 BDP Drop-Tail buffer: the queue drains only
+    # in BBRv2's PROBE_RTT dips (both algorithms have them), so the link is busy 97-100 % of
+    # the time whatever the split between the flows. Rows that only ask for that are marked.
+    busy = "two bulk flows over a 10 BDP Drop-Tail buffer keep the link busy"
     t = [
         point("E3-1 (Fig. 3a)", "throughput ratio, BBRv2", 1.44, b.ratio, variant),
         point("E3-1 (Fig. 3a)", "throughput ratio, FaiRTT", 1.05, f.ratio, variant),
@@ -225,6 +229,9 @@ def targets(queue: pd.DataFrame, rtt: pd.DataFrame, variant: str, p: Plan) -> li
             100 * (f.total_mbps / b.total_mbps - 1),
             variant,
             absolute=2.0,
+        ).not_informative(
+            "insensitive",
+            f"{busy} in both runs, so their totals differ by about a point, inside -1 to +3 %",
         ),
         point("E3-4 (Fig. 4a)", "Jain min over time, BBRv2", 0.88, b.jain_min, variant, jain_tol),
         point("E3-4 (Fig. 4a)", "Jain mean over time, BBRv2", 0.95, b.jain_mean, variant, jain_tol),
@@ -232,23 +239,35 @@ def targets(queue: pd.DataFrame, rtt: pd.DataFrame, variant: str, p: Plan) -> li
         point(
             "E3-4 (Fig. 4a)", "Jain mean over time, FaiRTT", 0.99, f.jain_mean, variant, jain_tol
         ),
+        # Stays informative: its band ends at 99.21 %, below a link that is never idle (the
+        # busy fraction reaches 100 %), so it asks for the idle time of BBRv2's PROBE_RTT dips.
         point("E3-7 (Fig. 5)", "utilization %, BBRv2", 97.21, b.utilization_pct, variant, util_tol),
         point(
             "E3-7 (Fig. 5)", "utilization %, FaiRTT", 98.78, f.utilization_pct, variant, util_tol
+        ).not_informative(
+            "insensitive", f"{busy}; 98.78 ± 2 spans 96.78-100 %, so only an idling link misses"
         ),
     ]
+
+    def claim(experiment: str, text: str, margin: float) -> Target:
+        # A claim holds when its margin is positive; the margin is what the table shows.
+        return direction(experiment, text, margin > 0, margin, variant)
+
     claims = [
         # "Improves" means closer to 1 on a log scale: a ratio of 0.5 is as unfair as 2.
-        (
+        claim(
             "E3-1 (Fig. 3a)",
             "FaiRTT brings the throughput ratio closer to 1",
             abs(math.log(b.ratio)) - abs(math.log(f.ratio)),
         ),
-        ("E3-4 (Fig. 4a)", "FaiRTT raises the mean Jain index", f.jain_mean - b.jain_mean),
-        (
+        claim("E3-4 (Fig. 4a)", "FaiRTT raises the mean Jain index", f.jain_mean - b.jain_mean),
+        claim(
             "E3-7 (Fig. 5)",
             "FaiRTT does not lower utilization by more than 1 point",
             f.utilization_pct - b.utilization_pct + 1.0,
+        ).not_informative(
+            "insensitive",
+            f"{busy} in both runs: FaiRTT changes the split, not whether the queue stays full",
         ),
     ]
     for c, paper_ratio, paper_jain in ((base, 1.46, 0.95), (new, 1.04, 0.99)):
@@ -264,15 +283,21 @@ def targets(queue: pd.DataFrame, rtt: pd.DataFrame, variant: str, p: Plan) -> li
                            jain_tol))  # fmt: skip
     fq = queue[queue.cc == new].set_index("buffer_bdp")
     if 2 in p.buffers_bdp:
-        claims.append(("E3-5 (Fig. 4c)", "FaiRTT's Jain index peaks at 2 BDP",
-                       fq.jain_mean[2] - fq.jain_mean.max() + 1e-12))  # fmt: skip
+        claims.append(claim("E3-5 (Fig. 4c)", "FaiRTT's Jain index peaks at 2 BDP",
+                            fq.jain_mean[2] - fq.jain_mean.max() + 1e-12))  # fmt: skip
     bq = queue[queue.cc == base].set_index("buffer_bdp")
     big = max(p.buffers_bdp)
-    claims.append(("E3-2 (Fig. 3b)", "BBRv2 fairness drops for buffers above 10 BDP",
-                   bq.ratio[big] - bq.ratio[MAIN_BUFFER_BDP]))  # fmt: skip
-    for c, lo, hi, avg, jain_far, jain_avg in (
-        (base, 1.32, 1.82, 1.44, 0.93, 0.94),
-        (new, 1.02, 1.18, 1.11, 0.99, 0.98),
+    claims.append(claim("E3-2 (Fig. 3b)", "BBRv2 fairness drops for buffers above 10 BDP",
+                        bq.ratio[big] - bq.ratio[MAIN_BUFFER_BDP]))  # fmt: skip
+    # jain_max: "The maximum value of the fairness index obtained for FaiRTT is 0.99 as against
+    # 0.97 for BBRv2 at 5 ms and 10 ms competing flows" (P3 Sec. IV-B2, L107; E3-6 in
+    # reproduction-targets.md). Ours is the largest over the RTT sweep of the same metric as
+    # Fig. 4a's mean row (per 1 s bin over the whole run, then averaged), as the min and max
+    # ratio rows of Fig. 3c take theirs; the paper's peak sits at 10 ms although its sweep
+    # starts at 5 ms, equal to the mice (reproduction-targets.md P3.6 [X]2).
+    for c, lo, hi, avg, jain_far, jain_avg, jain_max in (
+        (base, 1.32, 1.82, 1.44, 0.93, 0.94, 0.97),
+        (new, 1.02, 1.18, 1.11, 0.99, 0.98, 0.99),
     ):
         rows = rtt[rtt.cc == c].set_index("rtt_ms")
         name = LABEL[c]
@@ -292,13 +317,20 @@ def targets(queue: pd.DataFrame, rtt: pd.DataFrame, variant: str, p: Plan) -> li
                 variant,
                 jain_tol,
             ),
+            point(
+                "E3-6 (Fig. 4b)",
+                f"max Jain over RTTs, {name}",
+                jain_max,
+                rows.jain_mean.max(),
+                variant,
+                jain_tol,
+            ),
         ]
     br = rtt[rtt.cc == base].set_index("rtt_ms")
     near = min(x for x in p.rtts_ms if x > MICE_RTT_MS)
-    claims.append(("E3-3 (Fig. 3c)", "BBRv2 fairness worsens as the RTT gap grows",
-                   br.ratio[max(p.rtts_ms)] - br.ratio[near]))  # fmt: skip
-    # A claim holds when its margin is positive; the margin is what the table shows.
-    t += [direction(exp, claim, margin > 0, margin, variant) for exp, claim, margin in claims]
+    claims.append(claim("E3-3 (Fig. 3c)", "BBRv2 fairness worsens as the RTT gap grows",
+                        br.ratio[max(p.rtts_ms)] - br.ratio[near]))  # fmt: skip
+    t += claims
     return t
 
 
@@ -348,7 +380,8 @@ def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
         r.plan_note(quick)
         + r.score_note(analysis)
         + (
-            f"<p>{len(p.seeds)} seeds, {p.duration_s} s per run, buffers {list(p.buffers_bdp)} BDP, "
+            f"<p>{len(p.seeds)} seeds, {p.duration_s} s per run, "
+            f"buffers {list(p.buffers_bdp)} BDP, "
             f"elephant RTTs {list(p.rtts_ms)} ms (mice {MICE_RTT_MS:g} ms). Means over seeds with "
             "95 % confidence intervals; Jain's index is computed per 1 s bin and averaged. "
             "Utilization is the bottleneck's busy fraction (IP bytes).</p>"

@@ -57,6 +57,19 @@ SETTINGS: dict[str, tuple[str, str, str | None]] = {
     ),
 }
 DEVICE_KEY = "wifi.ward.node.ap.device"
+#: Settings where the two AQMs are one run: the scenario's default device layer, mac80211,
+#: takes every packet at once (as Linux's, which marks the interface IFF_NO_QUEUE), so the
+#: qdisc above never holds one, CoDel never sees a sojourn and the WRR never chooses; both
+#: AQMs forward each packet as it comes, and the runs are bit-identical (test_reproduce's
+#: end-to-end test checks it; targets.json has gains of exactly 0 there). A claim that the two
+#: AQMs give the same bulk goodput holds there by construction and is marked. Claims that the
+#: cross-layer AQM does better fail there by construction too, but stay informative: the paper
+#: measured them on an OpenWrt (mac80211) AP, so a model in which the AQM acts there hits them
+#: and ours does not; they tell the two apart.
+SAME_RUNS = {
+    "eHealth, mac80211": "mac80211 never refuses a packet, so the AP's qdisc holds none and the "
+    "cross-layer AQM and FQ-CoDel give bit-identical runs"
+}
 #: The flows whose packets cross the AQM beside the mice (their goodput is "bulk goodput").
 BULK = {"smart home": ("bulk-up",), "eHealth": ("video-down-1", "video-down-2")}
 TRANSFER_MBIT = 8.0
@@ -71,6 +84,21 @@ TABLES = {
 #: paper's (reproduction-targets P1.2 calibrates to it): 6 in the smart home (10 overload its
 #: uplink: 10 x 5.33 Mbit/s offered on 50), 10 in eHealth.
 TABLE_SOURCES = {"smart home": 6, "eHealth, device FIFO": 10}
+#: Why the tables' goodput rows cannot fail on their own. Their operating point is free (the
+#: paper states neither the number of sources nor, for eHealth, the channel width) and was
+#: chosen where FQ-CoDel's mice goodput meets the table: 6 sources in the smart home (12.6
+#: Mbit/s against 11.4-11.9), and in eHealth 10 monitors with the PHY width (40 MHz, two
+#: streams: 1 MB in 1.41 s, 5.7 Mbit/s against 5.6). The paper's spread over K (4 % in Table
+#: 1, 11 % in Table 2) lies inside the ±20 % tolerance, so every K row asks for that chosen
+#: level again, moved only by the cross-layer AQM's gain at the point, a number the paper does
+#: not give (it is E1-5's and E1-7's rows' business). The delay rows and the best K stay
+#: informative: nothing was chosen to meet them.
+CALIBRATED = {
+    "smart home": "the unstated source count was chosen where FQ-CoDel's mice goodput meets "
+    "Table 1, whose spread over K lies inside ±20 %",
+    "eHealth, device FIFO": "the 40 MHz two-stream PHY and the unstated 10 monitors were chosen "
+    "where FQ-CoDel's mice goodput meets Table 2, whose spread over K lies inside ±20 %",
+}
 #: The classifier's mean and the round robin: the corrected readings and the printed ones.
 READINGS = (("recent", "intended"), ("active", "intended"), ("recent", "literal"))
 
@@ -285,6 +313,16 @@ def _gain(steady: pd.DataFrame, setting: str, metric: str) -> pd.DataFrame:
     )  # fmt: skip
 
 
+def _equal_bulk(t: Target, setting: str) -> Target:
+    """A claim that the cross-layer AQM leaves the bulk goodput as FQ-CoDel's, marked where
+    the setting makes the two AQMs one run (:data:`SAME_RUNS`)."""
+    if setting in SAME_RUNS:
+        return t.not_informative(
+            "configuration", f"{SAME_RUNS[setting]}: equal bulk goodput by construction"
+        )
+    return t
+
+
 def _trend(g: pd.Series) -> float:
     """The least-squares slope of a series over its index (per source), in closed form:
     np.polyfit goes through LAPACK, whose last bits vary between runs of the same input."""
@@ -317,8 +355,9 @@ def targets(agg: Mapping[str, pd.DataFrame]) -> list[Target]:
             direction("E1-1 (Fig. 4)", "mice goodput stable after one round (rounds 2-5 within "
                       "15 % of their mean)", bool((later / later.mean() - 1).abs().max() <= 0.15),
                       0.15 - float((later / later.mean() - 1).abs().max()), setting),
-            direction("E1-1 (Fig. 4)", "equal bulk goodput from round 3 (within 10 %)",
-                      bool(steady_bulk.max() <= 0.10), 0.10 - float(steady_bulk.max()), setting),
+            _equal_bulk(direction("E1-1 (Fig. 4)", "equal bulk goodput from round 3 (within "
+                                  "10 %)", bool(steady_bulk.max() <= 0.10),
+                                  0.10 - float(steady_bulk.max()), setting), setting),
             point("E1-2 (Fig. 5)", "largest mice FCT reduction over the first 5 rounds (%)", -41.0,
                   float(fct.min()), setting),
         ]  # fmt: skip
@@ -334,9 +373,9 @@ def targets(agg: Mapping[str, pd.DataFrame]) -> list[Target]:
             point(exp, "largest mice goodput gain (%)", 59.0, float(g.change.max()), setting),
             direction(exp, "the gain grows with the sources (slope, % per source)",
                       _trend(g.change) > 0, _trend(g.change), setting),
-            direction(exp, "bulk goodput within 10 % of FQ-CoDel at every source count",
-                      bool((b.change.abs() <= 10).all()), 10 - float(b.change.abs().max()),
-                      setting),
+            _equal_bulk(direction(exp, "bulk goodput within 10 % of FQ-CoDel at every source "
+                                  "count", bool((b.change.abs() <= 10).all()),
+                                  10 - float(b.change.abs().max()), setting), setting),
             direction("E1-4 (Fig. 7)", "cross-layer mice FCT lower at every source count",
                       bool((f.change < 0).all()), -float(f.change.max()), setting),
             point("E1-4 (Fig. 7)", "mean FCT reduction over the source counts (ms)", 190.0,
@@ -357,14 +396,23 @@ def targets(agg: Mapping[str, pd.DataFrame]) -> list[Target]:
     small, large = j[j.index <= 12], j[j.index > 12]
     out += [
         point("E1-5 (Fig. 8)", "largest mice goodput gain (%)", 77.0, float(g.change.max())),
+        # The abstract's headline (L11; "up to almost 80 %" in the home network, L25) is Fig. 8's
+        # largest gain rounded up: the same number of ours against the same measurement.
         point("abstract (L11)", "mice goodput 'almost 80 %' higher (largest gain, %)", 80.0,
-              float(g.change.max())),
+              float(g.change.max())).not_informative(
+            "duplicate", "the abstract's 'almost 80 %' is E1-5's largest smart-home gain (Fig. "
+            "8, 77 %), the same number of ours"),
         direction("E1-5 (Fig. 8)", "cross-layer mice goodput above FQ-CoDel at every source "
                   "count", bool((g.change > 0).all()), float(g.change.min())),
         direction("E1-5 (Fig. 8)", "the gain shrinks as the sources grow (slope, % per source)",
                   _trend(g.change) < 0, -_trend(g.change)),
+        # Only the sign is asked, and the 50 Mbit/s uplink the bulk upload fills gets 5.3 Mbit/s
+        # more offered by every source (10.7 at 2 sources, 107 at 20): whatever the AQM, the
+        # bulk keeps what the mice leave, so it falls even under FQ-CoDel's fair shares.
         direction("E1-5 (Fig. 8)", "bulk goodput falls as the sources grow (slope, Mbit/s per "
-                  "source)", _trend(b.xlayer) < 0, -_trend(b.xlayer)),
+                  "source)", _trend(b.xlayer) < 0, -_trend(b.xlayer)).not_informative(
+            "insensitive", "the mice offer 5.3 Mbit/s more per source to the 50 Mbit/s uplink the "
+            "bulk upload fills, so any model that keeps it busy and serves the mice passes"),
         direction("E1-9 (Fig. 13)", "at the most sources the gain is below eHealth's (device "
                   "FIFO), %", float(g.change.iloc[-1]) < float(eh.change.iloc[-1]),
                   float(eh.change.iloc[-1] - g.change.iloc[-1])),
@@ -389,7 +437,10 @@ def _k_targets(agg: Mapping[str, pd.DataFrame]) -> list[Target]:
             for metric, col in (("goodput", "mice_goodput"), ("delay", "mice_delay")):
                 ours = float(row[col]) if row is not None else math.nan
                 name = f"Table {1 if setting == 'smart home' else 2}: K = {kk:g}, mice {metric}"
-                out.append(point("E1-11", name, paper[metric][i], ours, setting))
+                row_target = point("E1-11", name, paper[metric][i], ours, setting)
+                if metric == "goodput":
+                    row_target = row_target.not_informative("calibration", CALIBRATED[setting])
+                out.append(row_target)
         best = float(k.mice_goodput.idxmax()) if len(k) else math.nan
         paper_best = TABLE_KS[int(np.argmax(paper["goodput"]))]
         out.append(
