@@ -9,6 +9,7 @@ of the paper module's ``SERIES_LINKS`` and its ``SERIES``.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,8 @@ from scipy import stats
 
 from airlab import _io
 from airlab.jobs import Job, Keep
+from airlab.reproduce import explain
+from airlab.reproduce.explain import Explanation
 from airlab.schema import provenance
 from airlab.stats import mean_ci
 
@@ -94,6 +97,7 @@ class Target:
     note: str = ""
     uninformative: str = ""
     why: str = ""
+    explanation: Explanation | None = None
 
     @property
     def informative(self) -> bool:
@@ -130,6 +134,7 @@ class Target:
             "not_informative": (
                 {"reason": self.uninformative, "why": self.why} if self.uninformative else None
             ),
+            "explanation": self.explanation.as_dict() if self.explanation else None,
         }
 
 
@@ -245,6 +250,15 @@ def write_targets(out_dir: Path, paper: str, quick: bool, targets: Sequence[Targ
     twice = {k for k in keys if keys.count(k) > 1}
     if twice:
         raise ValueError(f"targets given more than once: {sorted(twice)}")
+    explanations = explain.load(paper)
+    for t, key in zip(targets, keys, strict=True):
+        t.explanation = explanations.get(key)
+    stray = sorted(set(explanations) - set(keys))
+    if stray and not quick:
+        # A smoke plan lacks sweep points; a full one must have every explained row. The run
+        # is kept either way; the test suite fails on a recorded run with a stray entry.
+        print(f"warning: airlab/reproduce/explanations/{paper}.toml explains rows this run "
+              f"does not have: {stray}", file=sys.stderr)  # fmt: skip
     path = out_dir / "targets.json"
     doc = {
         "provenance": provenance(),
