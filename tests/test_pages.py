@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from airlab.reproduce import explain, pages
-from airlab.reproduce.runner import direction, point, write_targets
+from airlab.reproduce.runner import Reading, direction, point, write_targets
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,11 +33,11 @@ def test_a_page_scores_the_informative_rows_and_shows_why_rows_miss_or_cannot_fa
     ]
     doc = json.loads(write_targets(tmp_path, "fccc", False, rows).read_text())
     text = pages.paper_page("fccc", doc, ["fig1.png"], notes=True)
-    assert "**Score: 1 of 2 informative rows hit**, 2 of 3 with the 1 row that" in text
-    assert "| informative | 0 | 1 | 1 | 0 |" in text and "| all | 1 | 1 | 1 | 0 |" in text
-    assert "| E3 |  | A-MPDU size | 32 | 32 | ±20 % | within | no (configuration): the cap" in text
+    assert "**Score: 1 of 2 judged rows hit**, 2 of 3 with the 1 row that" in text
+    assert "| judged | 0 | 1 | 1 | 0 |" in text and "| all | 1 | 1 | 1 | 0 |" in text
+    assert "| E3 |  | A-MPDU size | 32 | 32 | ±20 % | within | no | no (configuration): the" in text
     assert "![fig1](fig1.png)" in text and "[notes.md](notes.md)" in text
-    assert "| outside | yes | untested (1) |" in text
+    assert "| outside | yes | yes | untested (1) |" in text
     assert "1. **untested**: the queue sits at the relay, not the source" in text
 
 
@@ -46,3 +46,20 @@ def test_the_summary_needs_its_markers(tmp_path: Path) -> None:
     (tmp_path / "docs" / "reproduce.md").write_text("# no block here\n")
     with pytest.raises(ValueError, match=r"reproduce\.md: expected one generated block"):
         pages.render(tmp_path)
+
+
+def test_a_page_lists_the_declared_readings_and_judges_the_primary_one(tmp_path: Path) -> None:
+    readings = [
+        Reading("the flows' RTTs", "A", "access delays", True, "keeps the 10 ms", "2026-11-22"),
+        Reading("the flows' RTTs", "B", "total RTTs", False, "literal", "2026-11-27"),
+    ]
+    rows = [point("E1", "ratio", 1.44, 1.5, "A"), point("E1", "ratio", 1.44, 3.0, "B")]
+    rows[0].reading, rows[1].reading = "A", "B"
+    doc = json.loads(write_targets(tmp_path, "fairtt", False, rows, readings).read_text())
+    text = pages.paper_page("fairtt", doc, [])
+    assert "**Score: 1 of 1 judged rows hit** (the primary readings), 1 of 2 informative" in text
+    assert (
+        "  - **A** (primary): access delays; keeps the 10 ms (in the plan since 2026-11-22)" in text
+    )
+    assert "  - **B**: total RTTs; literal (in the plan since 2026-11-27)" in text
+    assert "| E1 | B | ratio | 1.44 | 3 | ±20 % | outside | no | yes |" in text

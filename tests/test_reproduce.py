@@ -78,8 +78,9 @@ def test_rows_that_cannot_fail_count_apart(tmp_path: Path) -> None:
     doc = json.loads(runner.write_targets(tmp_path, "p", False, rows).read_text())
     assert doc["counts"] == {"within": 2, "outside": 0, "holds": 0, "fails": 1}
     assert doc["informative_counts"] == {"within": 1, "outside": 0, "holds": 0, "fails": 1}
-    assert doc["score"].startswith("1 of 2 informative rows hit")
-    assert "all rows: 2 of 3" in doc["score"]
+    assert doc["score"].startswith("1 of 2 judged rows hit; 1 more row cannot fail")
+    assert "all rows: 2 of 3" in doc["score"] and doc["readings"] == []
+    assert doc["judged_counts"] == doc["informative_counts"]
     assert doc["targets"][2]["not_informative"] == {
         "reason": "configuration", "why": "the scenario caps an A-MPDU at 32 MPDUs"
     }  # fmt: skip
@@ -88,6 +89,35 @@ def test_rows_that_cannot_fail_count_apart(tmp_path: Path) -> None:
         point("E1", "m", 1.0, 1.0).not_informative("boring", "it is")
     with pytest.raises(ValueError, match="say why"):
         point("E1", "m", 1.0, 1.0).not_informative("duplicate", "")
+
+
+def test_rows_of_a_reading_that_is_not_primary_are_reported_not_judged(tmp_path: Path) -> None:
+    def reading(name: str, primary: bool) -> runner.Reading:
+        return runner.Reading(
+            "topology", name, f"reading {name}", primary, "the text", "2026-11-22"
+        )
+
+    readings = [reading("A", True), reading("B", False)]
+    rows = []
+    for name, ours in (("A", 1.1), ("B", 3.0)):
+        t = point("E1", "ratio", 1.0, ours, name)
+        t.reading = name
+        rows.append(t)
+    rows.append(point("E2", "utilization", 97.0, 98.0))  # no reading: judged
+    doc = json.loads(runner.write_targets(tmp_path, "p", False, rows, readings).read_text())
+    assert [t["judged"] for t in doc["targets"]] == [True, False, True]
+    assert doc["judged_counts"] == {"within": 2, "outside": 0, "holds": 0, "fails": 0}
+    assert doc["score"].startswith("2 of 2 judged rows hit (the primary readings; with the "
+                                   "other readings 2 of 3 informative rows)")  # fmt: skip
+    assert doc["readings"][0] == dict(
+        ambiguity="topology", name="A", choice="reading A", primary=True, why="the text",
+        added="2026-11-22",
+    )  # fmt: skip
+    rows[1].reading = "C"
+    with pytest.raises(ValueError, match="undeclared reading 'C'"):
+        runner.write_targets(tmp_path, "p", False, rows, readings)
+    with pytest.raises(ValueError, match="expected one primary reading"):
+        runner.write_targets(tmp_path, "p", False, rows, [reading("A", True), reading("B", True)])
 
 
 def test_the_schema_knows_every_reason_a_row_cannot_fail_and_every_explanation_class() -> None:
@@ -137,7 +167,7 @@ def _targets(out: Path) -> list[dict]:
     for r in rows:
         assert set(r) == {"experiment", "variant", "metric", "paper", "airlab", "tolerance",
                           "status", "note", "informative", "not_informative",
-                          "explanation"}  # fmt: skip
+                          "explanation", "reading", "judged"}  # fmt: skip
         assert r["informative"] == (r["not_informative"] is None), r
         assert r["status"] in ("within", "outside", "holds", "fails"), r
         if r["status"] in ("holds", "fails"):

@@ -675,7 +675,7 @@ def reproduce(
             "yes" if tg.informative else f"no: {tg.uninformative}",
         )  # fmt: skip
     console.print(t)
-    console.print(f"[bold]score[/]: {runner.score(rows)}")
+    console.print(f"[bold]score[/]: {runner.score(rows, analysis.get('readings', ()))}")
     console.print(
         f"report: [bold]{out_dir / 'report.html'}[/], targets: {out_dir / 'targets.json'}"
     )

@@ -24,6 +24,7 @@ import pandas as pd
 from airlab.reproduce import figures
 from airlab.reproduce.runner import (
     Job,
+    Reading,
     Target,
     direction,
     jain,
@@ -94,6 +95,45 @@ READINGS: dict[str, tuple[tuple[str, str], ...]] = {
     "alpha=flowcount_min_rtt": (("alpha", "flowcount_min_rtt"),),
     "bdp_rtt=rtt_est": (("bdp_rtt", "rtt_est"),),
 }
+
+#: What the paper leaves open, each reading of it, and which one is judged. The topology
+#: readings entered the plan with the first one (2026-11-22), before any full run; which of them
+#: is primary was declared on 2026-11-27, after both had been run: the choice rests on the text
+#: alone (below), and reading B is reported beside it whatever either gives.
+READINGS_DECLARED = (
+    Reading(
+        "the flows' RTTs over a 10 ms bottleneck",
+        "A",
+        VARIANTS[0].description,
+        True,
+        "every experiment states the bottleneck's 10 ms delay (Secs. IV-A to IV-C), and the "
+        "per-flow 'RTT was set to 15 and 5 ms' is the one delay a dumbbell sets per flow, its "
+        "access link's; reading A keeps both statements, B contradicts the first",
+        "2026-11-22",
+    ),
+    Reading(
+        "the flows' RTTs over a 10 ms bottleneck",
+        "B",
+        VARIANTS[1].description,
+        False,
+        "takes 'RTT' literally; the bottleneck's delay then cannot be the stated 10 ms",
+        "2026-11-22",
+    ),
+    *(
+        Reading(
+            "FaiRTT's equations (4)-(7), lost in the text",
+            name,
+            ", ".join(f"{k} = {v}" for k, v in params) or "docs/models/fairtt.md's defaults",
+            name == "default",
+            "the reconstruction that follows the surviving text most closely"
+            if name == "default"
+            else "an alternative reading of the lost equations, run at the main setting only "
+            "(a sensitivity table, no rows)",
+            "2026-11-22",
+        )
+        for name, params in READINGS.items()
+    ),
+)
 
 FULL = Plan((1, 2, 3, 4, 5), 120, (0.5, 1, 2, 5, 10, 20, 50, 100), (5, 10, 15, 20, 25, 30))
 QUICK = Plan((1, 2), 30, (0.5, 2, 10, 100), (5, 15, 30))
@@ -352,6 +392,8 @@ def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -
         queue = aggregate(d[d.rtt_ms == MAIN_RTT_MS], ["cc", "buffer_bdp"])
         rtt = aggregate(d[d.buffer_bdp == MAIN_BUFFER_BDP], ["cc", "rtt_ms"])
         tg = targets(queue, rtt, v.name, p)
+        for t in tg:
+            t.reading = v.name
         all_targets += tg
         main = [r for r in records.values() if r["tags"]["variant"] == v.name
                 and r["tags"]["buffer_bdp"] == MAIN_BUFFER_BDP
@@ -360,14 +402,19 @@ def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -
         figs = figures.fairtt_figures(main, queue, rtt, out_dir / "figures", v.name, LABEL)
         sections.append({"variant": v, "queue": queue, "rtt": rtt, "readings": readings,
                          "targets": tg, "figures": figs})  # fmt: skip
-    write_targets(out_dir, "fairtt", quick, all_targets)
+    write_targets(out_dir, "fairtt", quick, all_targets, READINGS_DECLARED)
 
     def baseline(s: dict[str, Any]) -> float:
         return float(row_where(s["queue"], cc=CCS[0], buffer_bdp=MAIN_BUFFER_BDP).ratio)
 
     # Which reading makes the BBRv2 baseline look like the paper's (ratio 1.44 at the main point)?
     gaps = {s["variant"].name: abs(baseline(s) - 1.44) for s in sections}
-    return {"sections": sections, "closest_variant": min(gaps, key=gaps.get), "gaps": gaps}
+    return {
+        "sections": sections,
+        "readings": READINGS_DECLARED,
+        "closest_variant": min(gaps, key=gaps.get),
+        "gaps": gaps,
+    }
 
 
 def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:

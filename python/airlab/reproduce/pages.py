@@ -77,6 +77,32 @@ def _informative(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return [r for r in rows if r.get("informative", True)]
 
 
+def _judged(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    return [r for r in rows if r.get("judged", r.get("informative", True))]
+
+
+def _readings(readings: Sequence[Mapping[str, Any]]) -> list[str]:
+    if not readings:
+        return []
+    lines = [
+        "## Readings",
+        "",
+        "What the paper leaves open, as the plan declares it; every reading runs, the primary "
+        "one is judged and the others are reported beside it.",
+        "",
+    ]
+    for amb in dict.fromkeys(r["ambiguity"] for r in readings):
+        lines.append(f"- {amb}:")
+        for r in readings:
+            if r["ambiguity"] == amb:
+                mark = " (primary)" if r["primary"] else ""
+                lines.append(
+                    f"  - **{r['name']}**{mark}: {r['choice']}; {r['why']} (in the plan since "
+                    f"{r['added']})"
+                )
+    return [*lines, ""]
+
+
 def paper_page(
     name: str, doc: Mapping[str, Any], figures: Sequence[str], notes: bool = False
 ) -> str:
@@ -84,6 +110,7 @@ def paper_page(
     links the directory's hand-written ``notes.md``."""
     rows = doc["targets"]
     inf = _informative(rows)
+    judged = _judged(rows)
     prov = doc["provenance"]
     lines = [
         GENERATED,
@@ -102,21 +129,30 @@ def paper_page(
             if notes
             else []
         ),
-        f"**Score: {_hits(inf)} of {len(inf)} informative rows hit**, "
-        f"{_hits(rows)} of {len(rows)} with the {_rows(len(rows) - len(inf))} that cannot fail "
-        "on their own.",
+        f"**Score: {_hits(judged)} of {len(judged)} judged rows hit**"
+        + (
+            f" (the primary readings), {_hits(inf)} of {len(inf)} informative rows with the "
+            "other readings"
+            if len(judged) < len(inf)
+            else ""
+        )
+        + f", {_hits(rows)} of {len(rows)} with the {_rows(len(rows) - len(inf))} that cannot "
+        "fail on their own.",
         "",
+        *_readings(doc.get("readings", [])),
         "| rows | " + " | ".join(STATUSES) + " |",
         "|---|" + "---|" * len(STATUSES),
+        "| judged | " + " | ".join(str(sum(r["status"] == s for r in judged)) for s in STATUSES)
+        + " |",
         "| informative | " + " | ".join(str(sum(r["status"] == s for r in inf)) for s in STATUSES)
         + " |",
         "| all | " + " | ".join(str(sum(r["status"] == s for r in rows)) for s in STATUSES) + " |",
         "",
         "## Rows",
         "",
-        "| experiment | variant | metric | paper | airlab | tolerance | status | informative "
-        "| why it misses |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| experiment | variant | metric | paper | airlab | tolerance | status | judged "
+        "| informative | why it misses |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]  # fmt: skip
     # One note per explanation, numbered in order of first use; the table names the number.
     notes_of: dict[tuple[str, str], int] = {}
@@ -140,6 +176,7 @@ def paper_page(
                     _num(r["airlab"]),
                     r["tolerance"],
                     status,
+                    "yes" if r.get("judged", ni is None) else "no",
                     informative,
                     _why(r.get("explanation"), notes_of),
                 )
@@ -164,16 +201,20 @@ def summary_block(docs: Mapping[str, Mapping[str, Any]]) -> str:
     """The table of every recorded reproduction's score, for ``docs/reproduce.md``."""
     lines = [
         BEGIN,
-        "| paper | plan | informative rows hit | all rows hit | " + " | ".join(STATUSES) + " |",
-        "|---|---|---|---|" + "---|" * len(STATUSES),
+        "| paper | plan | judged rows hit | informative rows hit | all rows hit | "
+        + " | ".join(STATUSES)
+        + " |",
+        "|---|---|---|---|---|" + "---|" * len(STATUSES),
     ]
     for name, doc in docs.items():
         rows = doc["targets"]
         inf = _informative(rows)
+        judged = _judged(rows)
         counts = " | ".join(str(sum(r["status"] == s for r in rows)) for s in STATUSES)
         lines.append(
             f"| [{name}](reproductions/{name}/README.md) | {doc['plan']} | "
-            f"{_hits(inf)} of {len(inf)} | {_hits(rows)} of {len(rows)} | {counts} |"
+            f"{_hits(judged)} of {len(judged)} | {_hits(inf)} of {len(inf)} | "
+            f"{_hits(rows)} of {len(rows)} | {counts} |"
         )
     lines.append(END)
     return "\n".join(lines)

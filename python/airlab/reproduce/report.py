@@ -55,7 +55,17 @@ def _informative(t: Target) -> str:
 def score_note(analysis: Mapping[str, Any]) -> str:
     """The reproduction's score over the targets of every section of ``analysis``."""
     targets = [t for s in analysis["sections"] for t in s["targets"]]
-    return f"<p><b>Score:</b> {html.escape(score(targets))}.</p>"
+    readings = analysis.get("readings", ())
+    text = f"<p><b>Score:</b> {html.escape(score(targets, readings))}.</p>"
+    if readings:
+        items = "".join(
+            f"<li><b>{html.escape(r.name)}</b>{' (primary, judged)' if r.primary else ''} "
+            f"for {html.escape(r.ambiguity)}: {html.escape(r.choice)}; "
+            f"{html.escape(r.why)} (in the plan since {r.added})</li>"
+            for r in readings
+        )
+        text += f"<p>Readings declared in the plan:</p><ul>{items}</ul>"
+    return text
 
 
 def frame_table(df: pd.DataFrame, columns: Sequence[tuple[str, str]], spread: str = "_ci") -> str:

@@ -80,6 +80,45 @@ UNINFORMATIVE = {
 }
 
 
+@dataclass(frozen=True)
+class Reading:
+    """One way of reading something the paper leaves open (its topology, a path, a layer),
+    declared in the paper's plan. Every reading runs; rows of the ``primary`` one are judged,
+    the others reported beside them. ``added`` is the date the reading entered the plan."""
+
+    ambiguity: str
+    name: str
+    choice: str
+    primary: bool
+    why: str
+    added: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "ambiguity": self.ambiguity,
+            "name": self.name,
+            "choice": self.choice,
+            "primary": self.primary,
+            "why": self.why,
+            "added": self.added,
+        }
+
+
+def check_readings(readings: Sequence[Reading]) -> None:
+    """Names unique, one primary reading per ambiguity, a reason for every reading."""
+    names = [r.name for r in readings]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ValueError(f"readings declared twice: {twice}")
+    for amb in dict.fromkeys(r.ambiguity for r in readings):
+        primary = [r.name for r in readings if r.ambiguity == amb and r.primary]
+        if len(primary) != 1:
+            raise ValueError(f"ambiguity {amb!r}: expected one primary reading, got {primary}")
+    for r in readings:
+        if not r.why or not r.choice:
+            raise ValueError(f"reading {r.name!r}: say what it takes the text to mean and why")
+
+
 @dataclass
 class Target:
     """One number (or claim) of the paper beside ours.
@@ -98,6 +137,8 @@ class Target:
     uninformative: str = ""
     why: str = ""
     explanation: Explanation | None = None
+    #: The declared reading the row depends on ("" for none).
+    reading: str = ""
 
     @property
     def informative(self) -> bool:
@@ -135,6 +176,7 @@ class Target:
                 {"reason": self.uninformative, "why": self.why} if self.uninformative else None
             ),
             "explanation": self.explanation.as_dict() if self.explanation else None,
+            "reading": self.reading,
         }
 
 
@@ -229,23 +271,49 @@ def status_counts(targets: Sequence[Target]) -> dict[str, int]:
     return {s: sum(t.status == s for t in targets) for s in STATUSES}
 
 
-def score(targets: Sequence[Target]) -> str:
-    """The reproduction's score: hits (within, holds) among the informative rows, and among
-    all rows beside it."""
+def judged(targets: Sequence[Target], readings: Sequence[Reading] = ()) -> list[Target]:
+    """The rows the reproduction is judged on: informative, and of no reading or a primary
+    one."""
+    primary = {r.name for r in readings if r.primary}
+    return [t for t in targets if t.informative and (not t.reading or t.reading in primary)]
+
+
+def score(targets: Sequence[Target], readings: Sequence[Reading] = ()) -> str:
+    """The reproduction's score: hits (within, holds) among the judged rows, then among the
+    informative rows of every reading, and among all rows."""
     inf = [t for t in targets if t.informative]
+    judge = judged(targets, readings)
+    head = f"{sum(t.hit for t in judge)} of {len(judge)} judged rows hit"
+    if len(judge) < len(inf):
+        head += (
+            f" (the primary readings; with the other readings {sum(t.hit for t in inf)} of "
+            f"{len(inf)} informative rows)"
+        )
+    n = len(targets) - len(inf)
     return (
-        f"{sum(t.hit for t in inf)} of {len(inf)} informative rows hit "
-        f"({len(targets) - len(inf)} more cannot fail on their own); "
+        f"{head}; {n} more {'row cannot' if n == 1 else 'rows cannot'} fail on their own; "
         f"all rows: {sum(t.hit for t in targets)} of {len(targets)}"
     )
 
 
-def write_targets(out_dir: Path, paper: str, quick: bool, targets: Sequence[Target]) -> Path:
-    """``targets.json``: which plan produced it, the count per status (over all rows and over
-    the informative ones), the score, and every target."""
+def write_targets(
+    out_dir: Path,
+    paper: str,
+    quick: bool,
+    targets: Sequence[Target],
+    readings: Sequence[Reading] = (),
+) -> Path:
+    """``targets.json``: which plan produced it, its declared readings, the count per status
+    (over all rows, the informative ones and the judged ones), the score, and every target."""
+    check_readings(readings)
+    names = {r.name for r in readings}
     for t in targets:
         if t.status not in STATUSES:
             raise ValueError(f"target {t.experiment} {t.metric!r}: status {t.status!r}")
+        if t.reading and t.reading not in names:
+            raise ValueError(
+                f"target {t.experiment} {t.metric!r}: undeclared reading {t.reading!r}"
+            )
     keys = [(t.experiment, t.variant, t.metric) for t in targets]
     twice = {k for k in keys if keys.count(k) > 1}
     if twice:
@@ -259,16 +327,19 @@ def write_targets(out_dir: Path, paper: str, quick: bool, targets: Sequence[Targ
         # is kept either way; the test suite fails on a recorded run with a stray entry.
         print(f"warning: airlab/reproduce/explanations/{paper}.toml explains rows this run "
               f"does not have: {stray}", file=sys.stderr)  # fmt: skip
+    judge = {id(t) for t in judged(targets, readings)}
     path = out_dir / "targets.json"
     doc = {
         "provenance": provenance(),
         "paper": paper,
         "plan": "quick" if quick else "full",
         "note": SMOKE_NOTE if quick else "the full plan: the reproduction's result",
+        "readings": [r.as_dict() for r in readings],
         "counts": status_counts(targets),
         "informative_counts": status_counts([t for t in targets if t.informative]),
-        "score": score(targets),
-        "targets": [t.as_dict() for t in targets],
+        "judged_counts": status_counts(judged(targets, readings)),
+        "score": score(targets, readings),
+        "targets": [{**t.as_dict(), "judged": id(t) in judge} for t in targets],
     }
     _io.write_json(path, doc)
     return path
