@@ -681,6 +681,92 @@ def reproduce(
     )
 
 
+@cli.command()
+@click.argument("scenario")
+@click.option("--unknown", "unknowns", multiple=True, required=True, metavar="KEY=LOW..HIGH",
+              help="A key the paper leaves open and its plausible range, e.g. "
+              "link.bottleneck.loss=1e-5..1e-2,log (repeatable).")  # fmt: skip
+@click.option("--goal", "goals", multiple=True, required=True, metavar="METRIC=VALUE±TOL",
+              help="A summary metric and the value it should have, e.g. "
+              "flow.f1.goodput_mbps=9.5±0.2 or ...=40+-10% (repeatable).")  # fmt: skip
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
+              help="A fixed override beside the unknowns (repeatable).")  # fmt: skip
+@click.option("--samples", type=click.IntRange(2, 4096), default=16, show_default=True,
+              help="Samples per round (a Latin hypercube over the box).")  # fmt: skip
+@click.option("--rounds", type=click.IntRange(1, 16), default=2, show_default=True,
+              help="Rounds; each samples inside the box the holding samples span.")  # fmt: skip
+@click.option("--seeds", type=click.IntRange(1, 100), default=1, show_default=True,
+              help="Runs per sample (seeds 1..N); a sample's metric is their mean.")  # fmt: skip
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Parallel runs [default: number of CPUs].")  # fmt: skip
+@click.option("--out", type=click.Path(file_okay=False), required=True,
+              help="Output directory (resumable).")  # fmt: skip
+@_cluster_options
+def calibrate(
+    scenario: str,
+    unknowns: tuple[str, ...],
+    goals: tuple[str, ...],
+    sets: tuple[str, ...],
+    samples: int,
+    rounds: int,
+    seeds: int,
+    jobs: int | None,
+    out: str,
+    scheduler: str | None,
+    cluster: str | None,
+) -> None:
+    """Find where SCENARIO's unknown keys must lie for the goals to hold.
+
+    Samples the box of --unknown ranges, runs every sample (on the local pool or a Dask
+    cluster), and reports per unknown the interval where every --goal holds, whether it touches
+    the range's edge, the best sample and each goal's sensitivity to each unknown. Writes
+    DIR/calibration.json, DIR/samples.parquet and DIR/runs/ (a rerun resumes).
+    """
+    from airlab import calibrate as _cal
+
+    console = _console()
+    try:
+        unk = [_cal.parse_unknown(u) for u in unknowns]
+        gls = [_cal.parse_goal(g) for g in goals]
+        fixed = dict(_sweep.parse_set(x) for x in sets)
+        out_dir = _out_dir(out)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    runs = samples * rounds * seeds
+    with _executor(jobs, scheduler, cluster, samples * seeds) as ex:
+        console.print(f"[bold]calibrate[/] {scenario}: {rounds} rounds of {samples} samples x "
+                      f"{seeds} seeds ({runs} runs) on {ex.describe()} -> {out_dir}")  # fmt: skip
+        try:
+            c = _cal.calibrate(scenario, unk, gls, out_dir, samples, rounds, seeds, fixed, ex,
+                               _RichReporter(console, "calibrate", each=False))  # fmt: skip
+        except (ValueError, RuntimeError) as e:
+            raise CliError(str(e)) from None
+        except KeyboardInterrupt:
+            click.echo(f"interrupted: finished runs kept in {out_dir}", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+    t = Table(title="Calibration", title_justify="left", title_style="bold")
+    for col in ("unknown", "declared", "region", "best", "at the edge"):
+        t.add_column(col)
+    for u in c.unknowns:
+        reg = c.region[u.key]
+        t.add_row(u.key, f"{u.text(u.low)}..{u.text(u.high)}",
+                  f"{u.text(reg[0])}..{u.text(reg[1])}" if reg else "none holds",
+                  u.text(c.best[u.key]), "yes" if u.key in c.at_edge else "")  # fmt: skip
+    console.print(t)
+    s = Table(title="Sensitivity (Spearman; change over the range, in tolerances)",
+              title_justify="left", title_style="bold")  # fmt: skip
+    s.add_column("goal")
+    for u in c.unknowns:
+        s.add_column(u.key)
+    for g in c.goals:
+        cells = [c.sensitivity[g.metric][u.key] for u in c.unknowns]
+        text = [f"{fmt(x['spearman'])}; {fmt(x['span_in_tolerances'])}" for x in cells]
+        s.add_row(f"{g.metric} = {fmt(g.value)} ± {fmt(g.tol)}", *text)
+    console.print(s)
+    console.print(f"{int(c.samples['holds'].sum())} of {len(c.samples)} samples hold every goal; "
+                  f"results: {out_dir / 'calibration.json'}")  # fmt: skip
+
+
 #: Analytical models ``airlab model`` solves, each a module with ``Setting`` and ``solve``.
 MODELS = ("bbr-wifi6",)
 

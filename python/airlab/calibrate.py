@@ -1,0 +1,304 @@
+"""Calibration: where a scenario's unknown parameters must lie for chosen metrics to meet their
+targets.
+
+A paper often leaves a parameter unstated (a loss rate, a base RTT, a receive buffer, a PHY).
+Calibration declares each such unknown with the range its platform makes plausible, samples the
+box of unknowns with a Latin hypercube (scipy's ``qmc``), runs every sample on the job runner
+(local pool or Dask, resumable like a sweep) and keeps the samples where every goal holds. Each
+further round samples again inside the box those samples span, widened by one sample spacing.
+It reports:
+
+- the region: per unknown, the interval the holding samples span (``None`` when none holds),
+  and whether it touches the declared range's edge (then the range may be too narrow, or the
+  model needs a value the platform does not make plausible);
+- the best sample: the smallest largest goal error, in tolerances;
+- sensitivity: per goal and unknown, over the first round's samples (the whole declared box),
+  Spearman's rank correlation and the metric's change across the declared range from a
+  least-squares plane over all unknowns, in tolerances.
+
+A calibrated value is a reading of its own: reported beside the declared one, never in its
+place. ``airlab calibrate`` is the command line; :func:`calibrate` the Python entry point and
+:func:`search` the search itself, over any function of the unknowns (how the tests recover a
+known hidden parameter).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from airlab import _io
+
+_NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A scenario key the paper leaves open, and the range its platform makes plausible."""
+
+    key: str
+    low: float
+    high: float
+    #: Appended to a value's text for ``--set`` ("Mbit", "ms"); empty for a plain number.
+    unit: str = ""
+    #: Sample the logarithm (for values spanning decades: loss rates, buffers).
+    log: bool = False
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.low) and math.isfinite(self.high) and self.low < self.high):
+            raise ValueError(
+                f"unknown {self.key!r}: expected low < high, got {self.low}..{self.high}"
+            )
+        if self.log and self.low <= 0:
+            raise ValueError(f"unknown {self.key!r}: a log scale needs low > 0, got {self.low}")
+
+    def text(self, x: float) -> str:
+        return f"{x:.6g}{self.unit}"
+
+    def _to(self, x: np.ndarray) -> np.ndarray:
+        return np.log10(x) if self.log else x
+
+    def _from(self, u: np.ndarray) -> np.ndarray:
+        return np.power(10.0, u) if self.log else u
+
+
+@dataclass(frozen=True)
+class Goal:
+    """A metric (a ``summary.json`` key, flattened as in sweeps: ``flow.f1.goodput_mbps``) and
+    the value it should have, within ``tol`` (absolute)."""
+
+    metric: str
+    value: float
+    tol: float
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.value) and self.tol > 0):
+            raise ValueError(f"goal {self.metric!r}: expected a finite value and a tolerance > 0")
+
+    def error(self, v: float) -> float:
+        """How far ``v`` is from the value, in tolerances (NaN counts as infinitely far)."""
+        return abs(v - self.value) / self.tol if math.isfinite(v) else math.inf
+
+
+def parse_unknown(text: str) -> Unknown:
+    """``KEY=LOW..HIGH`` with an optional unit on both bounds and ``,log`` for a log scale:
+    ``link.bottleneck.rate=5Mbit..20Mbit``, ``link.bottleneck.loss=1e-5..1e-2,log``."""
+    m = re.fullmatch(
+        rf"([^=\s]+)=({_NUM})([A-Za-z%]*)\.\.({_NUM})([A-Za-z%]*)(,log)?", text.strip()
+    )
+    if not m:
+        raise ValueError(f"--unknown {text!r}: expected KEY=LOW..HIGH (a unit allowed, ',log' "
+                         "for a log scale), e.g. link.bottleneck.rate=5Mbit..20Mbit")  # fmt: skip
+    key, low, u1, high, u2, log = m.groups()
+    if u1 and u2 and u1 != u2:
+        raise ValueError(f"--unknown {text!r}: the bounds have different units ({u1}, {u2})")
+    return Unknown(key, float(low), float(high), u1 or u2, bool(log))
+
+
+def parse_goal(text: str) -> Goal:
+    """``METRIC=VALUE±TOL`` (``+-`` works too), the tolerance absolute or in % of the value:
+    ``flow.f1.goodput_mbps=9.5±0.2``, ``flow.f1.rtt_ms.p50=40+-10%``."""
+    m = re.fullmatch(rf"([^=\s]+)=({_NUM})(?:±|\+-)({_NUM})(%?)", text.strip())
+    if not m:
+        raise ValueError(f"--goal {text!r}: expected METRIC=VALUE±TOL (or +-; TOL may end in %), "
+                         "e.g. flow.f1.goodput_mbps=9.5±0.2")  # fmt: skip
+    metric, value, tol, pct = m.groups()
+    v = float(value)
+    return Goal(metric, v, abs(v) * float(tol) / 100 if pct else float(tol))
+
+
+@dataclass
+class Calibration:
+    """What a search found (see the module's docstring)."""
+
+    unknowns: list[Unknown]
+    goals: list[Goal]
+    #: One row per sample: its round, each unknown's value, each goal's metric, ``holds``.
+    samples: Any
+    region: dict[str, tuple[float, float] | None]
+    at_edge: list[str]
+    best: dict[str, float]
+    sensitivity: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "unknowns": [u.__dict__ for u in self.unknowns],
+            "goals": [g.__dict__ for g in self.goals],
+            "samples": len(self.samples),
+            "holding": int(self.samples["holds"].sum()),
+            "region": {k: list(v) if v else None for k, v in self.region.items()},
+            "at_edge": self.at_edge,
+            "best": self.best,
+            "sensitivity": self.sensitivity,
+        }
+
+    def write(self, out_dir: Path) -> None:
+        """``calibration.json`` (the result) and ``samples.parquet`` (every sample)."""
+        from airlab.schema import provenance
+
+        _io.write_json(out_dir / "calibration.json", {"provenance": provenance(), **self.as_dict()})
+        _io.write_parquet(out_dir / "samples.parquet", self.samples, provenance())
+
+
+Evaluate = Callable[[list[dict[str, float]]], list[dict[str, float]]]
+
+
+def search(
+    evaluate: Evaluate,
+    unknowns: Sequence[Unknown],
+    goals: Sequence[Goal],
+    samples: int = 16,
+    rounds: int = 2,
+    seed: int = 1,
+) -> Calibration:
+    """Search the declared box for the region where every goal holds. ``evaluate`` takes a
+    round's points (``{key: value}``) and returns each point's metrics (``{metric: value}``)."""
+    import pandas as pd
+    from scipy import stats
+    from scipy.stats import qmc
+
+    if not unknowns or not goals:
+        raise ValueError("calibration needs at least one unknown and one goal")
+    if samples < 2 or rounds < 1:
+        raise ValueError(f"expected samples >= 2 and rounds >= 1, got {samples} and {rounds}")
+    declared = np.array([[u._to(np.array(u.low)), u._to(np.array(u.high))] for u in unknowns])
+    box = declared.copy()
+    rows: list[dict[str, Any]] = []
+    for r in range(rounds):
+        unit = qmc.LatinHypercube(d=len(unknowns), seed=seed + r).random(samples)
+        scaled = qmc.scale(unit, box[:, 0], box[:, 1]) if np.all(box[:, 1] > box[:, 0]) else (
+            np.tile(box[:, 0], (samples, 1)))  # fmt: skip
+        points = [
+            {u.key: float(u._from(np.array(x))) for u, x in zip(unknowns, p, strict=True)}
+            for p in scaled
+        ]
+        results = evaluate(points)
+        for p, res in zip(points, results, strict=True):
+            missing = [g.metric for g in goals if g.metric not in res]
+            if missing:
+                close = difflib.get_close_matches(missing[0], list(res), n=3)
+                hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
+                raise ValueError(
+                    f"goal {missing[0]!r}: no such metric in the run's summary{hint} (the metrics "
+                    "are summary.json's keys, flattened as in sweep.parquet)"
+                )
+            errs = [g.error(res[g.metric]) for g in goals]
+            rows.append({"round": r + 1, **p, **{g.metric: res[g.metric] for g in goals},
+                         "worst_error": max(errs), "holds": max(errs) <= 1.0})  # fmt: skip
+        frame = pd.DataFrame(rows)
+        ok = frame[frame.holds]
+        width = box[:, 1] - box[:, 0]
+        this_round = frame[frame["round"] == r + 1]
+        if len(ok):
+            # Around every holding sample so far, with a margin that finds the region's edges:
+            # half the box when the whole round held (the edges are further out), else a
+            # quarter.
+            spans = [u._to(ok[u.key].to_numpy()) for u in unknowns]
+            inside = np.array([[x.min(), x.max()] for x in spans])
+            margin = width / 2 if this_round.holds.all() else width / 4
+        else:
+            # Nothing holds yet: zoom on the nearest miss.
+            b = frame.loc[frame.worst_error.idxmin()]
+            at = np.array([u._to(np.array(b[u.key])) for u in unknowns])
+            inside = np.stack([at, at], axis=1)
+            margin = width / 4
+        box = np.stack([np.maximum(inside[:, 0] - margin, declared[:, 0]),
+                        np.minimum(inside[:, 1] + margin, declared[:, 1])], axis=1)  # fmt: skip
+    frame = pd.DataFrame(rows)
+    ok = frame[frame.holds]
+    region: dict[str, tuple[float, float] | None] = {}
+    at_edge = []
+    for u in unknowns:
+        if not len(ok):
+            region[u.key] = None
+            continue
+        lo, hi = float(ok[u.key].min()), float(ok[u.key].max())
+        region[u.key] = (lo, hi)
+        width = (u._to(np.array(u.high)) - u._to(np.array(u.low))) / samples
+        if u._to(np.array(lo)) - u._to(np.array(u.low)) <= width or (
+            u._to(np.array(u.high)) - u._to(np.array(hi)) <= width
+        ):
+            at_edge.append(u.key)
+    best_row = frame.loc[frame.worst_error.idxmin()]
+    best = {k: float(best_row[k]) for k in [*(u.key for u in unknowns), *(g.metric for g in goals)]}
+    best["worst_error"] = float(best_row.worst_error)
+    # Sensitivity from the first round alone: a Latin hypercube over the whole declared box,
+    # where the unknowns vary independently (later rounds follow the region, where they need
+    # not). The change over the range is a least-squares plane's, each unknown's own share.
+    first = frame[frame["round"] == 1]
+    xs = np.stack([u._to(first[u.key].to_numpy(dtype=float)) for u in unknowns], axis=1)
+    sens: dict[str, dict[str, dict[str, float]]] = {}
+    for g in goals:
+        y = first[g.metric].to_numpy(dtype=float)
+        fine = np.isfinite(y)
+        if fine.sum() <= len(unknowns) + 1 or np.ptp(y[fine]) == 0:
+            sens[g.metric] = {u.key: {"spearman": math.nan, "span_in_tolerances": 0.0}
+                              for u in unknowns}  # fmt: skip
+            continue
+        design = np.column_stack([np.ones(fine.sum()), xs[fine]])
+        coef = np.linalg.lstsq(design, y[fine], rcond=None)[0][1:]
+        sens[g.metric] = {
+            u.key: {
+                "spearman": float(stats.spearmanr(xs[fine, j], y[fine]).statistic),
+                "span_in_tolerances": float(coef[j] * (declared[j, 1] - declared[j, 0]) / g.tol),
+            }
+            for j, u in enumerate(unknowns)
+        }
+    return Calibration(list(unknowns), list(goals), frame, region, at_edge, best, sens)
+
+
+def calibrate(
+    scenario: str,
+    unknowns: Sequence[Unknown],
+    goals: Sequence[Goal],
+    out: str | Path,
+    samples: int = 16,
+    rounds: int = 2,
+    seeds: int = 1,
+    fixed: Mapping[str, str] | None = None,
+    executor: Any = None,
+    reporter: Any = None,
+) -> Calibration:
+    """Calibrate ``scenario``'s ``unknowns`` against ``goals`` (each sample the mean over
+    ``seeds`` runs, with the overrides ``fixed`` beside the unknowns); the runs are kept in
+    ``out/runs`` (a rerun resumes) and the result in ``out/calibration.json`` and
+    ``out/samples.parquet``."""
+    from airlab import jobs as _jobs
+    from airlab.sweep import flatten_summary
+
+    out_dir = Path(out)
+    base = tuple(sorted((fixed or {}).items()))
+    keys = {u.key for u in unknowns} & {k for k, _ in base}
+    if keys:
+        raise ValueError(f"{sorted(keys)[0]!r} is both an unknown and a fixed override")
+
+    def evaluate(points: list[dict[str, float]]) -> list[dict[str, float]]:
+        todo = {}
+        for i, p in enumerate(points):
+            params = base + tuple((u.key, u.text(p[u.key])) for u in unknowns)
+            for s in range(1, seeds + 1):
+                todo[(i, s)] = _jobs.Job(scenario, params, s)
+        done = _jobs.run_jobs(list(todo.values()), out_dir, executor, reporter=reporter)
+        if done.interrupted:
+            raise KeyboardInterrupt
+        if done.failed:
+            job, err = next(iter(done.failed.items()))
+            raise RuntimeError(f"run {job} failed: {err}")
+        res = []
+        for i in range(len(points)):
+            flat = [flatten_summary(done.records[todo[(i, s)].id]["summary"])
+                    for s in range(1, seeds + 1)]  # fmt: skip
+            common = set.intersection(*(set(f) for f in flat))
+            res.append({k: float(np.mean([f[k] for f in flat])) for k in common})
+        return res
+
+    result = search(evaluate, unknowns, goals, samples, rounds)
+    result.write(out_dir)
+    return result
