@@ -54,7 +54,7 @@ def test_a_page_lists_the_declared_readings_and_judges_the_primary_one(tmp_path:
         Reading("the flows' RTTs", "B", "total RTTs", False, "literal", "2026-11-27"),
     ]
     rows = [point("E1", "ratio", 1.44, 1.5, "A"), point("E1", "ratio", 1.44, 3.0, "B")]
-    rows[0].reading, rows[1].reading = "A", "B"
+    rows[0].reading, rows[1].reading = ("A",), ("B",)
     doc = json.loads(write_targets(tmp_path, "fairtt", False, rows, readings).read_text())
     text = pages.paper_page("fairtt", doc, [])
     assert "**Score: 1 of 1 judged rows hit** (the primary readings), 1 of 2 informative" in text

@@ -101,7 +101,7 @@ def test_rows_of_a_reading_that_is_not_primary_are_reported_not_judged(tmp_path:
     rows = []
     for name, ours in (("A", 1.1), ("B", 3.0)):
         t = point("E1", "ratio", 1.0, ours, name)
-        t.reading = name
+        t.reading = (name,)
         rows.append(t)
     rows.append(point("E2", "utilization", 97.0, 98.0))  # no reading: judged
     doc = json.loads(runner.write_targets(tmp_path, "p", False, rows, readings).read_text())
@@ -113,8 +113,11 @@ def test_rows_of_a_reading_that_is_not_primary_are_reported_not_judged(tmp_path:
         ambiguity="topology", name="A", choice="reading A", primary=True, why="the text",
         added="2026-11-22",
     )  # fmt: skip
-    rows[1].reading = "C"
+    rows[1].reading = ("C",)
     with pytest.raises(ValueError, match="undeclared reading 'C'"):
+        runner.write_targets(tmp_path, "p", False, rows, readings)
+    rows[1].reading = ("A", "B")
+    with pytest.raises(ValueError, match="two readings of one ambiguity"):
         runner.write_targets(tmp_path, "p", False, rows, readings)
     with pytest.raises(ValueError, match="expected one primary reading"):
         runner.write_targets(tmp_path, "p", False, rows, [reading("A", True), reading("B", True)])

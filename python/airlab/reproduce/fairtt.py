@@ -393,7 +393,7 @@ def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -
         rtt = aggregate(d[d.buffer_bdp == MAIN_BUFFER_BDP], ["cc", "rtt_ms"])
         tg = targets(queue, rtt, v.name, p)
         for t in tg:
-            t.reading = v.name
+            t.reading = (v.name,)
         all_targets += tg
         main = [r for r in records.values() if r["tags"]["variant"] == v.name
                 and r["tags"]["buffer_bdp"] == MAIN_BUFFER_BDP

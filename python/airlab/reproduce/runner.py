@@ -137,8 +137,8 @@ class Target:
     uninformative: str = ""
     why: str = ""
     explanation: Explanation | None = None
-    #: The declared reading the row depends on ("" for none).
-    reading: str = ""
+    #: The declared readings the row depends on, one per ambiguity (none: empty).
+    reading: tuple[str, ...] = ()
 
     @property
     def informative(self) -> bool:
@@ -176,7 +176,7 @@ class Target:
                 {"reason": self.uninformative, "why": self.why} if self.uninformative else None
             ),
             "explanation": self.explanation.as_dict() if self.explanation else None,
-            "reading": self.reading,
+            "reading": list(self.reading),
         }
 
 
@@ -272,10 +272,9 @@ def status_counts(targets: Sequence[Target]) -> dict[str, int]:
 
 
 def judged(targets: Sequence[Target], readings: Sequence[Reading] = ()) -> list[Target]:
-    """The rows the reproduction is judged on: informative, and of no reading or a primary
-    one."""
+    """The rows the reproduction is judged on: informative, and of primary readings only."""
     primary = {r.name for r in readings if r.primary}
-    return [t for t in targets if t.informative and (not t.reading or t.reading in primary)]
+    return [t for t in targets if t.informative and set(t.reading) <= primary]
 
 
 def score(targets: Sequence[Target], readings: Sequence[Reading] = ()) -> str:
@@ -310,10 +309,14 @@ def write_targets(
     for t in targets:
         if t.status not in STATUSES:
             raise ValueError(f"target {t.experiment} {t.metric!r}: status {t.status!r}")
-        if t.reading and t.reading not in names:
+        unknown = [n for n in t.reading if n not in names]
+        if unknown:
             raise ValueError(
-                f"target {t.experiment} {t.metric!r}: undeclared reading {t.reading!r}"
+                f"target {t.experiment} {t.metric!r}: undeclared reading {unknown[0]!r}"
             )
+        of = [next(r.ambiguity for r in readings if r.name == n) for n in t.reading]
+        if len(set(of)) != len(of):
+            raise ValueError(f"target {t.experiment} {t.metric!r}: two readings of one ambiguity")
     keys = [(t.experiment, t.variant, t.metric) for t in targets]
     twice = {k for k in keys if keys.count(k) > 1}
     if twice:
