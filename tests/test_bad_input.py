@@ -174,6 +174,15 @@ WRITERS = {
     "compare": ["compare", "r", "r", "--out"],
     "schema": ["schema", "scenario", "--out"],
     "bench": ["bench", DUMBBELL, "--repeat", "1", "--record", "--dir"],
+    "calibrate": [
+        "calibrate",
+        DUMBBELL,
+        "--unknown",
+        "link.bottleneck.rate=4Mbit..8Mbit",
+        "--goal",
+        "flow.cubic.goodput_mbps=5±1",
+        "--out",
+    ],
 }
 
 
