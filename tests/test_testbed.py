@@ -860,18 +860,27 @@ def test_a_run_on_a_quiet_machine_passes_every_fidelity_check() -> None:
     # On a busier machine the test cannot say.
     from airlab import testbed
 
+    # The virtual machine's own stalls (about 1 ms, about once a second: models/tcp.md) do not
+    # show in that accounting, and now and then they land on the wire (a fresh-clone run once
+    # saw 1 % of a 3 s run's ACKs 1.6 ms late on an otherwise quiet machine). A fault of the
+    # testbed flags every quiet run, a stall one of them: so one clean quiet run of up to three
+    # passes, two flagged quiet runs fail, and one flagged quiet run with no other skips.
     quiet = 1 - 0.05 / (len(os.sched_getaffinity(0)) * 3.0)
-    seen = []
-    for _ in range(ATTEMPTS):
+    seen, flagged = [], []
+    for _ in range(ATTEMPTS + 1):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", testbed.DegradedRunWarning)
             fid = testbed.run(DUMBBELL, set={"duration": "3s"}).summary["fidelity"]
         available = next(c for c in fid["checks"] if c["name"] == "cpu.available")
-        if available["value"] >= quiet:
-            assert not fid["degraded"], fid["reasons"]
+        if available["value"] < quiet:
+            seen.append(available["detail"])
+        elif not fid["degraded"]:
             return
-        seen.append(available["detail"])
-    pytest.skip(f"the machine was not quiet (at most {1 - quiet:.2%}): {'; '.join(seen)}")
+        else:
+            flagged.append(fid["reasons"])
+    assert len(flagged) < 2, flagged
+    pytest.skip(f"no quiet run passed: flagged {flagged}; not quiet (at most {1 - quiet:.2%}): "
+                f"{'; '.join(seen)}")  # fmt: skip
 
 
 def _cumulative(res, table: str, key: str, column: str, window_s: float) -> dict[str, float]:
