@@ -28,7 +28,7 @@ import difflib
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -129,8 +129,8 @@ class Calibration:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "unknowns": [u.__dict__ for u in self.unknowns],
-            "goals": [g.__dict__ for g in self.goals],
+            "unknowns": [asdict(u) for u in self.unknowns],
+            "goals": [asdict(g) for g in self.goals],
             "samples": len(self.samples),
             "holding": int(self.samples["holds"].sum()),
             "region": {k: list(v) if v else None for k, v in self.region.items()},
@@ -215,16 +215,15 @@ def search(
     ok = frame[frame.holds]
     region: dict[str, tuple[float, float] | None] = {}
     at_edge = []
-    for u in unknowns:
+    for (low, high), u in zip(declared, unknowns, strict=True):
         if not len(ok):
             region[u.key] = None
             continue
         lo, hi = float(ok[u.key].min()), float(ok[u.key].max())
         region[u.key] = (lo, hi)
-        width = (u._to(np.array(u.high)) - u._to(np.array(u.low))) / samples
-        if u._to(np.array(lo)) - u._to(np.array(u.low)) <= width or (
-            u._to(np.array(u.high)) - u._to(np.array(hi)) <= width
-        ):
+        # Within one first-round sample spacing of a declared bound.
+        spacing = (high - low) / samples
+        if u._to(np.array(lo)) - low <= spacing or high - u._to(np.array(hi)) <= spacing:
             at_edge.append(u.key)
     best_row = frame.loc[frame.worst_error.idxmin()]
     best = {k: float(best_row[k]) for k in [*(u.key for u in unknowns), *(g.metric for g in goals)]}

@@ -680,15 +680,11 @@ def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
     from airlab.reproduce import report as r
 
     p = plan(quick)
-    intro = (
-        r.plan_note(quick)
-        + r.score_note(analysis)
-        + INTRO.format(
-            runs=len({j.id for j in jobs(quick)}),
-            seeds=len(p.seeds),
-            duration=p.duration_s,
-            warmup=p.warmup_s,
-        )
+    intro = r.plan_note(quick, analysis) + INTRO.format(
+        runs=len({j.id for j in jobs(quick)}),
+        seeds=len(p.seeds),
+        duration=p.duration_s,
+        warmup=p.warmup_s,
     )
     chain_cols = [
         ("rate", "rate (Mbit/s)"),

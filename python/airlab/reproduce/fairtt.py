@@ -423,20 +423,16 @@ def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
 
     p = plan(quick)
     gaps = ", ".join(f"reading {k}: |ratio - 1.44| = {v:.2f}" for k, v in analysis["gaps"].items())
-    intro = (
-        r.plan_note(quick)
-        + r.score_note(analysis)
-        + (
-            f"<p>{len(p.seeds)} seeds, {p.duration_s} s per run, "
-            f"buffers {list(p.buffers_bdp)} BDP, "
-            f"elephant RTTs {list(p.rtts_ms)} ms (mice {MICE_RTT_MS:g} ms). Means over seeds with "
-            "95 % confidence intervals; Jain's index is computed per 1 s bin and averaged. "
-            "Utilization is the bottleneck's busy fraction (IP bytes).</p>"
-            f"<p><b>The BBRv2 baseline matches the paper's throughput ratio best under reading "
-            f"{analysis['closest_variant']}</b> ({gaps}).</p>"
-            "<p>FaiRTT's equations were lost from the paper's text; airlab implements the "
-            "reconstruction documented in <code>docs/models/fairtt.md</code>.</p>"
-        )
+    intro = r.plan_note(quick, analysis) + (
+        f"<p>{len(p.seeds)} seeds, {p.duration_s} s per run, "
+        f"buffers {list(p.buffers_bdp)} BDP, "
+        f"elephant RTTs {list(p.rtts_ms)} ms (mice {MICE_RTT_MS:g} ms). Means over seeds with "
+        "95 % confidence intervals; Jain's index is computed per 1 s bin and averaged. "
+        "Utilization is the bottleneck's busy fraction (IP bytes).</p>"
+        f"<p><b>The BBRv2 baseline matches the paper's throughput ratio best under reading "
+        f"{analysis['closest_variant']}</b> ({gaps}).</p>"
+        "<p>FaiRTT's equations were lost from the paper's text; airlab implements the "
+        "reconstruction documented in <code>docs/models/fairtt.md</code>.</p>"
     )
     sections = []
     cols_q = [

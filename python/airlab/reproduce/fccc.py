@@ -736,10 +736,8 @@ def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
     from airlab.reproduce import report as r
 
     p = plan(quick)
-    intro = (
-        r.plan_note(quick)
-        + r.score_note(analysis)
-        + INTRO.format(runs=len({j.id for j in jobs(quick)}), seeds=len(p.seeds))
+    intro = r.plan_note(quick, analysis) + INTRO.format(
+        runs=len({j.id for j in jobs(quick)}), seeds=len(p.seeds)
     )
     sections = [
         (

@@ -95,8 +95,13 @@ img { max-width: 100%; margin: 0.5em 0; }
 """
 
 
-def plan_note(quick: bool) -> str:
-    """What the page is: a smoke run (``--quick``) or the reproduction itself."""
+def plan_note(quick: bool, analysis: Mapping[str, Any]) -> str:
+    """What the page is (a smoke run, ``--quick``, or the reproduction itself), then its score
+    and declared readings."""
+    return _plan(quick) + score_note(analysis)
+
+
+def _plan(quick: bool) -> str:
     if quick:
         return (
             "<p style='color:#cf222e'><b>Smoke run (--quick).</b> Fewer seeds and shorter runs: "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -94,14 +94,7 @@ class Reading:
     added: str
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "ambiguity": self.ambiguity,
-            "name": self.name,
-            "choice": self.choice,
-            "primary": self.primary,
-            "why": self.why,
-            "added": self.added,
-        }
+        return asdict(self)
 
 
 def check_readings(readings: Sequence[Reading]) -> None:

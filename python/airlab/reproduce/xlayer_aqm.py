@@ -518,15 +518,11 @@ def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
     from airlab.reproduce import report as r
 
     p = plan(quick)
-    intro = (
-        r.plan_note(quick)
-        + r.score_note(analysis)
-        + INTRO.format(
-            runs=len({j.id for j in jobs(quick)}),
-            sources=", ".join(map(str, p.sources)),
-            seeds=len(p.seeds),
-            reps=p.replicates,
-        )
+    intro = r.plan_note(quick, analysis) + INTRO.format(
+        runs=len({j.id for j in jobs(quick)}),
+        sources=", ".join(map(str, p.sources)),
+        seeds=len(p.seeds),
+        reps=p.replicates,
     )
     agg = analysis["agg"]
     tables = ""
