@@ -516,14 +516,30 @@ def test_xlayer_aqm_reproduction_end_to_end(
     monkeypatch.setattr(xlayer_aqm, "KS", (3.0,))
     monkeypatch.setattr(xlayer_aqm, "TABLE_SOURCES", {"smart home": 2, "eHealth, device FIFO": 2})
     jobs = xlayer_aqm.jobs(quick=True)
-    # 3 settings x 2 AQMs; 2 readings in 2 settings; 2 transient settings x 2 AQMs.
-    assert len({j.id for j in jobs}) == 6 + 4 + 4
+    # 4 settings x 2 AQMs; 2 readings in 2 settings; 2 transient settings x 2 AQMs.
+    assert len({j.id for j in jobs}) == 8 + 4 + 4
+    # The shaper reading: the AQM inside a 50 Mbit/s tbf on a gigabit port.
+    shaped = [j for j in jobs if dict(j.tags)["setting"] == "smart home, shaper"]
+    assert all(dict(j.params)["link.uplink.rate"] == "1Gbit" for j in shaped)
+    assert all('kind = "tbf", rate = "50Mbit"' in dict(j.params)["link.uplink.forward.qdisc"]
+               for j in shaped)  # fmt: skip
     with pytest.raises(SystemExit) as done:
         cli.main(["reproduce", "xlayer-aqm", "--quick", "--out", str(tmp_path)])
     assert done.value.code in (0, None)
     rows = _targets(tmp_path)
     experiments = {r["experiment"].split()[0] for r in rows}
     assert {f"E1-{i}" for i in (1, 2, 3, 4, 5, 7, 8, 9, 10, 11)} <= experiments
+    # Each testbed row is reported under every reading of its layer; the primary ones judged.
+    doc = json.loads((tmp_path / "targets.json").read_text())
+    primary = {r["name"] for r in doc["readings"] if r["primary"]}
+    assert primary == {"device FIFO", "50 Mbit/s link", "mean recent", "WRR intended",
+                       "goodput per source"}  # fmt: skip
+    fig6 = {r["variant"]: r for r in rows if r["experiment"] == "E1-3 (Fig. 6)"
+            and r["metric"] == "largest mice goodput gain (%)"}  # fmt: skip
+    assert fig6["eHealth, device FIFO"]["judged"] and not fig6["eHealth, mac80211"]["judged"]
+    fig8 = [r for r in rows if r["experiment"] == "E1-5 (Fig. 8)"]
+    assert {r["variant"] for r in fig8} == {"smart home", "smart home, shaper"}
+    assert all(r["judged"] == (r["variant"] == "smart home") for r in fig8 if r["informative"])
     runs = pd.read_parquet(tmp_path / "runs.parquet")
     steady = runs[runs.experiment == "steady"]
     # Eleven batches, the first left out; the first source's runs last many transfers.

@@ -79,10 +79,11 @@ def transient(agg: Mapping[str, pd.DataFrame], setting: str, path: Path) -> Path
 
 def k_tables(agg: Mapping[str, pd.DataFrame], path: Path) -> Path:
     """Tables 1/2 as plots: mice goodput and delay against K, the paper's values beside."""
-    from airlab.reproduce.xlayer_aqm import TABLE_SOURCES, k_table
+    from airlab.reproduce.xlayer_aqm import k_settings, k_table
 
-    fig, axes = plt.subplots(2, 2, figsize=(10, 6.4))
-    for col, (setting, n) in enumerate(TABLE_SOURCES.items()):
+    settings = k_settings()
+    fig, axes = plt.subplots(2, len(settings), figsize=(5 * len(settings), 6.4), squeeze=False)
+    for col, (setting, n) in enumerate(settings.items()):
         k = k_table(agg, setting, n)
         paper = TABLES[family(setting)]
         for row, (metric, col_name) in enumerate((("goodput", "mice_goodput"),
@@ -96,9 +97,10 @@ def k_tables(agg: Mapping[str, pd.DataFrame], path: Path) -> Path:
             ax.plot(TABLE_KS, paper[metric], "k--", marker="s", ms=3, lw=1, label="paper")
             _style(ax, "K (mice packets per round and flow)", LABELS[col_name])
             if row == 0:
-                ax.set_title(f"Table {1 + col}: {setting}, {n} sources")
-    axes[0, 0].legend(fontsize=8)
-    axes[0, 1].legend(fontsize=8)
+                table = 1 if family(setting) == "smart home" else 2
+                ax.set_title(f"Table {table}: {setting}, {n} sources")
+    for ax in axes[0]:
+        ax.legend(fontsize=8)
     return _save(fig, path)
 
 
