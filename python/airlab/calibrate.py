@@ -37,6 +37,8 @@ import numpy as np
 from airlab import _io
 
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+#: Duration units and their nanoseconds.
+_NS_PER = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,10 @@ class Unknown:
     unit: str = ""
     #: Sample the logarithm (for values spanning decades: loss rates, buffers).
     log: bool = False
+    #: A whole number (a packet count): each sample is rounded before it runs.
+    integer: bool = False
+    #: Further keys that take the same value (one receive buffer on every flow).
+    also: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.low) and math.isfinite(self.high) and self.low < self.high):
@@ -60,7 +66,17 @@ class Unknown:
             raise ValueError(f"unknown {self.key!r}: a log scale needs low > 0, got {self.low}")
 
     def text(self, x: float) -> str:
-        return f"{x:.6g}{self.unit}"
+        if self.unit in _NS_PER:
+            # Durations run in whole nanoseconds, as scenarios require.
+            return f"{round(x * _NS_PER[self.unit])}ns"
+        return f"{round(x)}{self.unit}" if self.integer else f"{x:.6g}{self.unit}"
+
+    def set_keys(self) -> tuple[str, ...]:
+        return (self.key, *self.also)
+
+    def value(self, x: float) -> float:
+        """The value a sample at ``x`` runs with."""
+        return float(round(x)) if self.integer else x
 
     def _to(self, x: np.ndarray) -> np.ndarray:
         return np.log10(x) if self.log else x
@@ -71,7 +87,8 @@ class Unknown:
 
 @dataclass(frozen=True)
 class Goal:
-    """A metric (a ``summary.json`` key, flattened as in sweeps: ``flow.f1.goodput_mbps``) and
+    """A metric (a ``summary.json`` key, flattened as in sweeps: ``flow.f1.goodput_mbps``, or
+    the ratio of two: ``flow.a.goodput_mbps/flow.b.goodput_mbps``, as papers report shares) and
     the value it should have, within ``tol`` (absolute)."""
 
     metric: str
@@ -85,6 +102,17 @@ class Goal:
     def error(self, v: float) -> float:
         """How far ``v`` is from the value, in tolerances (NaN counts as infinitely far)."""
         return abs(v - self.value) / self.tol if math.isfinite(v) else math.inf
+
+    def parts(self) -> list[str]:
+        """The summary keys the metric reads."""
+        return self.metric.split("/", 1)
+
+    def of(self, metrics: Mapping[str, float]) -> float:
+        """The metric's value in a run's (flattened) summary; NaN for a ratio over zero."""
+        vals = [metrics[k] for k in self.parts()]
+        if len(vals) == 1:
+            return vals[0]
+        return vals[0] / vals[1] if vals[1] else math.nan
 
 
 def parse_unknown(text: str) -> Unknown:
@@ -139,12 +167,139 @@ class Calibration:
             "sensitivity": self.sensitivity,
         }
 
-    def write(self, out_dir: Path) -> None:
-        """``calibration.json`` (the result) and ``samples.parquet`` (every sample)."""
+    def write(self, out_dir: Path, spec: Spec | None = None) -> None:
+        """``calibration.json`` (the result, after the declaration it answers when there is
+        one) and ``samples.parquet`` (every sample)."""
         from airlab.schema import provenance
 
-        _io.write_json(out_dir / "calibration.json", {"provenance": provenance(), **self.as_dict()})
+        head = {"provenance": provenance(), **({"spec": spec.as_dict()} if spec else {})}
+        _io.write_json(out_dir / "calibration.json", {**head, **self.as_dict()})
         _io.write_parquet(out_dir / "samples.parquet", self.samples, provenance())
+        self.plot(out_dir / "calibration.png")
+
+    def plot(self, path: Path) -> Path:
+        """Every sample's goal metrics against each unknown (a row per goal, a column per
+        unknown): the goal's band shaded, the samples where every goal holds filled."""
+        import matplotlib.pyplot as plt
+
+        nu, ng = len(self.unknowns), len(self.goals)
+        fig, axes = plt.subplots(ng, nu, figsize=(4.2 * nu, 3.0 * ng), squeeze=False)
+        holds = self.samples["holds"].to_numpy(dtype=bool)
+        for i, g in enumerate(self.goals):
+            y = self.samples[g.metric].to_numpy(dtype=float)
+            for j, u in enumerate(self.unknowns):
+                ax = axes[i, j]
+                x = self.samples[u.key].to_numpy(dtype=float)
+                ax.axhspan(g.value - g.tol, g.value + g.tol, color="tab:green", alpha=0.15,
+                           label="goal ± tolerance")  # fmt: skip
+                ax.scatter(x[~holds], y[~holds], s=14, facecolors="none", edgecolors="tab:gray",
+                           label="sample")  # fmt: skip
+                ax.scatter(x[holds], y[holds], s=16, color="tab:green", label="every goal holds")
+                if u.log:
+                    ax.set_xscale("log")
+                ax.set_xlabel(f"{u.key}" + (f" ({u.unit})" if u.unit else ""), fontsize=8)
+                ax.set_ylabel(g.metric, fontsize=8)
+                ax.grid(alpha=0.3)
+        axes[0, 0].legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        return path
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A calibration declared in a file: the scenario, its fixed overrides, each unknown with
+    where its plausible range comes from, each goal with the paper row it stands for, and the
+    budget. A paper's own live in ``airlab/reproduce/calibrations/<paper>.toml``."""
+
+    scenario: str
+    unknowns: list[Unknown]
+    goals: list[Goal]
+    fixed: dict[str, str] = field(default_factory=dict)
+    samples: int = 16
+    rounds: int = 2
+    seeds: int = 1
+    #: What the paper leaves open and which of its numbers that moves.
+    question: str = ""
+    #: Per unknown key: where its range comes from (the paper's platform).
+    plausible: dict[str, str] = field(default_factory=dict)
+    #: Per goal metric: the paper's row (or number) it stands for.
+    rows: dict[str, str] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "scenario": self.scenario,
+            "question": self.question,
+            "fixed": self.fixed,
+            "samples": self.samples,
+            "rounds": self.rounds,
+            "seeds": self.seeds,
+            "plausible": self.plausible,
+            "rows": self.rows,
+        }
+
+
+def load_spec(path: str | Path) -> Spec:
+    """Read a calibration file (see :class:`Spec`); a ``ValueError`` names the file, the key
+    and what was expected."""
+    import tomllib
+
+    where = str(path)
+    try:
+        doc = tomllib.loads(Path(path).read_text())
+    except OSError as e:
+        raise ValueError(f"{where}: cannot read it ({e.strerror})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"{where}: not valid TOML ({e})") from None
+    allowed = {"scenario", "question", "samples", "rounds", "seeds", "set", "unknown", "goal"}
+    extra = sorted(set(doc) - allowed)
+    if extra:
+        raise ValueError(f"{where}: unknown key(s) {extra}, expected some of {sorted(allowed)}")
+
+    def need(table: Mapping[str, Any], key: str, kind: type | tuple[type, ...], at: str) -> Any:
+        v = table.get(key)
+        if v is None or isinstance(v, bool) or not isinstance(v, kind):
+            names = " or ".join(t.__name__ for t in (kind if isinstance(kind, tuple) else (kind,)))
+            raise ValueError(f"{where}: {at}{key} must be a {names}, got {v!r}")
+        return v
+
+    scenario = need(doc, "scenario", str, "")
+    budget = {k: need(doc, k, int, "") for k in ("samples", "rounds", "seeds") if k in doc}
+    fixed = doc.get("set", {})
+    if not isinstance(fixed, dict) or not all(isinstance(v, str) for v in fixed.values()):
+        raise ValueError(f'{where}: [set] must be a table of KEY = "VALUE" strings')
+    unknowns, goals, plausible, rows = [], [], {}, {}
+    num = (int, float)
+    for i, u in enumerate(doc.get("unknown", [])):
+        at = f"unknown[{i}]."
+        key, low, high = need(u, "key", str, at), need(u, "low", num, at), need(u, "high", num, at)
+        plausible[key] = need(u, "plausible", str, at)
+        try:
+            also = u.get("also", [])
+            if not isinstance(also, list) or not all(isinstance(k, str) for k in also):
+                raise ValueError(f"{at}also must be a list of keys, got {also!r}")
+            unknowns.append(Unknown(key, float(low), float(high), str(u.get("unit", "")),
+                                    bool(u.get("log", False)), bool(u.get("integer", False)),
+                                    tuple(also)))  # fmt: skip
+        except ValueError as e:
+            raise ValueError(f"{where}: {e}") from None
+    for i, g in enumerate(doc.get("goal", [])):
+        at = f"goal[{i}]."
+        metric, value, tol = (
+            need(g, "metric", str, at),
+            need(g, "value", num, at),
+            need(g, "tol", num, at),
+        )
+        rows[metric] = need(g, "row", str, at)
+        try:
+            goals.append(Goal(metric, float(value), float(tol)))
+        except ValueError as e:
+            raise ValueError(f"{where}: {e}") from None
+    if not unknowns or not goals:
+        raise ValueError(f"{where}: expected at least one [[unknown]] and one [[goal]]")
+    return Spec(scenario, unknowns, goals, dict(fixed), question=doc.get("question", ""),
+                plausible=plausible, rows=rows, **budget)  # fmt: skip
 
 
 Evaluate = Callable[[list[dict[str, float]]], list[dict[str, float]]]
@@ -176,12 +331,12 @@ def search(
         scaled = qmc.scale(unit, box[:, 0], box[:, 1]) if np.all(box[:, 1] > box[:, 0]) else (
             np.tile(box[:, 0], (samples, 1)))  # fmt: skip
         points = [
-            {u.key: float(u._from(np.array(x))) for u, x in zip(unknowns, p, strict=True)}
+            {u.key: u.value(float(u._from(np.array(x)))) for u, x in zip(unknowns, p, strict=True)}
             for p in scaled
         ]
         results = evaluate(points)
         for p, res in zip(points, results, strict=True):
-            missing = [g.metric for g in goals if g.metric not in res]
+            missing = [k for g in goals for k in g.parts() if k not in res]
             if missing:
                 close = difflib.get_close_matches(missing[0], list(res), n=3)
                 hint = f"; did you mean {' or '.join(map(repr, close))}?" if close else ""
@@ -189,9 +344,10 @@ def search(
                     f"goal {missing[0]!r}: no such metric in the run's summary{hint} (the metrics "
                     "are summary.json's keys, flattened as in sweep.parquet)"
                 )
-            errs = [g.error(res[g.metric]) for g in goals]
-            rows.append({"round": r + 1, **p, **{g.metric: res[g.metric] for g in goals},
-                         "worst_error": max(errs), "holds": max(errs) <= 1.0})  # fmt: skip
+            values = {g.metric: g.of(res) for g in goals}
+            errs = [g.error(values[g.metric]) for g in goals]
+            rows.append({"round": r + 1, **p, **values, "worst_error": max(errs),
+                         "holds": max(errs) <= 1.0})  # fmt: skip
         frame = pd.DataFrame(rows)
         ok = frame[frame.holds]
         width = box[:, 1] - box[:, 0]
@@ -274,14 +430,14 @@ def calibrate(
 
     out_dir = Path(out)
     base = tuple(sorted((fixed or {}).items()))
-    keys = {u.key for u in unknowns} & {k for k, _ in base}
+    keys = {k for u in unknowns for k in u.set_keys()} & {k for k, _ in base}
     if keys:
         raise ValueError(f"{sorted(keys)[0]!r} is both an unknown and a fixed override")
 
     def evaluate(points: list[dict[str, float]]) -> list[dict[str, float]]:
         todo = {}
         for i, p in enumerate(points):
-            params = base + tuple((u.key, u.text(p[u.key])) for u in unknowns)
+            params = base + tuple((k, u.text(p[u.key])) for u in unknowns for k in u.set_keys())
             for s in range(1, seeds + 1):
                 todo[(i, s)] = _jobs.Job(scenario, params, s)
         done = _jobs.run_jobs(list(todo.values()), out_dir, executor, reporter=reporter)
@@ -300,4 +456,14 @@ def calibrate(
 
     result = search(evaluate, unknowns, goals, samples, rounds)
     result.write(out_dir)
+    return result
+
+
+def calibrate_spec(
+    spec: Spec, out: str | Path, executor: Any = None, reporter: Any = None
+) -> Calibration:
+    """:func:`calibrate` as ``spec`` declares it; ``calibration.json`` carries the declaration."""
+    result = calibrate(spec.scenario, spec.unknowns, spec.goals, out, spec.samples, spec.rounds,
+                       spec.seeds, spec.fixed, executor, reporter)  # fmt: skip
+    result.write(Path(out), spec)
     return result

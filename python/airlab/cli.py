@@ -682,13 +682,19 @@ def reproduce(
 
 
 @cli.command()
-@click.argument("scenario")
-@click.option("--unknown", "unknowns", multiple=True, required=True, metavar="KEY=LOW..HIGH",
+@click.argument("scenario", required=False)
+@click.option("--unknown", "unknowns", multiple=True, metavar="KEY=LOW..HIGH",
               help="A key the paper leaves open and its plausible range, e.g. "
               "link.bottleneck.loss=1e-5..1e-2,log (repeatable).")  # fmt: skip
-@click.option("--goal", "goals", multiple=True, required=True, metavar="METRIC=VALUE±TOL",
-              help="A summary metric and the value it should have, e.g. "
-              "flow.f1.goodput_mbps=9.5±0.2 or ...=40+-10% (repeatable).")  # fmt: skip
+@click.option("--goal", "goals", multiple=True, metavar="METRIC=VALUE±TOL",
+              help="A summary metric (or the ratio of two, A/B) and the value it should have, "
+              "e.g. flow.f1.goodput_mbps=9.5±0.2 or ...=40+-10% (repeatable).")  # fmt: skip
+@click.option("--spec", type=click.Path(dir_okay=False), default=None,
+              help="A calibration declared in a TOML file (scenario, [set], [[unknown]], "
+              "[[goal]], budget) instead of the arguments.")  # fmt: skip
+@click.option("--paper", default=None, metavar="NAME",
+              help="A reproduced paper's own calibration "
+              "(airlab/reproduce/calibrations/<paper>.toml).")  # fmt: skip
 @click.option("--set", "sets", multiple=True, metavar="KEY=VALUE",
               help="A fixed override beside the unknowns (repeatable).")  # fmt: skip
 @click.option("--samples", type=click.IntRange(2, 4096), default=16, show_default=True,
@@ -703,9 +709,11 @@ def reproduce(
               help="Output directory (resumable).")  # fmt: skip
 @_cluster_options
 def calibrate(
-    scenario: str,
+    scenario: str | None,
     unknowns: tuple[str, ...],
     goals: tuple[str, ...],
+    spec: str | None,
+    paper: str | None,
     sets: tuple[str, ...],
     samples: int,
     rounds: int,
@@ -720,25 +728,38 @@ def calibrate(
     Samples the box of --unknown ranges, runs every sample (on the local pool or a Dask
     cluster), and reports per unknown the interval where every --goal holds, whether it touches
     the range's edge, the best sample and each goal's sensitivity to each unknown. Writes
-    DIR/calibration.json, DIR/samples.parquet and DIR/runs/ (a rerun resumes).
+    DIR/calibration.json, DIR/samples.parquet and DIR/runs/ (a rerun resumes). With --spec or
+    --paper, the declaration (and its budget) comes from the file instead.
     """
     from airlab import calibrate as _cal
+    from airlab.reproduce import calibration_file
 
     console = _console()
     try:
-        unk = [_cal.parse_unknown(u) for u in unknowns]
-        gls = [_cal.parse_goal(g) for g in goals]
-        fixed = dict(_sweep.parse_set(x) for x in sets)
+        if (spec or paper) and (scenario or unknowns or goals or sets):
+            raise ValueError("give SCENARIO with --unknown/--goal/--set, or --spec/--paper alone")
+        if spec and paper:
+            raise ValueError("give --spec or --paper, not both")
+        if spec or paper:
+            decl = _cal.load_spec(spec or calibration_file(str(paper)))
+        elif not (scenario and unknowns and goals):
+            raise ValueError("expected SCENARIO with at least one --unknown and one --goal "
+                             "(or --spec FILE, or --paper NAME)")  # fmt: skip
+        else:
+            decl = _cal.Spec(scenario, [_cal.parse_unknown(u) for u in unknowns],
+                             [_cal.parse_goal(g) for g in goals],
+                             dict(_sweep.parse_set(x) for x in sets), samples, rounds, seeds)  # fmt: skip
         out_dir = _out_dir(out)
     except ValueError as e:
         raise CliError(str(e)) from None
-    runs = samples * rounds * seeds
-    with _executor(jobs, scheduler, cluster, samples * seeds) as ex:
-        console.print(f"[bold]calibrate[/] {scenario}: {rounds} rounds of {samples} samples x "
-                      f"{seeds} seeds ({runs} runs) on {ex.describe()} -> {out_dir}")  # fmt: skip
+    runs = decl.samples * decl.rounds * decl.seeds
+    with _executor(jobs, scheduler, cluster, decl.samples * decl.seeds) as ex:
+        console.print(f"[bold]calibrate[/] {decl.scenario}: {decl.rounds} rounds of "
+                      f"{decl.samples} samples x {decl.seeds} seeds ({runs} runs) on "
+                      f"{ex.describe()} -> {out_dir}")  # fmt: skip
         try:
-            c = _cal.calibrate(scenario, unk, gls, out_dir, samples, rounds, seeds, fixed, ex,
-                               _RichReporter(console, "calibrate", each=False))  # fmt: skip
+            c = _cal.calibrate_spec(decl, out_dir, ex,
+                                    _RichReporter(console, "calibrate", each=False))  # fmt: skip
         except (ValueError, RuntimeError) as e:
             raise CliError(str(e)) from None
         except KeyboardInterrupt:

@@ -9,6 +9,7 @@ optionally ``SERIES``: the time series its runs keep), ``analyze(records, out_di
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import ModuleType
 
 from airlab.reproduce import bbr_wifi6, bufferbloat_11n, fairtt, fccc, xlayer_aqm
@@ -28,3 +29,16 @@ def paper(name: str) -> ModuleType:
         return PAPERS[name]
     except KeyError:
         raise KeyError(f"unknown paper {name!r}, expected one of: {', '.join(PAPERS)}") from None
+
+
+#: Each paper's own calibration of what it leaves unstated (``airlab calibrate --paper NAME``).
+CALIBRATIONS = Path(__file__).parent / "calibrations"
+
+
+def calibration_file(name: str) -> Path:
+    """The calibration file of paper ``name``; ``ValueError`` naming those there are."""
+    path = CALIBRATIONS / f"{name}.toml"
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in CALIBRATIONS.glob("*.toml")))
+        raise ValueError(f"no calibration declared for paper {name!r}, expected one of: {known}")
+    return path

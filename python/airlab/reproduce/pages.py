@@ -103,11 +103,75 @@ def _readings(readings: Sequence[Mapping[str, Any]]) -> list[str]:
     return [*lines, ""]
 
 
+def _value(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() and abs(v) < 1e7 else f"{v:.3g}"
+
+
+def _interval(u: Mapping[str, Any], lo: float, hi: float) -> str:
+    unit = u.get("unit", "")
+    return f"{_value(lo)}{unit}" if lo == hi else f"{_value(lo)}..{_value(hi)}{unit}"
+
+
+def _calibration(cal: Mapping[str, Any] | None) -> list[str]:
+    """The recorded ``airlab calibrate --paper`` result: a reading of its own, not judged."""
+    if not cal:
+        return []
+    spec = cal["spec"]
+    lines = [
+        "## Calibration (a reading of its own, not judged)",
+        "",
+        f"`{cal['provenance']['command']}`: {' '.join(spec['question'].split())}",
+        "",
+        f"Scenario `{spec['scenario']}`"
+        + (", with " + ", ".join(f"`{k}={v}`" for k, v in spec["fixed"].items())
+           if spec["fixed"] else "")
+        + f"; {spec['rounds']} rounds of {spec['samples']} samples, {spec['seeds']} "
+        + ("seed" if spec["seeds"] == 1 else "seeds") + " each: "
+        f"{cal['holding']} of {cal['samples']} samples hold every goal. The region is the span "
+        "of those samples and may hold gaps; `calibration.png` shows every sample.",
+        "",
+        "| unknown | declared (plausible) range | where every goal holds | best sample | "
+        "at the range's edge |",
+        "|---|---|---|---|---|",
+    ]  # fmt: skip
+    for u in cal["unknowns"]:
+        reg = cal["region"][u["key"]]
+        lines.append("| " + " | ".join(_cell(x) for x in (
+            f"`{u['key']}`" + (f" (also {', '.join(u['also'])})" if u.get("also") else ""),
+            f"{_interval(u, u['low'], u['high'])}: {' '.join(spec['plausible'][u['key']].split())}",
+            _interval(u, *reg) if reg else "none holds",
+            _interval(u, cal["best"][u["key"]], cal["best"][u["key"]]),
+            "yes" if u["key"] in cal["at_edge"] else "no",
+        )) + " |")  # fmt: skip
+    lines += [
+        "",
+        "| goal (the paper's row) | value ± tolerance | best sample | sensitivity: Spearman; "
+        "change over the range, in tolerances |",
+        "|---|---|---|---|",
+    ]
+    for g in cal["goals"]:
+        sens = "; ".join(
+            f"`{k}` {_num(v['spearman'])}; {_num(v['span_in_tolerances'])}"
+            for k, v in cal["sensitivity"][g["metric"]].items()
+        )
+        lines.append("| " + " | ".join(_cell(x) for x in (
+            f"`{g['metric']}` ({spec['rows'][g['metric']]})",
+            f"{_num(g['value'])} ± {_num(g['tol'])}",
+            _num(cal["best"][g["metric"]]),
+            sens,
+        )) + " |")  # fmt: skip
+    return [*lines, ""]
+
+
 def paper_page(
-    name: str, doc: Mapping[str, Any], figures: Sequence[str], notes: bool = False
+    name: str,
+    doc: Mapping[str, Any],
+    figures: Sequence[str],
+    notes: bool = False,
+    calibration: Mapping[str, Any] | None = None,
 ) -> str:
-    """The README of one recorded reproduction: its score, every row, every figure; ``notes``
-    links the directory's hand-written ``notes.md``."""
+    """The README of one recorded reproduction: its score, every row, its calibration, every
+    figure; ``notes`` links the directory's hand-written ``notes.md``."""
     rows = doc["targets"]
     inf = _informative(rows)
     judged = _judged(rows)
@@ -191,6 +255,8 @@ def paper_page(
     if used:
         lines += ["", "Rows that cannot fail on their own:", ""]
         lines += [f"- `{k}`: {UNINFORMATIVE[k]}" for k in used]
+    if calibration:
+        lines += ["", *_calibration(calibration)]
     if figures:
         lines += ["", "## Figures", ""]
         lines += [f"![{Path(f).stem}]({f})" for f in figures]
@@ -235,7 +301,9 @@ def render(root: Path) -> dict[Path, str]:
             raise ValueError(f"{path}: not JSON ({e})") from None
         docs[name] = doc
         figures = sorted(p.name for p in d.glob("*.png"))
-        pages[d / "README.md"] = paper_page(name, doc, figures, (d / "notes.md").exists())
+        cal_path = d / "calibration.json"
+        cal = json.loads(cal_path.read_text()) if cal_path.exists() else None
+        pages[d / "README.md"] = paper_page(name, doc, figures, (d / "notes.md").exists(), cal)
     summary = root / SUMMARY
     text = summary.read_text()
     if text.count(BEGIN) != 1 or text.count(END) != 1:
