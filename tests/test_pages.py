@@ -32,13 +32,21 @@ def test_a_page_scores_the_informative_rows_and_shows_why_rows_miss_or_cannot_fa
         ),
     ]
     doc = json.loads(write_targets(tmp_path, "fccc", False, rows).read_text())
-    text = pages.paper_page("fccc", doc, ["fig1.png"], notes=True)
+    text = pages.paper_page("fccc", doc, ["fig1.png"])
     assert "**Score: 1 of 2 judged rows hit**, 2 of 3 with the 1 row that" in text
     assert "| judged | 0 | 1 | 1 | 0 |" in text and "| all | 1 | 1 | 1 | 0 |" in text
     assert "| E3 |  | A-MPDU size | 32 | 32 | ±20 % | within | no | no (configuration): the" in text
-    assert "![fig1](fig1.png)" in text and "[notes.md](notes.md)" in text
+    assert "![fig1](fig1.png)" in text
     assert "| outside | yes | yes | untested (1) |" in text
     assert "1. **untested**: the queue sits at the relay, not the source" in text
+    # A recorded calibration is a section of its own: the region, its plausible range, the goal.
+    root = Path(__file__).resolve().parents[1]
+    cal = json.loads((root / "docs/reproductions/fairtt/calibration.json").read_text())
+    text = pages.paper_page("fccc", doc, [], cal)
+    assert "## Calibration (a reading of its own, not judged)" in text
+    lo, hi = cal["region"]["link.bottleneck.forward.loss"]
+    assert "| `link.bottleneck.forward.loss` | 1e-07..0.01: From a wire" in text
+    assert f"| {lo:.3g}..{hi:.3g} | " in text and "| 1.44 ± 0.288 |" in text
 
 
 def test_the_summary_needs_its_markers(tmp_path: Path) -> None:

@@ -746,9 +746,15 @@ def calibrate(
             raise ValueError("expected SCENARIO with at least one --unknown and one --goal "
                              "(or --spec FILE, or --paper NAME)")  # fmt: skip
         else:
-            decl = _cal.Spec(scenario, [_cal.parse_unknown(u) for u in unknowns],
-                             [_cal.parse_goal(g) for g in goals],
-                             dict(_sweep.parse_set(x) for x in sets), samples, rounds, seeds)  # fmt: skip
+            decl = _cal.Spec(
+                scenario,
+                [_cal.parse_unknown(u) for u in unknowns],
+                [_cal.parse_goal(g) for g in goals],
+                dict(_sweep.parse_set(x) for x in sets),
+                samples,
+                rounds,
+                seeds,
+            )
         out_dir = _out_dir(out)
     except ValueError as e:
         raise CliError(str(e)) from None

@@ -167,11 +167,10 @@ def paper_page(
     name: str,
     doc: Mapping[str, Any],
     figures: Sequence[str],
-    notes: bool = False,
     calibration: Mapping[str, Any] | None = None,
 ) -> str:
     """The README of one recorded reproduction: its score, every row, its calibration, every
-    figure; ``notes`` links the directory's hand-written ``notes.md``."""
+    figure."""
     rows = doc["targets"]
     inf = _informative(rows)
     judged = _judged(rows)
@@ -185,14 +184,6 @@ def paper_page(
         "This directory holds its `targets.json` and figures; how the paper's experiments are "
         f"set up: [`reproduce.md`](../../reproduce.md#{SECTIONS[name]}).",
         "",
-        *(
-            [
-                "Hand-written notes on earlier runs and on the gaps: [notes.md](notes.md).",
-                "",
-            ]
-            if notes
-            else []
-        ),
         f"**Score: {_hits(judged)} of {len(judged)} judged rows hit**"
         + (
             f" (the primary readings), {_hits(inf)} of {len(inf)} informative rows with the "
@@ -303,7 +294,7 @@ def render(root: Path) -> dict[Path, str]:
         figures = sorted(p.name for p in d.glob("*.png"))
         cal_path = d / "calibration.json"
         cal = json.loads(cal_path.read_text()) if cal_path.exists() else None
-        pages[d / "README.md"] = paper_page(name, doc, figures, (d / "notes.md").exists(), cal)
+        pages[d / "README.md"] = paper_page(name, doc, figures, cal)
     summary = root / SUMMARY
     text = summary.read_text()
     if text.count(BEGIN) != 1 or text.count(END) != 1:
