@@ -11,9 +11,12 @@
 //! - [`mac80211`]: Linux's mac80211 queueing: per-station FQ-CoDel TXQs, the airtime-fair
 //!   scheduler and Airtime Queue Limits.
 //! - [`reorder`]: the receiver's Block Ack reordering buffer.
-//! - [`net`]: a network of nodes sharing a channel, and its frame exchanges.
+//! - [`net`]: a network of nodes sharing a channel, and its frame exchanges, split by phase
+//!   (channel access, the exchange, reception and Block Ack, the UL OFDMA trigger cycle).
+//! - [`aggregation`]: a device's A-MPDU limits, shared by the exchange and the OFDMA planner.
 //! - [`ofdma`]: 802.11ax downlink OFDMA: the AP's multi-user scheduling and RU allocation.
 
+pub mod aggregation;
 pub mod channel;
 pub mod link;
 pub mod mac80211;

@@ -11,8 +11,8 @@
 use super::sched::{Eligible, MuScheduler, Served};
 use super::Ofdma;
 use crate::sim::Time;
+use crate::wifi::aggregation::Aggregation;
 use crate::wifi::link::Peer;
-use crate::wifi::net::Aggregation;
 use crate::wifi::phy::mu::{self, RuAllocation};
 use crate::wifi::phy::{self, TxVector};
 use crate::wifi::queues::{DeviceQueues, Mpdu};
