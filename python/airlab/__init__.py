@@ -17,7 +17,6 @@ import numbers
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -196,7 +195,7 @@ def _scenario_text(data: bytes, name: str) -> str:
 
 
 def run(
-    scenario: str | Path,
+    scenario: str | os.PathLike[str],
     seed: int | None = None,
     set: Overrides = None,
     progress: Callable[[float], object] | None = None,
@@ -236,7 +235,7 @@ def run_text(
     return Result.from_core(raw, source=None)
 
 
-def validate(scenario: str | Path, set: Overrides = None) -> dict[str, Any]:
+def validate(scenario: str | os.PathLike[str], set: Overrides = None) -> dict[str, Any]:
     """Check a scenario without running it; return the resolved scenario as a dict. ``set``
     and the errors are as for :func:`run`."""
     overrides = overrides_list(set)

@@ -20,6 +20,7 @@ from rich.progress import (
     MofNCompleteColumn,
     Progress,
     SpinnerColumn,
+    TaskID,
     TextColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
@@ -244,8 +245,9 @@ def print_batch_means(console: Console, res: Any) -> None:
         row: dict[str, Any] = {"flow": flow}
         for _, key in columns:
             m = means[key].loc[flow] if flow in means[key].index else None
-            used = m is not None and m["batches"] > 0
-            row[key] = f"{fmt(m['mean'])} ± {fmt(m['ci'])}" if used else ""
+            row[key] = ""
+            if m is not None and m["batches"] > 0:
+                row[key] = f"{fmt(m['mean'])} ± {fmt(m['ci'])}"
         rows.append(row)
     title = (
         f"Batch means ({info['completed']} of {info['count']} batches of {info['packets']} "
@@ -276,7 +278,8 @@ def _run_and_save(label: str, run: Any, out_dir: Path, plots: bool) -> None:
 def _describe(resolved: dict[str, Any]) -> str:
     """One line about a resolved scenario: name, duration, sizes, description."""
     # the engine returns {"scenario": <the file after overrides>, "flows": [expanded], ...}
-    base = resolved.get("scenario") if isinstance(resolved.get("scenario"), dict) else resolved
+    scenario = resolved.get("scenario")
+    base: dict[str, Any] = scenario if isinstance(scenario, dict) else resolved
 
     def count(obj: dict[str, Any], *keys: str) -> int:
         for k in keys:
@@ -412,7 +415,7 @@ class _RichReporter(_jobs.Reporter):
             TimeRemainingColumn(),
             console=console,
         )
-        self.task = None
+        self.task: TaskID | None = None
 
     def start(self, total: int, skipped: int) -> None:
         if skipped:

@@ -109,7 +109,7 @@ class Comparison:
         n = len(self.table)
         if not _checks.is_int(k):
             raise TypeError(f"k: expected a row number, an integer, got {k!r:.60}")
-        if not -n <= k < n:
+        if not -n <= int(k) < n:
             rows = f"from 0 to {n - 1} (or -{n} to -1 from the end)" if n else "none: no rows"
             raise ValueError(f"k: expected a row number of the table, {rows}; got {k}")
         k = int(k) % n
@@ -209,8 +209,10 @@ def compare(
                 row[lb] = math.nan if v is None else v
             base = values[0]
             for lb, v in zip(labels[1:], values[1:], strict=True):
-                ok = base not in (None, 0) and v is not None
-                row[f"{lb} vs {labels[0]}"] = v / base - 1 if ok else math.nan
+                rel = math.nan
+                if base is not None and base != 0 and v is not None:
+                    rel = v / base - 1
+                row[f"{lb} vs {labels[0]}"] = rel
             row_marks: dict[str, list[int]] = {}
             texts = []
             for i, (lb, v) in enumerate(zip(labels, values, strict=True)):

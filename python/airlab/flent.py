@@ -25,6 +25,7 @@ from __future__ import annotations
 import bz2
 import datetime as dt
 import gzip
+import io
 import json
 import math
 import os
@@ -382,22 +383,37 @@ class _Check:
             self.fail(key, f"a number from {least:g} to {MAX_MAGNITUDE:g}{also}", value)
 
 
+def _compression(path: Path) -> str:
+    """How a Flent file is compressed, by its name: "gzip" (``.gz``), "bzip2" (``.bz2`` and
+    ``.flnt``) or "" (none)."""
+    if path.name.endswith(".gz"):
+        return "gzip"
+    if path.name.endswith((".bz2", ".flnt")):
+        return "bzip2"
+    return ""
+
+
+def _open_raw(path: Path, compression: str) -> io.BufferedIOBase:
+    """``path`` opened for reading its bytes, decompressed as ``compression`` says."""
+    if compression == "gzip":
+        return gzip.open(path, "rb")
+    if compression == "bzip2":
+        return bz2.open(path, "rb")
+    return open(path, "rb")
+
+
 def _decoded(path: Path, max_bytes: int) -> Any:
     """The JSON value of a Flent file: decompressed (gzip for ``.gz``, bzip2 for ``.bz2`` and
     ``.flnt``, else none) a chunk at a time and refused past ``max_bytes``, so a gzip bomb
     costs at most that much memory; refused with more JSON values than a value per
     :data:`BYTES_PER_VALUE` bytes of ``max_bytes``; then UTF-8 and JSON. Any failure is a
     FlentError."""
-    if path.name.endswith(".gz"):
-        opener, what = gzip.open, "gzip-compressed data"
-    elif path.name.endswith((".bz2", ".flnt")):
-        opener, what = bz2.open, "bzip2-compressed data"
-    else:
-        opener, what = open, "a readable file"
+    compression = _compression(path)
+    what = f"{compression}-compressed data" if compression else "a readable file"
     bigger = "(airlab.flent.load(path, max_bytes=...) reads bigger files)"
     data = bytearray()
     try:
-        with opener(path, "rb") as fp:  # type: ignore[operator]
+        with _open_raw(path, compression) as fp:
             while chunk := fp.read(_CHUNK):
                 data += chunk
                 if len(data) > max_bytes:
@@ -579,8 +595,9 @@ def load(path: str | os.PathLike[str], max_bytes: int = MAX_BYTES) -> Result:
     t0 = _t0(meta, p)
     warm = float((meta.get("AIRLAB") or {}).get("warmup_s") or 0.0)
     length = float(meta.get("TOTAL_LENGTH") or max(data["x_values"] or [0.0]))
-    flow_cols = {c: [] for c in TABLES["flows"][0]}
-    ping_cols = {c: [] for c in TABLES["pings"][0]}
+    # each column's values (numbers, or the flow's name)
+    flow_cols: dict[str, list[object]] = {c: [] for c in TABLES["flows"][0]}
+    ping_cols: dict[str, list[object]] = {c: [] for c in TABLES["pings"][0]}
     flows = []
     for series, raw in data["raw_values"].items():
         sm = series_meta.get(series) or {}

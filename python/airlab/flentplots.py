@@ -13,6 +13,7 @@ runs pooled). ``airlab plot`` draws them; in Python::
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from airlab.plots import STYLE, _text
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
+    from matplotlib.typing import RcKeyType
 
 KINDS = ("cdf", "box", "ellipsis", "timeseries")
 FORMATS = ("png", "svg", "pdf")
@@ -38,7 +40,7 @@ DPI = 160
 MAX_LEGEND = 16
 #: Vector files keep their text as text (an SVG's is searchable and editable) and a PDF embeds
 #: TrueType fonts (Type 3 fonts are refused by IEEE and ACM submission checks).
-VECTOR_TEXT = {"svg.fonttype": "none", "pdf.fonttype": 42}
+VECTOR_TEXT: dict[RcKeyType, Any] = {"svg.fonttype": "none", "pdf.fonttype": 42}
 
 
 @dataclass
@@ -265,8 +267,6 @@ def render(
             path = Path(out_dir) / f"{kind}.{fmt}"
             # no creation date in vector files, so that equal plots are equal files
             meta = {"png": {}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[fmt]
-            _io.write_with(
-                path, lambda p, f=fmt, m=meta: fig.savefig(p, dpi=DPI, format=f, metadata=m)
-            )
+            _io.write_with(path, functools.partial(fig.savefig, dpi=DPI, format=fmt, metadata=meta))
             paths.append(path)
     return paths

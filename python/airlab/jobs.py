@@ -401,6 +401,8 @@ def executor(
         with client:
             yield DaskExecutor(client)
         return
+    if cluster is None:  # not reached: without --scheduler, no --cluster is the local pool
+        raise AssertionError("executor: neither --scheduler nor --cluster")
     if cluster == "local":
         made: Any = LocalCluster(
             n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None
@@ -578,13 +580,13 @@ def run_jobs(
     except KeyboardInterrupt:
         outcome.interrupted = True
         # A run whose record was written just as Ctrl-C came is finished too.
-        jobs = {j.id: j for j in unique}
+        by_id = {j.id: j for j in unique}
         for run_id, rec in read_runs(runs_dir).items():
-            job = jobs.get(run_id)
-            if job is None or run_id in outcome.records:
+            finished = by_id.get(run_id)
+            if finished is None or run_id in outcome.records:
                 continue
-            if rec.get("run_digest") == digests[job.scenario]:
-                rec["tags"] = dict(job.tags)
+            if rec.get("run_digest") == digests[finished.scenario]:
+                rec["tags"] = dict(finished.tags)
                 outcome.records[run_id] = rec
     finally:
         reporter.stop()

@@ -7,7 +7,7 @@ import os
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 
@@ -25,6 +25,8 @@ from matplotlib.figure import Figure
 from airlab import _io
 
 if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
     from airlab.model.fluid import FluidResult
     from airlab.results import Result
 
@@ -33,7 +35,8 @@ MAX_LEGEND = 12  # above this many series, draw thin lines without a legend
 MAX_SERIES = 8  # queues/links: only the busiest ones are drawn
 MAX_POINTS = 4000  # per line; longer series are drawn as means of consecutive samples
 
-STYLE = {
+#: rcParams of every plot; the values' types differ by key (matplotlib's rc_context takes Any).
+STYLE: dict[RcKeyType, Any] = {
     "font.size": 10,
     "axes.titlesize": 11,
     "axes.labelsize": 10,

@@ -178,7 +178,7 @@ def check_summary(summary: Any, path: Path, key: str = "") -> None:
             if not isinstance(e, dict) or not isinstance(e.get("name"), str):
                 raise ResultFileError(path, f"{top}{table}[{i}]: expected an object with a name")
     seed = summary.get("seed")
-    if seed is not None and not (_checks.is_int(seed) and 0 <= seed <= _checks.MAX_SEED):
+    if seed is not None and not (_checks.is_int(seed) and 0 <= int(seed) <= _checks.MAX_SEED):
         raise ResultFileError(
             path, f"{top}seed: expected an integer from 0 to 2**64 - 1 or null, got {_shown(seed)}"
         )

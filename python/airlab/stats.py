@@ -18,7 +18,7 @@ SRTT = {"mean": 0, "min": 0.0, "p50": 0.5, "p95": 0.95}
 
 
 def distribution(
-    values: Sequence[float], quantiles: dict[str, float] = DISTRIBUTION
+    values: Sequence[float] | np.ndarray, quantiles: dict[str, float] = DISTRIBUTION
 ) -> dict[str, float] | None:
     """``{"mean": ..., "p50": ...}`` of ``values`` (exact quantiles), ``None`` without values:
     each key of ``quantiles`` a quantile, "mean" the mean."""

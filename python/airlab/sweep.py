@@ -72,7 +72,8 @@ def split_values(text: str) -> list[str]:
     -> two tables.
     """
     values: list[str] = []
-    depth, quote, cur = 0, "", []
+    cur: list[str] = []
+    depth, quote = 0, ""
     for ch in text:
         if quote:
             if ch == quote:
@@ -92,7 +93,7 @@ def split_values(text: str) -> list[str]:
     return values
 
 
-def parse_grid(items: Iterable[str]) -> list[tuple[str, list[str]]]:
+def parse_grid(items: Iterable[str]) -> list[tuple[str, Sequence[str]]]:
     """``["a=1,2", "b=x"]`` -> ``[("a", ["1", "2"]), ("b", ["x"])]``."""
     grid: list[tuple[str, list[str]]] = []
     for item in items:
@@ -188,7 +189,7 @@ def expand(
 ) -> list[Job]:
     """The cartesian product of the grid, times the seeds (seed varies fastest)."""
     keys = [k for k, _ in grid]
-    jobs = []
+    jobs: list[Job] = []
     for combo in itertools.product(*(vals for _, vals in grid)):
         params = tuple(zip(keys, combo, strict=True))
         jobs.extend(Job(scenario, params, s) for s in seeds)
@@ -312,7 +313,7 @@ def _record(path: Path) -> Record:
     if not isinstance(params, dict) or not all(isinstance(v, str) for v in params.values()):
         raise ResultFileError(path, "params: expected an object of keys and their --set text")
     seed = rec.get("seed")
-    if not (_checks.is_int(seed) and 0 <= seed <= _checks.MAX_SEED):
+    if not (_checks.is_int(seed) and 0 <= int(seed) <= _checks.MAX_SEED):
         raise ResultFileError(
             path, f"seed: expected an integer from 0 to 2**64 - 1, got {seed!r:.60}"
         )

@@ -19,11 +19,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from airlab.model import fluid, mu_ofdma
 
-PATTERNS = ("uplink", "downlink")
+Pattern = Literal["uplink", "downlink"]
+PATTERNS: tuple[Pattern, ...] = ("uplink", "downlink")
 #: The base RTT of the testbed's two-hop path (ms) as airlab's simulator has it at HE-MCS 7: a
 #: data frame and its TCP ACK, each over two EDCA hops (the flows' smallest RTT samples are
 #: 0.76-1.05 ms; the handshake's 1.05 ms).
@@ -47,15 +48,15 @@ MAX_RTTS = 100_000
 class Setting:
     """What ``--set`` may change: every key of the model's setting, with its default."""
 
-    aqm: str = "pfifo"
-    pattern: str = "uplink"
+    aqm: fluid.Aqm = "pfifo"
+    pattern: Pattern = "uplink"
     mcs: int = 7
     shaper_mbps: float = 10.0
     tau_min_ms: float = TAU_MIN_MS
     duration_s: float = 30.0
     warmup_s: float = 5.0
-    bbr_reading: str = "cwnd_limited"
-    min_rtt: str = "propagation"
+    bbr_reading: fluid.BbrReading = "cwnd_limited"
+    min_rtt: fluid.MinRttReading = "propagation"
 
     @classmethod
     def parse(cls, items: Mapping[str, str]) -> Setting:

@@ -20,7 +20,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -40,8 +40,11 @@ from airlab.reproduce.runner import (
     write_targets,
 )
 
+if TYPE_CHECKING:  # the model's module imports scipy: this one loads it when it solves
+    from airlab.model.fluid import Aqm, MinRttReading
+
 TITLE = "TCP BBRv3 over Wi-Fi 6: PFIFO, FQ-CoDel and CAKE (paper 000)"
-AQMS = ("pfifo", "fq_codel", "cake")
+AQMS: tuple[Aqm, ...] = ("pfifo", "fq_codel", "cake")
 AQM_LABEL = {"pfifo": "PFIFO", "fq_codel": "FQ-CoDel", "cake": "CAKE"}
 BBRS = ("bbr1", "bbr2", "bbr3")
 BBR_LABEL = {"bbr1": "BBRv1", "bbr2": "BBRv2", "bbr3": "BBRv3"}
@@ -72,7 +75,7 @@ SENSITIVITY_MCS = (2, 3, 4, 5)
 WIRE_MS = (0.5, 2.5, 4.5)
 #: The fluid model's readings compared with the simulator: the default, and BBR's min_rtt
 #: as its 10 s filter sees it (the simulator's BBR, like Linux's, holds a queue-inflated one).
-MODEL_READINGS = ("propagation", "filtered")
+MODEL_READINGS: tuple[MinRttReading, ...] = ("propagation", "filtered")
 
 #: The declared readings' names: E0-1's direction, the PHY per MCS, the path per wire delay
 #: (0: the main runs' two Wi-Fi hops), the model's min_rtt.
@@ -379,10 +382,18 @@ FLOW_METRICS = (
 PAIR_METRICS = ("bbr_share", "total", "correlation", "swing_bbr", "swing_cubic")
 
 
-def threshold(*args: Any, **kwargs: Any) -> Target:
+def threshold(
+    experiment: str,
+    metric: str,
+    lo: float,
+    hi: float,
+    ours: float,
+    variant: str = "",
+    note: str = "",
+) -> Target:
     """A range of P0.5's [DEF] acceptance rules (a share, a correlation, a swing): exact, where
     :func:`span`'s ranges read off the paper's plots are widened by 20 %."""
-    return span(*args, read_off_plot=False, **kwargs)
+    return span(experiment, metric, lo, hi, ours, variant, note, read_off_plot=False)
 
 
 # -- rows that cannot fail on their own ---------------------------------------------------------
@@ -853,7 +864,7 @@ def model_comparison(t: Tables, quick: bool) -> pd.DataFrame:
 
     duration = 10.0 if quick else 30.0
     rows = []
-    for pattern in ("uplink", "downlink"):
+    for pattern in model.PATTERNS:
         for aqm in AQMS:
             sim_b, sim_c = t.flow(pattern, aqm, "bbr"), t.flow(pattern, aqm, "cubic")
             sim_share = sim_b.thr / (sim_b.thr + sim_c.thr)

@@ -412,7 +412,7 @@ def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -
     return {
         "sections": sections,
         "readings": READINGS_DECLARED,
-        "closest_variant": min(gaps, key=gaps.get),
+        "closest_variant": min(gaps, key=gaps.__getitem__),
         "gaps": gaps,
     }
 

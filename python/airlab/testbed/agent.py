@@ -40,7 +40,7 @@ import struct
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 PR_SET_PDEATHSIG = 1
 CLONE_NEWNET = 0x40000000
@@ -111,7 +111,7 @@ def sink(args: argparse.Namespace) -> dict[str, Any]:
     args.epoch = _await_epoch()
     conn, _ = srv.accept()
     accepted = _now(args.epoch)
-    got = {"bytes": 0, "last_byte_ns": None}
+    got: _Received = {"bytes": 0, "last_byte_ns": None}
 
     def receive(timeout: float) -> bool:
         conn.settimeout(timeout)
@@ -130,6 +130,21 @@ def sink(args: argparse.Namespace) -> dict[str, Any]:
     # the controller's tcp_info dump: wait until it has taken the run's last sample.
     sys.stdin.readline()
     return {"accepted_ns": accepted, **got, "samples": samples}
+
+
+class _Received(TypedDict):
+    """What ``sink`` has read so far."""
+
+    bytes: int
+    last_byte_ns: int | None
+
+
+def _socket_of(key: selectors.SelectorKey) -> socket.socket:
+    """The socket a selector ``key`` watches: this module registers sockets only."""
+    s = key.fileobj
+    if not isinstance(s, socket.socket):
+        raise TypeError(f"a selector watches {s!r}, not a socket")
+    return s
 
 
 def _marked(s: socket.socket, tos: int) -> socket.socket:
@@ -203,7 +218,7 @@ def psend(args: argparse.Namespace) -> dict[str, Any]:
             continue
         wait = (next_open - now) / 1e9 if next_open < args.stop else 0.1
         for key, _ in sel.select(timeout=max(wait, 0)):
-            s = key.fileobj
+            s = _socket_of(key)
             try:
                 sent = s.send(chunk[: min(CHUNK, left[s])])
             except (BlockingIOError, InterruptedError):
@@ -241,13 +256,14 @@ def psink(args: argparse.Namespace) -> dict[str, Any]:
                     conns[port] = {"bytes": 0, "last_byte_ns": None}
                     sel.register(conn, selectors.EVENT_READ, port)
                 continue
+            conn = _socket_of(key)
             try:
-                data = key.fileobj.recv(CHUNK)
+                data = conn.recv(CHUNK)
             except (BlockingIOError, InterruptedError):
                 continue
             if not data:
-                sel.unregister(key.fileobj)
-                key.fileobj.close()
+                sel.unregister(conn)
+                conn.close()
                 continue
             total[0] += len(data)
             conns[key.data]["bytes"] += len(data)

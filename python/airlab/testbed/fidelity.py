@@ -330,7 +330,9 @@ def _cpu_checks(records: dict[str, Any], cpu: CpuMeter | None) -> list[dict]:
             "cpu.agent_wait", "run", share, MAX_AGENT_WAIT, "<=", ["*"],
             f"the {role} of {name!r} waited for a CPU {share:.1%} of its time",
         ))  # fmt: skip
-    shares = cpu.shares(sum(s["cpu_ns"] for _, _, s in sched) / 1e9) if cpu else None
+    if cpu is None:
+        return checks
+    shares = cpu.shares(sum(s["cpu_ns"] for _, _, s in sched) / 1e9)
     if shares is not None:
         checks.append(_check(
             "cpu.available", "run", shares["available"], MIN_CPU_AVAILABLE, ">=", ["*"],

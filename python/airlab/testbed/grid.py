@@ -32,19 +32,31 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import pandas as pd
 
 import airlab
 
-#: A cell of either grid (anything with a ``name``).
-T = TypeVar("T")
+
+class GridCell(Protocol):
+    """A cell of either grid (:class:`Cell`, :class:`airlab.testbed.sharing.SharingCell`):
+    its name, and its scenario file's text."""
+
+    @property
+    def name(self) -> str: ...
+
+    def scenario(self) -> str: ...
+
+
+T = TypeVar("T", bound=GridCell)
+#: The rows of a finished run: ``rows_of(cell, backend, seed, result)``.
+RowsOf = Callable[[Any, str, int, Any], list[dict[str, Any]]]
 
 CCS = ["cubic", "reno", "bbr1"]
 RATES_MBIT = [10, 100]
@@ -199,7 +211,9 @@ def counts(rows: pd.DataFrame) -> pd.Series:
 
 def _rows(cell: Cell, backend: str, seed: int, result: Any) -> list[dict[str, Any]]:
     summary = result.summary
-    queue = next((q for q in summary["queues"] if q["name"] == "bottleneck:r1->h2"), {})
+    queue: dict[str, Any] = next(
+        (q for q in summary["queues"] if q["name"] == "bottleneck:r1->h2"), {}
+    )
     flows = summary["flows"]
     series = result.flows
     # Retransmissions over the whole run, slow start included (the cumulative series' last
@@ -231,13 +245,13 @@ def _rows(cell: Cell, backend: str, seed: int, result: Any) -> list[dict[str, An
 
 
 def run_cells(
-    cells: list[Cell],
+    cells: Sequence[GridCell],
     backend: str,
     out: Path,
     seeds: int,
     duration: str | None,
     extra: dict[str, str] | None = None,
-    rows_of: Callable[[Any, str, int, Any], list[dict[str, Any]]] | None = None,
+    rows_of: RowsOf | None = None,
     jobs: int = 1,
 ) -> None:
     """Run every cell and seed not already in ``out``, appending rows as they come; ``extra``
@@ -247,6 +261,11 @@ def run_cells(
     runs need a quiet machine."""
     if backend == "linux" and jobs != 1:
         raise ValueError(f"--jobs: the kernel backend runs one cell at a time, got {jobs}")
+    other = next((c for c in cells if not isinstance(c, Cell)), None)
+    if rows_of is None and other is not None:
+        raise TypeError(f"rows_of: expected the rows of cell {other.name!r} (not this grid's)")
+    # this grid's rows by default: every cell is a Cell then
+    rows_for: RowsOf = rows_of if rows_of is not None else _rows
     done: set[tuple[str, int]] = set()
     if out.exists():
         prior = pd.read_csv(out)
@@ -270,7 +289,7 @@ def run_cells(
         for k, future in enumerate(as_completed(futures), 1):
             cell, seed = futures[future]
             result = future.result()
-            rows = pd.DataFrame((rows_of or _rows)(cell, backend, seed, result))
+            rows = pd.DataFrame(rows_for(cell, backend, seed, result))
             rows.to_csv(out, mode="a", header=not out.exists(), index=False)
             # Python warns of a degraded kernel run once per place; every one is said here.
             fid = result.summary.get("fidelity") or {}

@@ -20,7 +20,7 @@ import struct
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from airlab.testbed.plan import KERNEL_QDISC, PREFIX, Direction, Plan
 
@@ -126,9 +126,14 @@ def config_hz() -> int | None:
     ``/proc/config.gz`` or ``/boot``; None if neither is there."""
     import gzip
 
-    sources = [("/proc/config.gz", gzip.open), (f"/boot/config-{platform.release()}", open)]
-    for path, opener in sources:
-        with contextlib.suppress(OSError), opener(path, "rt") as f:
+    def text(path: str, gzipped: bool) -> TextIO:
+        if gzipped:
+            return gzip.open(path, "rt")
+        return open(path)
+
+    sources = [("/proc/config.gz", True), (f"/boot/config-{platform.release()}", False)]
+    for path, gzipped in sources:
+        with contextlib.suppress(OSError), text(path, gzipped) as f:
             for line in f:
                 if line.startswith("CONFIG_HZ="):
                     return int(line.split("=", 1)[1])

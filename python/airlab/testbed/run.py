@@ -20,7 +20,7 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -172,6 +172,20 @@ def _agent(plan: Plan, role: str, node: str, out: Path, **opts: Any) -> subproce
     )
 
 
+def _stdin(proc: subprocess.Popen) -> IO[str]:
+    """An agent's standard input (:func:`_agent` starts every agent with pipes)."""
+    if proc.stdin is None:
+        raise RuntimeError(f"agent {proc.pid} was started without a pipe to its stdin")
+    return proc.stdin
+
+
+def _stdout(proc: subprocess.Popen) -> IO[str]:
+    """An agent's standard output (:func:`_agent` starts every agent with pipes)."""
+    if proc.stdout is None:
+        raise RuntimeError(f"agent {proc.pid} was started without a pipe from its stdout")
+    return proc.stdout
+
+
 def _stderr(proc: subprocess.Popen) -> str:
     """The end of a finished agent's stderr, or a sentence saying it wrote none."""
     err = proc.stderr.read().strip() if proc.stderr else ""
@@ -229,7 +243,7 @@ def _await_ready(agents: list[tuple[str, subprocess.Popen]],
     error naming it and quoting its stderr."""
     sel = selectors.DefaultSelector()
     for what, p in agents:
-        sel.register(p.stdout, selectors.EVENT_READ, (what, p))
+        sel.register(_stdout(p), selectors.EVENT_READ, (what, p))
     pending = {p.pid: (what, p) for what, p in agents}
     # Per agent: its CPU activity and when that last changed (or it was runnable).
     moved = {pid: (-1, time.monotonic()) for pid in pending}
@@ -401,8 +415,8 @@ def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen],
     # Every agent is set up: time starts now, for all of them at once.
     epoch = time.monotonic_ns() + 20_000_000
     for p, _ in agents:
-        p.stdin.write(f"{epoch}\n")
-        p.stdin.flush()
+        _stdin(p).write(f"{epoch}\n")
+        _stdin(p).flush()
     cpu = fidelity.CpuMeter.begin(cpus)
     per_second = max(1, 1_000_000_000 // plan.interval_ns)
     # The sampler must not take the traffic's CPUs from the receivers. As an ordinary thread
@@ -451,8 +465,8 @@ def _carry(plan: Plan, tmp: Path, procs: list[subprocess.Popen],
     # The last sample is taken: a bulk receiver may close now (it waits for this line).
     for p, _ in sinks.values():
         with contextlib.suppress(OSError):
-            p.stdin.write("end\n")
-            p.stdin.flush()
+            _stdin(p).write("end\n")
+            _stdin(p).flush()
     # Every agent ends on its own now: a sender or ping at its stop, a receiver once told.
     _reap([p for p, _ in [*senders.values(), *pings.values(), *sinks.values()]])
 

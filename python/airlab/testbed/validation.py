@@ -30,7 +30,7 @@ BOTTLENECK = "bottleneck:r1->r2"
 
 
 def _rows(label: str, backend: str, seed: int, summary: dict[str, Any]) -> list[dict[str, Any]]:
-    queue = next((q for q in summary["queues"] if q["name"] == BOTTLENECK), {})
+    queue: dict[str, Any] = next((q for q in summary["queues"] if q["name"] == BOTTLENECK), {})
     backlog = queue.get("backlog_pkts") or {}
     return [
         {
@@ -64,6 +64,11 @@ def run_matrix(seeds: int, sets: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _mean_sd(stats: tuple[float, float] | None) -> str:
+    """``mean ± sd``, or a dash for a backend without the flow's runs."""
+    return "—" if stats is None else f"{stats[0]:.3g} ± {stats[1]:.2g}"
+
+
 def table(runs: pd.DataFrame) -> str:
     """Markdown: per case and flow, mean ± sd of each metric for Linux and airlab, and the
     relative difference of the means."""
@@ -80,16 +85,13 @@ def table(runs: pd.DataFrame) -> str:
     ]
     for (case, flow), g in runs.groupby(["case", "flow"], sort=False):
         for m in metrics:
-            stats = {}
+            stats: dict[str, tuple[float, float]] = {}
             for backend, h in g.groupby("backend"):
                 x = h[m].astype(float)
                 stats[backend] = (x.mean(), x.std(ddof=1) if len(x) > 1 else float("nan"))
             lx, ax = stats.get("linux"), stats.get("airlab")
             rel = f"{(ax[0] / lx[0] - 1) * 100:+.1f} %" if lx and ax and lx[0] else "—"
-            lines.append(
-                f"| {case} | {flow} | {m} | {lx[0]:.3g} ± {lx[1]:.2g} | {ax[0]:.3g} ± {ax[1]:.2g} "
-                f"| {rel} |"
-            )
+            lines.append(f"| {case} | {flow} | {m} | {_mean_sd(lx)} | {_mean_sd(ax)} | {rel} |")
     return "\n".join(lines) + "\n"
 
 
