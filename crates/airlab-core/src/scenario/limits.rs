@@ -23,6 +23,8 @@ pub const MAX_NODES: usize = 1_024;
 /// neighbours for routing and have an interface per direction). A mesh without `peers` makes
 /// every pair of its members a link.
 pub const MAX_LINKS: usize = 4_096;
+/// Bounds on a driver ring: beyond this the "device" is really a second, hidden qdisc.
+pub const MAX_DEVICE_QUEUE: u32 = 100_000;
 /// Flows, after `count` copies.
 pub const MAX_FLOWS: u64 = 10_000;
 /// Rows of all result tables together: the time series' samples (duration / interval) times

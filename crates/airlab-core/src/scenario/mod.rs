@@ -17,13 +17,17 @@ mod routing;
 pub mod schema;
 pub mod units;
 pub mod wifi;
+mod wifi_access;
+mod wifi_ofdma;
+mod wifi_phy_keys;
+mod wifi_telemetry;
 
 pub use components::{describe_component, ParamInfo};
 pub use model::*;
 pub use resolve::{Resolved, ResolvedFlow};
-pub use resolve_wifi::{check_phy, MAX_PPDU_DURATION};
 pub use schema::scenario_schema;
 pub use units::{parse_bytes, parse_duration, parse_rate, Bytes, Duration, Rate};
+pub use wifi::{check_phy, MAX_PPDU_DURATION};
 
 use std::fmt;
 use std::path::Path;

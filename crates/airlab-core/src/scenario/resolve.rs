@@ -75,8 +75,6 @@ pub(super) const DEFAULT_QDISC: &str = "pfifo";
 
 /// Largest IPv4 UDP payload.
 const MAX_UDP_PAYLOAD: u64 = 65_507;
-/// Bounds on a driver ring: beyond this the "device" is really a second, hidden qdisc.
-pub(super) const MAX_DEVICE_QUEUE: u32 = 100_000;
 /// RFC 879's minimum and the largest MSS that fits an IPv4 packet.
 const MSS_RANGE: std::ops::RangeInclusive<u32> = 536..=65_495;
 

@@ -13,20 +13,10 @@ use crate::wifi::telemetry::{AirtimeMeasure, Timeslot};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The 802.11 amendment a network runs: it picks the PHY format, the timing and the
-/// aggregation limits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Standard {
-    /// 802.11a: non-HT OFDM, 6-54 Mbit/s, no aggregation.
-    A,
-    /// 802.11n: HT, MCS 0-31.
-    N,
-    /// 802.11ac: VHT.
-    Ac,
-    /// 802.11ax: HE.
-    Ax,
-}
+// The 802.11 facts live with the PHY model; the scenario layer names them here too.
+pub use crate::wifi::phy::standard::{
+    check_phy, PhySpec, Standard, A_RATES_MBIT, MAX_AIFSN, MAX_CW, MAX_PPDU_DURATION, MAX_RETRY_LIMIT, MAX_TXOP,
+};
 
 /// 802.11ax multi-user OFDMA in a BSS (`ofdma = "off" | "dl" | "ul" | "both"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -40,17 +30,6 @@ pub enum OfdmaMode {
     Ul,
     /// Both directions.
     Both,
-}
-
-/// The PHY settings of one directed link, as written (checked against the standard).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct PhySpec {
-    /// Non-HT rate in bit/s (802.11a only; 0 otherwise).
-    pub rate_bps: u64,
-    pub mcs: u8,
-    pub nss: u8,
-    pub width_mhz: u16,
-    pub gi_ns: u16,
 }
 
 /// The `device` table of a scenario: the device layer below a Wi-Fi interface's qdisc, where

@@ -28,6 +28,7 @@
 mod error;
 mod frames;
 pub mod mu;
+pub mod standard;
 mod tables;
 mod timing;
 
