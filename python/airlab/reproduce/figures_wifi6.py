@@ -15,8 +15,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from airlab.reproduce.bbr_wifi6 import AQM_LABEL, AQMS, BBR_LABEL, MSS, one_second_bins, roles
 from airlab.reproduce.figures import _save, _style
+from airlab.reproduce.metrics_wifi6 import AQM_LABEL, AQMS, BBR_LABEL, MSS, one_second_bins, roles
 
 COLOR = {"bbr": "tab:blue", "cubic": "tab:red"}
 WAY_STYLE = {"up": "-", "down": "--"}
