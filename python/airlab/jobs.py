@@ -293,6 +293,11 @@ class LocalPool:
         except BaseException:
             # Interrupted: workers may be mid-run inside the engine; terminate them.
             procs = list(getattr(pool, "_processes", {}).values())
+            # The call queue's feeder thread may be blocked writing a task into the pipe of a
+            # worker terminated below; joined at exit, it would hang the process after Ctrl-C.
+            call_queue = getattr(pool, "_call_queue", None)
+            if call_queue is not None:
+                call_queue.cancel_join_thread()
             pool.shutdown(wait=False, cancel_futures=True)
             for p in procs:
                 if p.is_alive():
