@@ -425,10 +425,38 @@ def calibrate(
     ``seeds`` runs, with the overrides ``fixed`` beside the unknowns); the runs are kept in
     ``out/runs`` (a rerun resumes) and the result in ``out/calibration.json`` and
     ``out/samples.parquet``."""
+    result = _search_runs(scenario, unknowns, goals, Path(out), samples, rounds, seeds, fixed,
+                          executor, reporter)  # fmt: skip
+    result.write(Path(out))
+    return result
+
+
+def calibrate_spec(
+    spec: Spec, out: str | Path, executor: Any = None, reporter: Any = None
+) -> Calibration:
+    """:func:`calibrate` as ``spec`` declares it; ``calibration.json`` carries the declaration."""
+    result = _search_runs(spec.scenario, spec.unknowns, spec.goals, Path(out), spec.samples,
+                          spec.rounds, spec.seeds, spec.fixed, executor, reporter)  # fmt: skip
+    result.write(Path(out), spec)
+    return result
+
+
+def _search_runs(
+    scenario: str,
+    unknowns: Sequence[Unknown],
+    goals: Sequence[Goal],
+    out_dir: Path,
+    samples: int,
+    rounds: int,
+    seeds: int,
+    fixed: Mapping[str, str] | None,
+    executor: Any,
+    reporter: Any,
+) -> Calibration:
+    """The search over ``scenario``'s runs, kept in ``out_dir/runs``; nothing else written."""
     from airlab import jobs as _jobs
     from airlab.sweep import flatten_summary
 
-    out_dir = Path(out)
     base = tuple(sorted((fixed or {}).items()))
     keys = {k for u in unknowns for k in u.set_keys()} & {k for k, _ in base}
     if keys:
@@ -454,16 +482,4 @@ def calibrate(
             res.append({k: float(np.mean([f[k] for f in flat])) for k in common})
         return res
 
-    result = search(evaluate, unknowns, goals, samples, rounds)
-    result.write(out_dir)
-    return result
-
-
-def calibrate_spec(
-    spec: Spec, out: str | Path, executor: Any = None, reporter: Any = None
-) -> Calibration:
-    """:func:`calibrate` as ``spec`` declares it; ``calibration.json`` carries the declaration."""
-    result = calibrate(spec.scenario, spec.unknowns, spec.goals, out, spec.samples, spec.rounds,
-                       spec.seeds, spec.fixed, executor, reporter)  # fmt: skip
-    result.write(Path(out), spec)
-    return result
+    return search(evaluate, unknowns, goals, samples, rounds)

@@ -283,15 +283,3 @@ fn errors_an_override_causes_name_it() {
     let e = refused(load_set(&broken, &[("duration", "2s")]), "flow[0].cc", &["unknown congestion control"]);
     assert!(!e.message.contains("--set"), "{e}");
 }
-
-/// The PHY checks spell a rate or a guard interval in their messages as the scenario layer
-/// does, without importing it.
-#[test]
-fn phy_messages_spell_quantities_as_the_scenario_layer() {
-    use super::units::{Duration, Rate};
-    use crate::wifi::phy::standard::{spell, DURATION_UNITS, RATE_UNITS};
-    for value in [0, 1, 999, 1_000, 1_500, 400, 800, 3_200, 5_500_000, 54_000_000, 2_000_000_000, 1_234_567_000] {
-        assert_eq!(spell(value, RATE_UNITS), Rate(value).to_string());
-        assert_eq!(spell(value, DURATION_UNITS), Duration(value).to_string());
-    }
-}

@@ -37,7 +37,7 @@ const DURATION: Kind = Kind {
     what: "duration",
     example: "20ms",
     units: &[("ns", NS), ("us", US), ("ms", MS), ("s", SEC)],
-    canonical: &[("s", SEC), ("ms", MS), ("us", US), ("ns", NS)],
+    canonical: crate::sim::DURATION_UNITS,
     max: (limits::MAX_TIME, "604800s (7 days)"),
 };
 
@@ -49,7 +49,7 @@ const RATE: Kind = Kind {
     what: "rate",
     example: "10Mbit",
     units: &[("bit", 1), ("kbit", K), ("Mbit", M), ("Gbit", G), ("bps", 1), ("kbps", K), ("Mbps", M), ("Gbps", G)],
-    canonical: &[("Gbit", G), ("Mbit", M), ("kbit", K), ("bit", 1)],
+    canonical: crate::sim::RATE_UNITS,
     max: (limits::MAX_RATE, "1000Gbit"),
 };
 
@@ -128,17 +128,7 @@ impl Kind {
     }
 
     fn format(&self, value: u64) -> String {
-        if value == 0 {
-            return format!("0{}", self.canonical[self.canonical.len() - 1].0);
-        }
-        // The largest unit that divides exactly gives the shortest exact spelling.
-        let (unit, scale) = self
-            .canonical
-            .iter()
-            .filter(|(_, scale)| value.is_multiple_of(*scale))
-            .min_by_key(|(_, scale)| value / scale)
-            .expect("the base unit divides everything");
-        format!("{}{unit}", value / scale)
+        crate::sim::spell(value, self.canonical)
     }
 }
 

@@ -14,6 +14,24 @@ pub const US: Time = 1_000;
 pub const MS: Time = 1_000_000;
 pub const SEC: Time = 1_000_000_000;
 
+/// The units durations and rates are written in (scenario files, messages), largest first.
+pub const DURATION_UNITS: &[(&str, u64)] = &[("s", SEC), ("ms", MS), ("us", US), ("ns", NS)];
+pub const RATE_UNITS: &[(&str, u64)] = &[("Gbit", 1_000_000_000), ("Mbit", 1_000_000), ("kbit", 1_000), ("bit", 1)];
+
+/// `value` in the unit of `units` that divides it exactly with the smallest quotient, the
+/// shortest exact spelling ("5500kbit", "1us"); 0 in the last (base) unit.
+pub fn spell(value: u64, units: &[(&str, u64)]) -> String {
+    if value == 0 {
+        return format!("0{}", units[units.len() - 1].0);
+    }
+    let (unit, scale) = units
+        .iter()
+        .filter(|(_, scale)| value.is_multiple_of(*scale))
+        .min_by_key(|(_, scale)| value / scale)
+        .expect("the base unit divides everything");
+    format!("{}{unit}", value / scale)
+}
+
 /// Seconds as f64, for metrics and closed-form formulas.
 pub fn secs(t: Time) -> f64 {
     t as f64 / SEC as f64

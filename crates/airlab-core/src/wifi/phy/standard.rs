@@ -6,7 +6,7 @@
 //! 802.11ac VHT, 802.11ax HE; the limits both describe are kept once, in [`Format`].
 
 use super::Format;
-use crate::sim::{Time, US};
+use crate::sim::{spell, Time, DURATION_UNITS, RATE_UNITS, US};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -230,21 +230,4 @@ pub(crate) fn check_nss(standard: Standard, nss: u8) -> Result<(), String> {
         return Ok(());
     }
     Err(format!("nss must be 1 to 8 spatial streams for {}, got {nss}", standard.label()))
-}
-
-/// The units scenario files write rates and durations in, largest first.
-pub(crate) const RATE_UNITS: &[(&str, u64)] =
-    &[("Gbit", 1_000_000_000), ("Mbit", 1_000_000), ("kbit", 1_000), ("bit", 1)];
-pub(crate) const DURATION_UNITS: &[(&str, u64)] = &[("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000), ("ns", 1)];
-
-/// `value` as a scenario file writes it ("5500kbit", "1us"): in the largest unit that divides
-/// it exactly. The same spelling as the scenario layer's `Rate` and `Duration`, which the
-/// engine does not import (a test in `scenario/tests.rs` holds the two together).
-pub(crate) fn spell(value: u64, units: &[(&str, u64)]) -> String {
-    if value == 0 {
-        return format!("0{}", units[units.len() - 1].0);
-    }
-    let (unit, scale) =
-        units.iter().find(|(_, scale)| value.is_multiple_of(*scale)).expect("the base unit divides everything");
-    format!("{}{unit}", value / scale)
 }
