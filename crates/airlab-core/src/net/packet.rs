@@ -222,6 +222,13 @@ impl Packet {
         Packet { flow, conn, src, dst, size, ecn, dscp: 0, enqueued_at: 0, charged: false, payload: Payload::Tcp(seg) }
     }
 
+    /// A test datagram: flow and connection 0, node 0 to node 1, sequence number `seq`.
+    #[cfg(test)]
+    pub(crate) fn datagram(seq: u64, size: u32) -> Self {
+        let payload = Payload::Udp { seq, sent_at: 0 };
+        Packet { payload, ..Packet::tcp_packet(0, 0, 0, 1, size, Ecn::NotEct, TcpSegment::default()) }
+    }
+
     pub fn tcp(&self) -> Option<&TcpSegment> {
         match &self.payload {
             Payload::Tcp(seg) => Some(seg),

@@ -304,24 +304,13 @@ impl Qdisc for Codel {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use crate::net::Payload;
+
     use crate::sim::US;
 
-    pub(crate) fn pkt(size: u32, ecn: Ecn) -> Packet {
-        Packet {
-            flow: 0,
-            conn: 0,
-            src: 0,
-            dst: 1,
-            size,
-            ecn,
-            dscp: 0,
-            enqueued_at: 0,
-            charged: false,
-            payload: Payload::Udp { seq: 0, sent_at: 0 },
-        }
+    fn pkt(size: u32, ecn: Ecn) -> Packet {
+        Packet { ecn, ..Packet::datagram(0, size) }
     }
 
     fn params(ecn: bool) -> CodelParams {

@@ -101,10 +101,9 @@ impl Qdisc for Fifo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::Ecn;
 
     fn pkt(size: u32) -> Packet {
-        crate::qdisc::codel::tests::pkt(size, Ecn::NotEct)
+        Packet::datagram(0, size)
     }
 
     #[test]

@@ -394,8 +394,7 @@ impl Qdisc for Htb {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::Ecn;
-    use crate::qdisc::codel::tests::pkt;
+
     use crate::sim::MS;
 
     /// A 1500-byte packet as the buckets count it.
@@ -408,7 +407,7 @@ mod tests {
     }
 
     fn marked(dscp: u8) -> Packet {
-        Packet { dscp, ..pkt(1500, Ecn::NotEct) }
+        Packet { dscp, ..Packet::datagram(0, 1500) }
     }
 
     /// Keep every class backlogged with 1500-byte packets and drain for `secs` as a device
@@ -486,7 +485,7 @@ mod tests {
         let mut q = Htb::new(None, vec![k], 14);
         let mut out = Verdicts::default();
         for _ in 0..6 {
-            q.enqueue(pkt(1500, Ecn::NotEct), 100 * MS, &mut out);
+            q.enqueue(Packet::datagram(0, 1500), 100 * MS, &mut out);
         }
         let mut times = Vec::new();
         let mut now = 100 * MS;

@@ -195,8 +195,7 @@ impl Qdisc for Tbf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::Ecn;
-    use crate::qdisc::codel::tests::pkt;
+
     use crate::sim::{MS, US};
 
     fn tbf(rate_bps: u64, burst: u32) -> Tbf {
@@ -223,7 +222,7 @@ mod tests {
         let mut q = tbf(10_000_000, 3 * 1514);
         let mut out = Verdicts::default();
         for _ in 0..6 {
-            q.enqueue(pkt(1500, Ecn::NotEct), 0, &mut out);
+            q.enqueue(Packet::datagram(0, 1500), 0, &mut out);
         }
         let t = departures(&mut q, 6);
         let per = 1_211_200;
@@ -236,17 +235,17 @@ mod tests {
         let mut q = tbf(8_000_000, 2 * 1014);
         let mut out = Verdicts::default();
         // 1000-byte packets take 1014 us of tokens at 8 Mbit/s.
-        q.enqueue(pkt(1000, Ecn::NotEct), 0, &mut out);
-        q.enqueue(pkt(1000, Ecn::NotEct), 0, &mut out);
+        q.enqueue(Packet::datagram(0, 1000), 0, &mut out);
+        q.enqueue(Packet::datagram(0, 1000), 0, &mut out);
         assert!(q.dequeue(0, &mut out).is_some() && q.dequeue(0, &mut out).is_some());
         // Half a packet's time later, half a packet of credit: not enough.
-        q.enqueue(pkt(1000, Ecn::NotEct), 507 * US, &mut out);
+        q.enqueue(Packet::datagram(0, 1000), 507 * US, &mut out);
         assert!(q.dequeue(507 * US, &mut out).is_none());
         assert_eq!(q.next_ready(), Some(1014 * US));
         assert!(q.dequeue(1014 * US, &mut out).is_some());
         // A long idle period fills the bucket to two packets, not more.
         for _ in 0..3 {
-            q.enqueue(pkt(1000, Ecn::NotEct), 100 * MS, &mut out);
+            q.enqueue(Packet::datagram(0, 1000), 100 * MS, &mut out);
         }
         assert!(q.dequeue(100 * MS, &mut out).is_some() && q.dequeue(100 * MS, &mut out).is_some());
         assert!(q.dequeue(100 * MS, &mut out).is_none());
@@ -257,9 +256,9 @@ mod tests {
     fn a_packet_longer_than_the_bucket_is_dropped() {
         let mut q = tbf(10_000_000, 1000);
         let mut out = Verdicts::default();
-        q.enqueue(pkt(1500, Ecn::NotEct), 0, &mut out);
+        q.enqueue(Packet::datagram(0, 1500), 0, &mut out);
         assert_eq!((out.dropped.len(), q.len()), (1, 0));
-        q.enqueue(pkt(900, Ecn::NotEct), 0, &mut out);
+        q.enqueue(Packet::datagram(0, 900), 0, &mut out);
         assert_eq!(q.len(), 1);
     }
 

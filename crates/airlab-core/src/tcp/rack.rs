@@ -5,7 +5,7 @@
 //! also finds lost retransmissions and losses at the tail of a flight, with a timer for the
 //! segments not yet old enough.
 
-use super::scoreboard::Delivered;
+use super::scoreboard::{sent_after, Delivered};
 use crate::sim::Time;
 
 /// Linux `TCP_RACK_RECOVERY_THRESH`: a DSACK-widened window is kept for this many recoveries.
@@ -28,11 +28,6 @@ pub struct Rack {
     persist: u32,
     /// snd_nxt when the window was last widened: at most one widening per round trip.
     widened_until: u64,
-}
-
-/// RFC 8985 `RACK_sent_after`: (t1, seq1) was sent after (t2, seq2).
-pub fn sent_after(t1: Time, seq1: u64, t2: Time, seq2: u64) -> bool {
-    t1 > t2 || (t1 == t2 && seq1 > seq2)
 }
 
 impl Rack {

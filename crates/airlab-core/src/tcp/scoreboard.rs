@@ -3,10 +3,15 @@
 //! Segments are kept in sequence order. Counters follow Linux so that
 //! in_flight = packets_out - (sacked_out + lost_out) + retrans_out  (`tcp_packets_in_flight`).
 
-use super::rack::sent_after;
 use super::rate::TxSnapshot;
 use crate::sim::Time;
 use std::collections::VecDeque;
+
+/// RFC 8985 `RACK_sent_after`: (t1, seq1) was sent after (t2, seq2). Transmission order, which
+/// RACK and the scoreboard's walk over retransmissions both go by.
+pub fn sent_after(t1: Time, seq1: u64, t2: Time, seq2: u64) -> bool {
+    t1 > t2 || (t1 == t2 && seq1 > seq2)
+}
 
 /// RFC 6675 DupThresh, Linux's default `tp->reordering`.
 pub const DUP_THRESH: u32 = 3;

@@ -21,8 +21,8 @@
 //! `net/mac80211/airtime.c` (`ieee80211_calc_expected_tx_airtime`). What this abstracts
 //! away is in docs/models/wifi.md, "The mac80211 layer".
 
+use super::mpdu::Mpdu;
 use super::phy::{Format, TxVector};
-use super::queues::Mpdu;
 use crate::net::Packet;
 use crate::qdisc::{CodelParams, FqCodel, FqCodelConfig, Qdisc, Verdicts};
 use crate::sim::{Time, MS, US};

@@ -6,6 +6,7 @@
 //!   rate control.
 //! - [`link`]: a directed link: its PHY (and rate schedule), sequence numbers, counters.
 //! - [`medium`]: one node's carrier sense and backoff countdown.
+//! - [`mpdu`]: the MAC frame the device layers queue and the exchange sends.
 //! - [`queues`]: the device layer below the qdisc (driver FIFO, per-station queues with
 //!   optional airtime fairness, or the mac80211 layer).
 //! - [`mac80211`]: Linux's mac80211 queueing: per-station FQ-CoDel TXQs, the airtime-fair
@@ -21,6 +22,7 @@ pub mod channel;
 pub mod link;
 pub mod mac80211;
 pub mod medium;
+pub mod mpdu;
 pub mod net;
 pub mod ofdma;
 pub mod phy;

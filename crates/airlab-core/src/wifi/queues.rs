@@ -10,6 +10,7 @@
 //! and queues it in per-station FQ-CoDel TXQs of its own.
 
 use super::mac80211::{Mac80211, Mac80211Params, AIRTIME_QUANTUM};
+use super::mpdu::Mpdu;
 use crate::net::Packet;
 use crate::qdisc::Verdicts;
 use crate::sim::Time;
@@ -28,20 +29,6 @@ pub enum DeviceLayer {
     PerStation { size: u32, airtime_fairness: bool },
     /// Linux's mac80211 layer: per-station FQ-CoDel TXQs, airtime fairness and AQL.
     Mac80211(Mac80211Params),
-}
-
-/// One MAC frame carrying one IP packet, with its link-level sequence number and the
-/// transmission attempts it has had.
-#[derive(Clone, Copy, Debug)]
-pub struct Mpdu {
-    pub pkt: Packet,
-    /// Sequence number on its link (per transmitter and receiver), from 0.
-    pub seq: u64,
-    pub attempts: u32,
-    /// The airtime AQL counts for the frame while the firmware holds it (mac80211 only).
-    pub aql: Time,
-    /// When it entered the device layer (for mac80211, its firmware queue).
-    pub queued_at: Time,
 }
 
 pub struct DeviceQueues {
@@ -302,22 +289,11 @@ impl DeviceQueues {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{Ecn, Payload};
+
     use crate::sim::US;
 
     fn pkt(seq: u64) -> Packet {
-        crate::net::Packet {
-            flow: 0,
-            conn: 0,
-            src: 0,
-            dst: 1,
-            size: 1500,
-            ecn: Ecn::NotEct,
-            dscp: 0,
-            enqueued_at: 0,
-            charged: false,
-            payload: Payload::Udp { seq, sent_at: 0 },
-        }
+        Packet::datagram(seq, 1500)
     }
 
     fn push(q: &mut DeviceQueues, peer: u16, seq: u64) {

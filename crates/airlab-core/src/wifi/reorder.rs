@@ -59,21 +59,10 @@ impl Reorder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{Ecn, Payload};
+    use crate::net::Payload;
 
     fn pkt(seq: u64) -> Packet {
-        Packet {
-            flow: 0,
-            conn: 0,
-            src: 0,
-            dst: 1,
-            size: 100,
-            ecn: Ecn::NotEct,
-            dscp: 0,
-            enqueued_at: 0,
-            charged: false,
-            payload: Payload::Udp { seq, sent_at: 0 },
-        }
+        Packet::datagram(seq, 100)
     }
 
     fn seqs(v: &[Packet]) -> Vec<u64> {

@@ -39,10 +39,11 @@ pub use ul_cycle::UlStats;
 
 use super::link::{LinkStats, Peer, Reception};
 use super::medium::Medium;
+use super::mpdu::Mpdu;
 use super::ofdma::sched::MuScheduler;
 use super::ofdma::{Obo, Ofdma, UlScheduler};
 use super::phy::{self, TxVector};
-use super::queues::{DeviceQueues, Mpdu};
+use super::queues::DeviceQueues;
 use super::telemetry::AirtimeTable;
 use crate::metrics::FlowStats;
 use crate::net::iface::IfaceStats;

@@ -1,6 +1,5 @@
 use super::*;
 use crate::metrics::FlowStats;
-use crate::net::{Ecn, Payload};
 use crate::sim::{EventQueue, US};
 use crate::wifi::link::RateSchedule;
 use crate::wifi::queues::DeviceLayer;
@@ -35,19 +34,7 @@ fn pair(switch_at: Time) -> WifiNet {
 }
 
 fn packet(seq: u64) -> Packet {
-    let payload = Payload::Udp { seq, sent_at: 0 };
-    Packet {
-        flow: 0,
-        conn: 0,
-        src: 0,
-        dst: 1,
-        size: 1500,
-        ecn: Ecn::NotEct,
-        dscp: 0,
-        enqueued_at: 0,
-        charged: false,
-        payload,
-    }
+    Packet::datagram(seq, 1500)
 }
 
 /// Runs the network's events until none are left.

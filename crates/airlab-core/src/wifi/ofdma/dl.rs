@@ -13,9 +13,10 @@ use super::Ofdma;
 use crate::sim::Time;
 use crate::wifi::aggregation::Aggregation;
 use crate::wifi::link::Peer;
+use crate::wifi::mpdu::Mpdu;
 use crate::wifi::phy::mu::{self, RuAllocation};
 use crate::wifi::phy::{self, TxVector};
-use crate::wifi::queues::{DeviceQueues, Mpdu};
+use crate::wifi::queues::DeviceQueues;
 
 /// A DL MU PPDU about to be sent: each station's frames, and the durations of the exchange.
 pub struct DlMuPlan {
