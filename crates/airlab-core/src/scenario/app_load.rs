@@ -5,7 +5,7 @@
 
 use super::limits::*;
 use super::model::*;
-use super::resolve::Resolved;
+use super::resolved::Resolved;
 use super::routing::NextHop;
 use super::KeyError;
 use crate::sim::Time;

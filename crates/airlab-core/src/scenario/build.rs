@@ -1,7 +1,7 @@
 //! The builder: turns a resolved scenario into a [`World`] ready to run.
 
 use super::model::App as AppSpec;
-use super::resolve::counts_toward;
+use super::resolved::counts_toward;
 use super::wifi::{ResolvedTelemetry, ResolvedWifi};
 use super::Resolved;
 use crate::app::{App, AppKind};

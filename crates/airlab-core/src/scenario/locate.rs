@@ -5,8 +5,9 @@
 //! (`flow[0].app.size`). (Qdisc tables are read against their qdisc's declared parameters in
 //! resolution, which names keys itself.)
 
-use super::overrides::{parse_path, Step};
+use super::overrides::parse_path;
 use super::units::{Bytes, Duration, Rate};
+use super::Step;
 use super::{join_key, KeyError};
 use serde::de::DeserializeOwned;
 use toml::Value;

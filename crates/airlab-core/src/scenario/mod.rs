@@ -6,13 +6,16 @@
 
 mod app_load;
 pub mod build;
+mod component_schema;
 mod components;
 pub mod limits;
 mod locate;
 pub mod model;
+mod nodes;
 mod overrides;
 mod resolve;
 mod resolve_wifi;
+mod resolved;
 mod routing;
 pub mod schema;
 pub mod units;
@@ -24,7 +27,7 @@ mod wifi_telemetry;
 
 pub use components::{describe_component, ParamInfo};
 pub use model::*;
-pub use resolve::{Resolved, ResolvedFlow};
+pub use resolved::{Resolved, ResolvedFlow};
 pub use schema::scenario_schema;
 pub use units::{parse_bytes, parse_duration, parse_rate, Bytes, Duration, Rate};
 pub use wifi::{check_phy, MAX_PPDU_DURATION};
@@ -279,6 +282,13 @@ fn key_path(path: &serde_path_to_error::Path) -> String {
         }
     }
     key
+}
+
+/// One step of a key path from the top of a scenario file: a table's key or a list's index.
+#[derive(Clone)]
+pub(crate) enum Step {
+    Key(String),
+    Index(usize),
 }
 
 pub(crate) fn join_key(parent: &str, field: &str) -> String {

@@ -138,7 +138,7 @@ pub struct LinkDirection {
     pub overhead: Option<u32>,
     /// The qdisc layer of the egress interface feeding this direction (`kind` and the
     /// parameters the qdisc declares; read in resolution).
-    #[schemars(with = "Option<super::schema::QdiscTable>")]
+    #[schemars(with = "Option<super::component_schema::QdiscTable>")]
     pub qdisc: Option<toml::Table>,
     /// Packets the device (driver ring) holds besides the one being serialized.
     pub device_queue: Option<u32>,
@@ -185,11 +185,11 @@ pub struct Flow {
     pub to: String,
     /// Congestion control for TCP apps (bulk, transfer, periodic); not allowed for udp/ping.
     #[serde(default)]
-    #[schemars(with = "Option<super::schema::CcName>")]
+    #[schemars(with = "Option<super::component_schema::CcName>")]
     pub cc: Option<String>,
     /// Parameters of the congestion control, as it declares them; read in resolution.
     #[serde(default)]
-    #[schemars(with = "super::schema::CcParams")]
+    #[schemars(with = "super::component_schema::CcParams")]
     pub cc_params: toml::Table,
     pub app: App,
     #[serde(default)]
@@ -626,7 +626,7 @@ pub struct Wifi {
     pub aggregation: WifiAggregation,
     /// The qdisc layer of every member's Wi-Fi interface.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<super::schema::QdiscTable>")]
+    #[schemars(with = "Option<super::component_schema::QdiscTable>")]
     pub qdisc: Option<toml::Table>,
     /// The device layer of every member's Wi-Fi interface.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -667,7 +667,7 @@ pub struct WifiNode {
     #[serde(default)]
     pub aggregation: WifiAggregation,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<super::schema::QdiscTable>")]
+    #[schemars(with = "Option<super::component_schema::QdiscTable>")]
     pub qdisc: Option<toml::Table>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceSpec>,

@@ -5,14 +5,9 @@
 //! name (`link.bottleneck.rate`, `wifi.bss.node.sta1.mcs`), where a link's default name is
 //! "a-b", a flow's "flow<i>" and a Wi-Fi network's "wifi<i>".
 
-use super::KeyError;
+use super::schema::{shapes_at, Shape};
+use super::{KeyError, Step};
 use toml::Value;
-
-#[derive(Clone)]
-pub(crate) enum Step {
-    Key(String),
-    Index(usize),
-}
 
 /// Applies the overrides in order; returns the key path each wrote (`link[1].qdisc.limit` for
 /// `bottleneck.qdisc.limit`), to attribute errors to them.
@@ -79,7 +74,7 @@ fn apply_one(doc: &mut Value, key: &str, text: &str) -> Result<String, KeyError>
 /// have, may be created as a table for the override to set keys inside: missing tables are
 /// created, but a missing list has no entries to change (`next` indexes or names one).
 fn missing(table: &toml::Table, parent: &str, path: &str, steps: &[Step], next: &Step) -> Result<(), String> {
-    let is_list = super::schema::shapes_at(steps).contains(&super::schema::Shape::List);
+    let is_list = shapes_at(steps).contains(&Shape::List);
     if !is_list && !matches!(next, Step::Index(_)) {
         return Ok(());
     }

@@ -5,73 +5,16 @@ use super::app_load::{app_loads, check_app_load, check_event_rows, AppLoad};
 use super::components;
 use super::limits::*;
 use super::model::*;
+use super::nodes::Nodes;
 use super::resolve_wifi::resolve_wifi;
-use super::routing::{self, NextHop};
+use super::resolved::*;
+use super::routing::{self};
 use super::units::{Bytes, Duration, Rate};
-use super::wifi::ResolvedWifi;
 use super::KeyError;
 use crate::sim::{Time, SEC};
 use crate::tcp::cc;
 use crate::wifi::queues::DeviceLayer;
-use serde::Serialize;
-use std::collections::{BTreeMap, BTreeSet};
-
-/// A checked scenario with everything made explicit.
-#[derive(Debug, Clone, Serialize)]
-pub struct Resolved {
-    /// The scenario as loaded, after `--set` overrides.
-    pub scenario: Scenario,
-    /// Link `i`'s forward direction (between[0] -> between[1]) is at `2i`, its reverse at `2i + 1`.
-    pub directions: Vec<ResolvedDirection>,
-    /// (node, destination host) -> neighbour to forward to.
-    #[serde(serialize_with = "routing::serialize_next_hop")]
-    pub next_hop: NextHop,
-    /// Flows with `count` copies expanded.
-    pub flows: Vec<ResolvedFlow>,
-    /// Wi-Fi networks, in file order.
-    pub wifi: Vec<ResolvedWifi>,
-}
-
-impl Resolved {
-    /// Index in `directions` of the direction from `from` to its neighbour `to`.
-    pub fn direction(&self, from: &str, to: &str) -> Option<usize> {
-        self.directions.iter().position(|d| d.from == from && d.to == to)
-    }
-
-    /// Rate of the first hop a flow's packets take from `from` to `to` (the PHY rate of a
-    /// Wi-Fi hop); 0 without a route.
-    pub fn first_hop_rate(&self, from: &str, to: &str) -> u64 {
-        let Some(via) = self.next_hop.get(&(from.to_string(), to.to_string())) else { return 0 };
-        if let Some(d) = self.direction(from, via) {
-            return self.directions[d].rate.0;
-        }
-        self.wifi
-            .iter()
-            .flat_map(|w| w.links.iter().map(move |l| (w.standard, l)))
-            .find(|(_, l)| l.from == from && &l.to == via)
-            .map_or(0, |(standard, l)| super::wifi::tx_vector(standard, &l.phy).rate_bps())
-    }
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ResolvedFlow {
-    pub name: String,
-    pub from: String,
-    pub to: String,
-    /// Congestion control and its parameters; `None` for udp and ping.
-    #[serde(serialize_with = "components::serialize_cc")]
-    pub cc: Option<cc::Config>,
-    pub app: App,
-    pub start: Time,
-    pub stop: Time,
-    pub tcp: TcpOptions,
-    /// DSCP of the packets the sender side sends.
-    pub dscp: u8,
-}
-
-/// The qdisc of an interface a scenario says nothing about. Linux's default on a single-queue
-/// device, `pfifo_fast`, is a FIFO of txqueuelen (1000) packets for traffic without TOS bits.
-pub(super) const DEFAULT_QDISC: &str = "pfifo";
+use std::collections::BTreeMap;
 
 /// Largest IPv4 UDP payload.
 const MAX_UDP_PAYLOAD: u64 = 65_507;
@@ -101,71 +44,6 @@ pub(crate) fn resolve(scenario: Scenario) -> Result<Resolved, KeyError> {
     check_app_load(&resolved, &loads)?;
     check_queues(&resolved)?;
     Ok(resolved)
-}
-
-/// The declared hosts and routers, with sets to look names up in (a scenario may name a
-/// thousand nodes thousands of times).
-pub(super) struct Nodes<'a> {
-    hosts: &'a [String],
-    routers: &'a [String],
-    all: BTreeSet<&'a str>,
-    host_set: BTreeSet<&'a str>,
-}
-
-impl<'a> Nodes<'a> {
-    fn check(s: &'a Scenario) -> Result<Self, KeyError> {
-        if s.hosts.len() + s.routers.len() > MAX_NODES {
-            return Err(KeyError::new(
-                if s.routers.is_empty() { "hosts" } else { "routers" },
-                format!(
-                    "{} hosts and {} routers are more than the {MAX_NODES} nodes a scenario may have",
-                    s.hosts.len(),
-                    s.routers.len()
-                ),
-            ));
-        }
-        let mut seen: BTreeMap<&str, String> = BTreeMap::new();
-        let declared = s.hosts.iter().enumerate().map(|(i, n)| (format!("hosts[{i}]"), n));
-        let declared = declared.chain(s.routers.iter().enumerate().map(|(i, n)| (format!("routers[{i}]"), n)));
-        for (key, name) in declared {
-            check_name(key.clone(), name, "node")?;
-            if let Some(first) = seen.get(name.as_str()) {
-                return Err(KeyError::new(key, format!("duplicate node name \"{name}\" (also {first})")));
-            }
-            seen.insert(name, key);
-        }
-        let all = seen.keys().copied().collect();
-        let host_set = s.hosts.iter().map(String::as_str).collect();
-        Ok(Nodes { hosts: &s.hosts, routers: &s.routers, all, host_set })
-    }
-
-    fn is_host(&self, name: &str) -> bool {
-        self.host_set.contains(name)
-    }
-
-    /// Checks that `name` is a declared node.
-    pub(super) fn known(&self, key: String, name: &str) -> Result<(), KeyError> {
-        if self.all.contains(name) {
-            return Ok(());
-        }
-        let declared = self.hosts.iter().chain(self.routers);
-        let expected = declared.map(String::as_str).collect::<Vec<_>>().join(", ");
-        Err(KeyError::new(key, format!("unknown node \"{name}\", expected one of: {expected}")))
-    }
-
-    /// Checks that `name` is a declared host (flows and routes lead to hosts).
-    /// The hosts a component's parameters name (an htb class's `dst`) exist.
-    pub(super) fn check_host_refs(&self, config: &crate::qdisc::Config, key: &str) -> Result<(), KeyError> {
-        config.host_refs().into_iter().try_for_each(|(sub, name)| self.host(format!("{key}.{sub}"), &name))
-    }
-
-    fn host(&self, key: String, name: &str) -> Result<(), KeyError> {
-        self.known(key.clone(), name)?;
-        if self.is_host(name) {
-            return Ok(());
-        }
-        Err(KeyError::new(key, format!("\"{name}\" is a router, expected a host: {}", self.hosts.join(", "))))
-    }
 }
 
 fn resolve_links(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedDirection>, KeyError> {
@@ -762,10 +640,4 @@ fn check_metrics(s: &Scenario, flows: &[ResolvedFlow]) -> Result<(), KeyError> {
         }
     }
     Ok(())
-}
-
-/// Whether the packets of the flow `flow` count toward a batch rule's `name`: the flow itself,
-/// or a copy `<name>.<k>` of a flow with `count`.
-pub fn counts_toward(name: &str, flow: &str) -> bool {
-    flow == name || flow.strip_prefix(name).and_then(|k| k.strip_prefix('.')).is_some_and(|k| k.parse::<u32>().is_ok())
 }

@@ -12,7 +12,8 @@
 use super::components;
 use super::limits::{check_name, MAX_LINKS};
 use super::model::*;
-use super::resolve::{Nodes, DEFAULT_QDISC};
+use super::nodes::Nodes;
+use super::resolved::DEFAULT_QDISC;
 use super::wifi::*;
 use super::wifi_access::{check_aggregation_keys, check_device, default_device, resolve_edca};
 use super::wifi_ofdma::resolve_ofdma;

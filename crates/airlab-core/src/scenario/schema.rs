@@ -6,14 +6,9 @@
 //! parameters); what spans several keys (a flow's hosts exist, a rate fits the standard) is
 //! still checked only by `airlab validate`.
 
-use super::components::written_form;
 use super::model::Scenario;
-use super::units::{Bytes, Duration, Rate};
-use crate::params::{Component, Config, Kind, Param};
-use crate::{qdisc, tcp::cc};
-use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
-use serde_json::{json, Map, Value};
-use std::borrow::Cow;
+use super::Step;
+use serde_json::{json, Value};
 use std::collections::BTreeSet;
 
 /// The schema's dialect, as schemars writes it.
@@ -28,124 +23,6 @@ pub fn scenario_schema() -> Value {
         json!("An airlab scenario file (TOML): the network, its queues and links, Wi-Fi networks and the flows. See docs/scenario.md."),
     );
     schema.to_value()
-}
-
-/// A `qdisc` table: `kind` and that queue discipline's own parameters.
-pub struct QdiscTable;
-
-impl JsonSchema for QdiscTable {
-    fn schema_name() -> Cow<'static, str> {
-        "Qdisc".into()
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let mut kinds = titled_tables(qdisc::REGISTRY, generator);
-        for (table, c) in kinds.iter_mut().zip(qdisc::REGISTRY) {
-            table["properties"]["kind"] = json!({ "const": c.name });
-            table["required"] = json!(["kind"]);
-        }
-        json_schema!({
-            "description": "A queue discipline: `kind` and its parameters (`airlab list --params KIND`).",
-            "type": "object",
-            "required": ["kind"],
-            "oneOf": kinds,
-        })
-    }
-}
-
-/// A flow's `cc_params`: the parameters of one congestion control.
-pub struct CcParams;
-
-impl JsonSchema for CcParams {
-    fn schema_name() -> Cow<'static, str> {
-        "CcParams".into()
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let tables = titled_tables(cc::REGISTRY, generator);
-        json_schema!({
-            "description": "Parameters of the flow's congestion control (`airlab list --params CC`).",
-            "anyOf": tables,
-        })
-    }
-}
-
-/// A flow's `cc`: one of the registered congestion controls.
-pub struct CcName;
-
-impl JsonSchema for CcName {
-    fn schema_name() -> Cow<'static, str> {
-        "CongestionControl".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        let names: Vec<&str> = cc::REGISTRY.iter().map(|c| c.name).collect();
-        json_schema!({ "description": "A congestion control.", "enum": names })
-    }
-}
-
-/// One table per registered component, titled with its name.
-fn titled_tables<B>(registry: &[&'static Component<B>], generator: &mut SchemaGenerator) -> Vec<Value> {
-    registry
-        .iter()
-        .map(|c| {
-            let mut table = component_table(c, generator);
-            table["title"] = json!(c.name);
-            table
-        })
-        .collect()
-}
-
-/// A table of `component`'s parameters, nothing else.
-fn component_table<B>(component: &'static Component<B>, generator: &mut SchemaGenerator) -> Value {
-    let defaults = Config::defaults(component);
-    let mut properties = Map::new();
-    for (param, default) in defaults.iter() {
-        let mut schema = param_schema(param, generator);
-        schema["description"] = json!(format!("{} Default: {}.", param.doc, written_form(default)));
-        properties.insert(param.name.to_string(), schema);
-    }
-    json!({
-        "description": component.doc,
-        "type": "object",
-        "properties": properties,
-        "additionalProperties": false,
-    })
-}
-
-fn param_schema(param: &Param, generator: &mut SchemaGenerator) -> Value {
-    match param.kind {
-        Kind::Int { min, max, .. } => json!({ "type": "integer", "minimum": min, "maximum": max }),
-        Kind::Real { range, .. } => {
-            let mut s = json!({ "type": "number" });
-            let lower = if range.min_open { "exclusiveMinimum" } else { "minimum" };
-            s[lower] = json!(range.min);
-            if range.max.is_finite() {
-                let upper = if range.max_open { "exclusiveMaximum" } else { "maximum" };
-                s[upper] = json!(range.max);
-            }
-            s
-        }
-        Kind::Flag => json!({ "type": "boolean" }),
-        Kind::Time { .. } => generator.subschema_for::<Duration>().to_value(),
-        Kind::Rate { .. } => generator.subschema_for::<Rate>().to_value(),
-        Kind::Bytes { .. } => generator.subschema_for::<Bytes>().to_value(),
-        Kind::Choice(words) => json!({ "enum": words }),
-        Kind::Text => json!({ "type": "string", "minLength": 1 }),
-        Kind::Qdisc { .. } => generator.subschema_for::<QdiscTable>().to_value(),
-        Kind::Hosts => json!({
-            "anyOf": [
-                { "type": "string", "minLength": 1 },
-                { "type": "array", "items": { "type": "string", "minLength": 1 }, "minItems": 1 },
-            ]
-        }),
-        Kind::Classes { of, max } => json!({
-            "type": "array",
-            "items": component_table(of, generator),
-            "minItems": 1,
-            "maxItems": max,
-        }),
-    }
 }
 
 /// What the scenario schema lets a key hold, to explain errors about a value of the wrong
@@ -166,8 +43,7 @@ fn schema() -> &'static Value {
 /// The shapes the scenario schema allows at the key path `steps` (keys and list indices from
 /// the top of the file); empty where the schema does not know the path (an unknown key). A
 /// table whose kind decides its keys (a qdisc, an app) allows what any of its kinds allows.
-pub(crate) fn shapes_at(steps: &[super::overrides::Step]) -> BTreeSet<Shape> {
-    use super::overrides::Step;
+pub(crate) fn shapes_at(steps: &[Step]) -> BTreeSet<Shape> {
     let defs = &schema()["$defs"];
     let mut nodes: Vec<&Value> = vec![schema()];
     for step in steps {
@@ -268,6 +144,7 @@ fn shapes_of(node: &Value) -> Vec<Shape> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::qdisc;
 
     #[test]
     fn the_schema_names_every_component_and_its_parameters() {
