@@ -6,6 +6,7 @@
 //! writing.
 
 use crate::sim::Time;
+use std::any::Any;
 use std::borrow::Cow;
 use std::fmt;
 
@@ -42,9 +43,11 @@ pub enum Kind {
     /// Text that is not empty.
     Text,
     /// A nested queue discipline (the class of a classful qdisc); unset, it is `default` with
-    /// that qdisc's own defaults.
+    /// that qdisc's own defaults, as `make` builds them. The qdisc family declares such a
+    /// parameter (`qdisc::child_kind`); this module knows it only as a [`Nested`] component.
     Qdisc {
         default: &'static str,
+        make: fn(&str) -> Box<dyn Nested>,
     },
     /// One or more hosts of the scenario, by name; bound to their node ids before the
     /// component is built ([`Config::bind_hosts`]).
@@ -104,7 +107,7 @@ pub enum Value {
     Bytes(u64),
     Choice(&'static str),
     Text(Cow<'static, str>),
-    Qdisc(Box<crate::qdisc::Config>),
+    Qdisc(Box<dyn Nested>),
     Classes(Vec<Config<()>>),
     /// Host names, and the node ids they become when bound ([`Kind::Hosts`]).
     Hosts(Vec<String>),
@@ -197,7 +200,7 @@ impl<B> Config<B> {
             .params
             .iter()
             .map(|p| match p.kind {
-                Kind::Qdisc { default } => Value::Qdisc(Box::new(crate::qdisc::defaults(default))),
+                Kind::Qdisc { default, make } => Value::Qdisc(make(default)),
                 _ => p.default.clone(),
             })
             .collect();
@@ -362,11 +365,62 @@ impl<B> Config<B> {
         }
     }
 
-    pub fn qdisc(&self, name: &str) -> &crate::qdisc::Config {
+    /// A nested component of type `T` (the family that declared the parameter knows which).
+    pub fn nested<T: 'static>(&self, name: &str) -> &T {
         match self.get(name) {
-            Value::Qdisc(q) => q,
-            _ => self.mistyped(name, "a qdisc"),
+            Value::Qdisc(q) => q.as_any().downcast_ref().unwrap_or_else(|| self.mistyped(name, "a nested component")),
+            _ => self.mistyped(name, "a nested component"),
         }
+    }
+}
+
+/// A component configured inside another's parameters (the child qdisc of a classful qdisc),
+/// seen only through what every [`Config`] does, so that this module names no family.
+pub trait Nested: fmt::Debug + Send + Sync {
+    fn name(&self) -> &'static str;
+    fn host_refs(&self) -> Vec<(String, String)>;
+    fn bind_hosts(&mut self, id: &dyn Fn(&str) -> u32);
+    fn as_any(&self) -> &dyn Any;
+    fn boxed(&self) -> Box<dyn Nested>;
+    /// Equal to `other`: of the same family, the same component and equal values.
+    fn equals(&self, other: &dyn Nested) -> bool;
+}
+
+impl<B: Sync> Nested for Config<B> {
+    fn name(&self) -> &'static str {
+        self.of.name
+    }
+
+    fn host_refs(&self) -> Vec<(String, String)> {
+        Config::host_refs(self)
+    }
+
+    fn bind_hosts(&mut self, id: &dyn Fn(&str) -> u32) {
+        Config::bind_hosts(self, id)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn boxed(&self) -> Box<dyn Nested> {
+        Box::new(self.clone())
+    }
+
+    fn equals(&self, other: &dyn Nested) -> bool {
+        other.as_any().downcast_ref::<Self>().is_some_and(|o| o == self)
+    }
+}
+
+impl Clone for Box<dyn Nested> {
+    fn clone(&self) -> Self {
+        self.boxed()
+    }
+}
+
+impl PartialEq for dyn Nested {
+    fn eq(&self, other: &Self) -> bool {
+        self.equals(other)
     }
 }
 
@@ -400,58 +454,22 @@ pub fn find<B>(registry: &'static [&'static Component<B>], name: &str) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::Rng;
-    use crate::tcp::cc::{self, CcEnv};
 
-    /// Every registered component declares defaults its own ranges and checks accept, and
-    /// builds from them into what it says it is: a component that reads a parameter it does
-    /// not declare, or under another type, panics here. A component with required parameters
-    /// (no default, such as a shaper's rate or htb's classes) is built with them set.
-    #[test]
-    fn every_component_builds_from_its_defaults() {
-        for component in crate::qdisc::REGISTRY {
-            let mut config = Config::defaults(component);
-            for (param, value) in config.iter() {
-                assert!(param.admits(value), "{}.{} default {value:?}", component.name, param.name);
-            }
-            config = with_required(config);
-            assert_eq!(config.check(), Ok(()), "{}", component.name);
-            let q = crate::qdisc::create(&config, Rng::stream(1, "t"));
-            assert_eq!(q.kind(), component.name);
-        }
-        for component in cc::REGISTRY {
-            let config = Config::defaults(component);
-            assert!(config.iter().all(|(p, v)| p.admits(v)), "{}", component.name);
-            assert_eq!(config.check(), Ok(()), "{}", component.name);
-            let built = CcEnv::scratch(|env| cc::create(&config, env).map(|c| c.name()));
-            assert_eq!(built, Ok(component.name));
-        }
-    }
-
-    /// `config` with the required parameters its check asks for set: a rate, or one class
-    /// (itself with its required parameters).
-    fn with_required<B>(mut config: Config<B>) -> Config<B> {
-        while let Err(e) = config.check() {
-            let param = config.of.params.iter().find(|p| p.name == e.key && p.default == Value::Unset);
-            let value = match param.map(|p| p.kind) {
-                Some(Kind::Rate { .. }) => Value::Rate(10_000_000),
-                Some(Kind::Classes { of, .. }) => Value::Classes(vec![with_required(Config::defaults(of))]),
-                _ => panic!("{}: {e:?} is not a required parameter", config.of.name),
-            };
-            config = config.with(&e.key, value);
-        }
-        config
-    }
-
-    #[test]
-    fn names_are_unique_across_families() {
-        let mut names: Vec<&str> = crate::qdisc::REGISTRY.iter().map(|c| c.name).collect();
-        names.extend(cc::REGISTRY.iter().map(|c| c.name));
-        let count = names.len();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), count, "`airlab list --params NAME` needs one component per name");
-    }
+    static TEST: Component<()> = Component {
+        name: "test",
+        doc: "a component to test configurations with",
+        params: &[
+            Param {
+                name: "limit",
+                kind: Kind::Int { min: 1, max: 10, unit: "packets" },
+                default: Value::Int(5),
+                doc: "",
+            },
+            Param { name: "threshold", kind: Kind::Time { min: 0 }, default: Value::Unset, doc: "" },
+        ],
+        check: no_check,
+        build: (),
+    };
 
     #[test]
     fn ranges_admit_their_bounds_as_declared() {
@@ -461,9 +479,11 @@ mod tests {
         assert!(!Range::POSITIVE.contains(f64::INFINITY) && !Range::POSITIVE.contains(f64::NAN));
         assert_eq!(half_open.to_string(), "[0.001, 1)");
         assert_eq!(Range::POSITIVE.to_string(), "> 0");
-        let mut c = crate::qdisc::defaults("codel");
+        let mut c = Config::defaults(&TEST);
         assert!(c.set("limit", Value::Int(0)).is_err());
-        assert!(c.set("ce_threshold", Value::Unset).is_ok(), "an optional parameter may be unset");
-        assert!(c.set("target", Value::Unset).is_err(), "a parameter with a default may not");
+        assert!(c.set("limit", Value::Int(10)).is_ok());
+        assert!(c.set("threshold", Value::Unset).is_ok(), "an optional parameter may be unset");
+        assert!(c.set("limit", Value::Unset).is_err(), "a parameter with a default may not");
+        assert!(c.set("rate", Value::Int(1)).is_err(), "an undeclared parameter is refused");
     }
 }

@@ -4,6 +4,7 @@ use crate::metrics::columns::{fct, ping};
 use crate::metrics::invariants::{self, InternalError, Limits};
 use crate::metrics::series::Table;
 use crate::metrics::summary::summarize;
+use crate::metrics::view::direction_name;
 use crate::metrics::warnings::warnings;
 use crate::scenario::wifi::tx_vector;
 use crate::scenario::{build::build, Resolved};
@@ -96,7 +97,7 @@ pub fn run_with_progress(
     world.recorder.finish();
     let wall_s = wall.elapsed().as_secs_f64().max(1e-9);
     let events = world.events.processed();
-    let mut summary = summarize(&world, &resolved.scenario.name, seed);
+    let mut summary = summarize(&world, &world.recorder, &resolved.scenario.name, seed);
     invariants::check(&summary, &limits(resolved)).map_err(RunError::Internal)?;
     let cut_by_batches = world.batches.as_ref().is_some_and(|b| b.completed() == b.rule.count);
     summary["warnings"] = json!(warnings(&summary, cut_by_batches));
@@ -157,7 +158,7 @@ fn limits(r: &Resolved) -> Limits {
     let mut limits = Limits::default();
     let mut hops: HashMap<(&str, &str), f64> = HashMap::new();
     for d in &r.directions {
-        limits.link(format!("{}:{}->{}", d.link, d.from, d.to), d.rate.0 as f64);
+        limits.link(direction_name(&d.link, &d.from, &d.to), d.rate.0 as f64);
         hops.insert((&d.from, &d.to), d.rate.0 as f64);
     }
     for w in &r.wifi {
@@ -167,7 +168,7 @@ fn limits(r: &Resolved) -> Limits {
                 .chain(steps)
                 .map(|phy| tx_vector(w.standard, phy).rate_bps() as f64)
                 .fold(0.0, f64::max);
-            limits.wifi_link(format!("{}:{}->{}", w.name, l.from, l.to), fastest);
+            limits.wifi_link(direction_name(&w.name, &l.from, &l.to), fastest);
             hops.insert((&l.from, &l.to), fastest);
         }
     }

@@ -4,6 +4,7 @@
 use crate::app::{Action, App};
 use crate::metrics::batches::Batches;
 use crate::metrics::recorder::Recorder;
+use crate::metrics::view::RunView;
 use crate::metrics::{FlowStats, PingReply};
 use crate::net::iface::Next;
 use crate::net::{ConnId, Iface, IfaceId, NodeId, Packet, Payload, Release};
@@ -164,12 +165,23 @@ impl World {
         }
     }
 
-    /// Lend the recorder the whole world (it reads the models; a warm-up's end also empties
-    /// their distributions).
-    fn with_recorder(&mut self, f: impl FnOnce(&mut Recorder, &mut World)) {
+    /// Lend the recorder a read-only view of the world.
+    fn with_recorder(&mut self, f: impl FnOnce(&mut Recorder, &World)) {
         let mut rec = std::mem::take(&mut self.recorder);
         f(&mut rec, self);
         self.recorder = rec;
+    }
+
+    /// The measurement window begins: every distribution starts empty (the recorder takes
+    /// the counters' baseline at the same instant).
+    fn clear_distributions(&mut self) {
+        for f in self.flows.iter_mut() {
+            f.clear_distributions();
+        }
+        let devs = self.wifi.iter_mut().flat_map(|n| &mut n.devs);
+        for st in self.ifaces.iter_mut().map(|i| &mut i.stats).chain(devs.map(|d| &mut d.stats)) {
+            st.sojourn.clear();
+        }
     }
 
     fn dispatch(&mut self, ev: Event) {
@@ -210,6 +222,7 @@ impl World {
             }
             Event::Warmup => {
                 self.with_recorder(|rec, w| rec.start_window(w));
+                self.clear_distributions();
                 self.start_batches();
             }
             Event::Sample => {
@@ -459,5 +472,36 @@ impl World {
         conn.sender.open(&mut ctx);
         conn.sender.write(bytes, &mut ctx);
         self.flush(c);
+    }
+}
+
+impl RunView for World {
+    fn now(&self) -> Time {
+        self.events.now()
+    }
+
+    fn duration(&self) -> Time {
+        self.duration
+    }
+
+    fn flows(&self) -> &[FlowStats] {
+        &self.flows
+    }
+
+    fn app_senders(&self) -> impl Iterator<Item = (usize, Option<&TcpSender>)> {
+        let newest = |conns: &Vec<ConnId>| conns.last().map(|&c| &self.conns[c as usize].sender);
+        self.apps.iter().zip(&self.app_conns).map(move |(app, conns)| (app.flow as usize, newest(conns)))
+    }
+
+    fn ifaces(&self) -> &[Iface] {
+        &self.ifaces
+    }
+
+    fn wifi(&self) -> &[WifiNet] {
+        &self.wifi
+    }
+
+    fn node_name(&self, node: NodeId) -> &str {
+        &self.nodes[node as usize].name
     }
 }

@@ -7,6 +7,7 @@ mod quantiles;
 pub mod recorder;
 pub mod series;
 pub mod summary;
+pub mod view;
 pub mod warnings;
 
 pub use quantiles::Quantiles;

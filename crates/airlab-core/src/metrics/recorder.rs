@@ -5,12 +5,12 @@
 
 use super::columns::{flow, link, queue, wifi, CC_PREFIX, QDISC_PREFIX};
 use super::series::Table;
+use super::view::{direction_name, RunView};
 use super::FlowCounters;
 use crate::net::iface::{IfaceCounters, TxMeter};
 use crate::sim::{secs, Time, MS};
 use crate::wifi::link::LinkStats;
 use crate::wifi::net::UlStats;
-use crate::world::World;
 
 /// Every cumulative counter the series and the summary take differences of, at one instant.
 #[derive(Clone, Debug, Default)]
@@ -33,16 +33,16 @@ pub struct Counters {
 
 impl Counters {
     /// The counters of `w` at `now` (the transmissions in progress counted so far).
-    pub fn take(w: &World, now: Time) -> Self {
-        let devs = || w.wifi.iter().flat_map(|net| &net.devs);
+    pub fn take(w: &impl RunView, now: Time) -> Self {
+        let devs = || w.wifi().iter().flat_map(|net| &net.devs);
         Counters {
             at: now,
-            flows: w.flows.iter().map(|f| f.total).collect(),
-            queues: w.ifaces.iter().map(|i| i.stats.total).chain(devs().map(|d| d.stats.total)).collect(),
-            tx: w.ifaces.iter().map(|i| i.meter(now)).collect(),
+            flows: w.flows().iter().map(|f| f.total).collect(),
+            queues: w.ifaces().iter().map(|i| i.stats.total).chain(devs().map(|d| d.stats.total)).collect(),
+            tx: w.ifaces().iter().map(|i| i.meter(now)).collect(),
             wifi_links: devs().flat_map(|d| (0..d.peers.len()).map(move |k| d.link_stats(k, now))).collect(),
-            wifi_busy: w.wifi.iter().map(|net| net.busy_at(now)).collect(),
-            wifi_ul: w.wifi.iter().map(|net| net.ul_stats).collect(),
+            wifi_busy: w.wifi().iter().map(|net| net.busy_at(now)).collect(),
+            wifi_ul: w.wifi().iter().map(|net| net.ul_stats).collect(),
         }
     }
 }
@@ -68,51 +68,37 @@ impl Recorder {
 
     /// Take the first snapshot and reserve every table's rows for the run; call once the world
     /// is built, before it runs.
-    pub fn start(&mut self, w: &World) {
-        let samples = (w.duration / self.interval) as usize;
-        let wifi_devs: usize = w.wifi.iter().map(|n| n.devs.len()).sum();
-        let wifi_links: usize = w.wifi.iter().flat_map(|n| &n.devs).map(|d| d.peers.len()).sum();
-        self.flows.reserve(samples * w.apps.len());
-        self.queues.reserve(samples * (w.ifaces.len() + wifi_devs));
-        self.links.reserve(samples * w.ifaces.len());
+    pub fn start(&mut self, w: &impl RunView) {
+        let samples = (w.duration() / self.interval) as usize;
+        let wifi_devs: usize = w.wifi().iter().map(|n| n.devs.len()).sum();
+        let wifi_links: usize = w.wifi().iter().flat_map(|n| &n.devs).map(|d| d.peers.len()).sum();
+        self.flows.reserve(samples * w.app_senders().count());
+        self.queues.reserve(samples * (w.ifaces().len() + wifi_devs));
+        self.links.reserve(samples * w.ifaces().len());
         self.wifi.reserve(samples * wifi_links);
         self.last = Counters::take(w, 0);
         self.window = self.last.clone();
     }
 
-    /// Begin the summary's measurement window now: every counter is taken as its baseline and
-    /// every distribution starts empty.
-    pub fn start_window(&mut self, w: &mut World) {
+    /// Begin the summary's measurement window now: every counter is taken as its baseline.
+    /// (The models empty their distributions at the same instant.)
+    pub fn start_window(&mut self, w: &impl RunView) {
         self.window = Counters::take(w, w.now());
-        for f in w.flows.iter_mut() {
-            f.clear_distributions();
-        }
-        for st in w
-            .ifaces
-            .iter_mut()
-            .map(|i| &mut i.stats)
-            .chain(w.wifi.iter_mut().flat_map(|n| &mut n.devs).map(|d| &mut d.stats))
-        {
-            st.sojourn.clear();
-        }
     }
 
     /// Record one row per flow, queue, link direction and Wi-Fi link.
-    pub fn sample(&mut self, w: &World) {
+    pub fn sample(&mut self, w: &impl RunView) {
         let now = w.now();
         let c = Counters::take(w, now);
         let (t, dt) = (secs(now), secs(self.interval));
-        for (a, app) in w.apps.iter().enumerate() {
-            let f = app.flow as usize;
+        for (f, sender) in w.app_senders() {
             let (n, last) = (&c.flows[f], &self.last.flows[f]);
             let s = &mut self.flows;
-            s.push_row(t, &w.flows[f].name);
+            s.push_row(t, &w.flows()[f].name);
             s.set(flow::GOODPUT, (n.bytes_delivered - last.bytes_delivered) as f64 * 8.0 / dt / 1e6);
             s.set(flow::RETRANSMITS, n.retransmits as f64);
             s.set(flow::LOST, n.lost as f64);
-            // The newest connection speaks for the flow (periodic apps open many).
-            let Some(&conn) = w.app_conns[a].last() else { continue };
-            let snd = &w.conns[conn as usize].sender;
+            let Some(snd) = sender else { continue };
             let mss = snd.st.mss as f64;
             s.set(flow::CWND, snd.st.cwnd as f64);
             s.set(flow::SSTHRESH, if snd.st.ssthresh >= u32::MAX / 2 { f64::NAN } else { snd.st.ssthresh as f64 });
@@ -130,7 +116,7 @@ impl Recorder {
             }
         }
         let mut q = 0;
-        for (i, iface) in w.ifaces.iter().enumerate() {
+        for (i, iface) in w.ifaces().iter().enumerate() {
             let device = (iface.device_backlog(), Some(iface.device_bytes()));
             self.queue_row(t, &iface.name, iface.qdisc.as_ref(), device, &c, q);
             q += 1;
@@ -142,15 +128,14 @@ impl Recorder {
         }
         let interval = self.interval as f64;
         let mut k = 0;
-        for net in &w.wifi {
+        for net in w.wifi() {
             for d in &net.devs {
                 self.queue_row(t, &d.name, d.qdisc.as_ref(), (d.device_backlog(), None), &c, q);
                 q += 1;
                 for p in &d.peers {
                     let n = c.wifi_links[k].since(&self.last.wifi_links[k]);
                     k += 1;
-                    let name =
-                        format!("{}:{}->{}", net.name, w.nodes[d.node as usize].name, w.nodes[p.node as usize].name);
+                    let name = direction_name(&net.name, w.node_name(d.node), w.node_name(p.node));
                     let s = &mut self.wifi;
                     s.push_row(t, &name);
                     s.set(wifi::AIRTIME_SHARE, n.airtime as f64 / interval);

@@ -3,13 +3,13 @@
 //! (`metrics.warmup`) to the end of the run: counters count from the window's start,
 //! distributions hold only its samples, and FCTs are those of connections opened in it.
 
-use super::recorder::Counters;
+use super::recorder::{Counters, Recorder};
 use super::series::Table;
+use super::view::{direction_name, RunView};
 use super::Quantiles;
 use crate::net::iface::{IfaceCounters, IfaceStats};
 use crate::sim::{secs, Time, MS, US};
 use crate::wifi::net::UlStats;
-use crate::world::World;
 use serde_json::{json, Value};
 
 /// Linear-interpolated percentile of unsorted values (numpy's default), NaNs ignored.
@@ -112,15 +112,15 @@ fn mean_abs_step(v: &[f64]) -> Value {
 }
 
 /// The summary of the measurement window, from the end of the warm-up to the end of the run.
-pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
-    let (end, rec) = (w.duration, &w.recorder);
+pub fn summarize(w: &impl RunView, rec: &Recorder, scenario: &str, seed: u64) -> Value {
+    let end = w.duration();
     // The window's counters: from the snapshot at its start to the end of the run.
     let (window, last) = (&rec.window, Counters::take(w, end));
     let span = end.saturating_sub(rec.warmup).max(1);
     let (flow_series, queue_series) = (Windows::new(&rec.flows), Windows::new(&rec.queues));
     let mut goodputs = Vec::new();
     let flows: Vec<Value> = w
-        .flows
+        .flows()
         .iter()
         .zip(&window.flows)
         .map(|(f, at_window)| {
@@ -186,24 +186,25 @@ pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
             },
         })
     };
-    let wired = w.ifaces.iter().map(|i| (&i.name, &w.nodes[i.from as usize].name, &i.link, i.qdisc.kind(), &i.stats));
-    let wireless = w.wifi.iter().flat_map(|net| {
-        net.devs.iter().map(|d| (&d.name, &w.nodes[d.node as usize].name, &net.name, d.qdisc.kind(), &d.stats))
-    });
+    let wired = w.ifaces().iter().map(|i| (&i.name, w.node_name(i.from), &i.link, i.qdisc.kind(), &i.stats));
+    let wireless = w
+        .wifi()
+        .iter()
+        .flat_map(|net| net.devs.iter().map(|d| (&d.name, w.node_name(d.node), &net.name, d.qdisc.kind(), &d.stats)));
     let queues: Vec<Value> = wired
         .chain(wireless)
         .zip(&window.queues)
         .map(|((name, node, link, kind, st), at_window)| queue(name, node, link, kind, st, at_window))
         .collect();
     let links: Vec<Value> = w
-        .ifaces
+        .ifaces()
         .iter()
         .enumerate()
         .map(|(k, i)| {
             let tx = last.tx[k].since(&window.tx[k]);
             json!({
                 "name": i.name, "link": i.link,
-                "from": w.nodes[i.from as usize].name, "to": w.nodes[i.to as usize].name,
+                "from": w.node_name(i.from), "to": w.node_name(i.to),
                 "rate_mbps": i.rate_bps as f64 / 1e6,
                 "utilization": tx.busy as f64 / span as f64,
                 "throughput_mbps": tx.bytes * 8.0 / secs(span) / 1e6,
@@ -226,10 +227,10 @@ pub fn summarize(w: &World, scenario: &str, seed: u64) -> Value {
 
 /// Per Wi-Fi network: the share of the measurement window the channel carried a transmission,
 /// and per directed link its airtime, throughput, aggregation and losses in the window.
-fn wifi_summary(w: &World, last: &Counters, window: &Counters, span: Time) -> Value {
+fn wifi_summary(w: &impl RunView, last: &Counters, window: &Counters, span: Time) -> Value {
     let mut k = 0;
     let nets: Vec<Value> = w
-        .wifi
+        .wifi()
         .iter()
         .enumerate()
         .map(|(i, net)| {
@@ -241,8 +242,8 @@ fn wifi_summary(w: &World, last: &Counters, window: &Counters, span: Time) -> Va
                     // The link's own PHY; a rate schedule's steps show in the series.
                     let txv = p.base_txv();
                     let mut link = json!({
-                        "name": format!("{}:{}->{}", net.name, w.nodes[d.node as usize].name, w.nodes[p.node as usize].name),
-                        "from": w.nodes[d.node as usize].name, "to": w.nodes[p.node as usize].name,
+                        "name": direction_name(&net.name, w.node_name(d.node), w.node_name(p.node)),
+                        "from": w.node_name(d.node), "to": w.node_name(p.node),
                         "phy_rate_mbps": txv.rate_bps() as f64 / 1e6,
                         "airtime_share": n.airtime as f64 / span as f64,
                         "throughput_mbps": n.bytes_acked as f64 * 8.0 / secs(span) / 1e6,

@@ -73,7 +73,7 @@ pub static HTB_CLASS: params::Component<()> = params::Component {
             default: Value::Unset,
             doc: "the destination host(s) the class takes; unset: any",
         },
-        Param { name: "qdisc", kind: Kind::Qdisc { default: "pfifo" }, default: Value::Unset, doc: "the leaf qdisc" },
+        Param { name: "qdisc", kind: super::child_kind("pfifo"), default: Value::Unset, doc: "the leaf qdisc" },
     ],
     check: check_class,
     build: (),
@@ -129,7 +129,7 @@ fn check_class(c: &params::Config<()>) -> Result<(), Invalid> {
     if c.opt_rate("ceil").is_some_and(|ceil| ceil < rate) {
         return Err(Invalid::new("ceil", "ceil must be at least the class's rate"));
     }
-    if c.qdisc("qdisc").name() == "noqueue" {
+    if super::child(c, "qdisc").name() == "noqueue" {
         return Err(Invalid::new("qdisc.kind", "a class's packets wait in its leaf: noqueue holds none"));
     }
     Ok(())
@@ -159,7 +159,7 @@ fn default_burst(rate_bps: u64) -> u64 {
 
 /// The classes' leaf qdiscs' queues and the direct queue.
 fn queues(c: &Config) -> u64 {
-    1 + c.classes("classes").iter().map(|k| super::queues(k.qdisc("qdisc"))).sum::<u64>()
+    1 + c.classes("classes").iter().map(|k| super::queues(super::child(k, "qdisc"))).sum::<u64>()
 }
 
 fn build(c: &Config, mut rng: Rng) -> Box<dyn Qdisc> {
@@ -181,7 +181,7 @@ fn build(c: &Config, mut rng: Rng) -> Box<dyn Qdisc> {
                 quantum: quantum as i64,
                 dscp: k.opt_int("dscp").map(|d| d as u8),
                 dst: k.opt_nodes("dst").map(<[NodeId]>::to_vec),
-                leaf: super::create(k.qdisc("qdisc"), Rng::stream(rng.next_u64(), "class")),
+                leaf: super::create(super::child(k, "qdisc"), Rng::stream(rng.next_u64(), "class")),
                 deficit: [0; 2],
             }
         })

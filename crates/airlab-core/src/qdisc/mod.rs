@@ -111,6 +111,16 @@ pub fn defaults(name: &str) -> Config {
     Config::defaults(find(name).unwrap_or_else(|| panic!("no qdisc `{name}` is registered")))
 }
 
+/// The kind of a parameter that holds a child qdisc: `default` with its defaults when unset.
+pub const fn child_kind(default: &'static str) -> params::Kind {
+    params::Kind::Qdisc { default, make: |name| Box::new(defaults(name)) }
+}
+
+/// The child qdisc that parameter `name` of `config` holds.
+pub fn child<'a, B>(config: &'a params::Config<B>, name: &str) -> &'a Config {
+    config.nested(name)
+}
+
 /// Build the qdisc `config` describes (checked by its component's checks).
 pub fn create(config: &Config, rng: Rng) -> Box<dyn Qdisc> {
     (config.component().build.0)(config, rng)
@@ -128,3 +138,42 @@ pub fn one_queue(_: &Config) -> u64 {
 
 #[cfg(test)]
 mod conservation;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::{Kind, Value};
+
+    /// Every registered qdisc declares defaults its own ranges and checks accept, and builds
+    /// from them into what it says it is: a qdisc that reads a parameter it does not declare,
+    /// or under another type, panics here. One with required parameters (no default, such as
+    /// a shaper's rate or htb's classes) is built with them set.
+    #[test]
+    fn every_qdisc_builds_from_its_defaults() {
+        for component in REGISTRY {
+            let mut config = Config::defaults(component);
+            for (param, value) in config.iter() {
+                assert!(param.admits(value), "{}.{} default {value:?}", component.name, param.name);
+            }
+            config = with_required(config);
+            assert_eq!(config.check(), Ok(()), "{}", component.name);
+            let q = create(&config, Rng::stream(1, "t"));
+            assert_eq!(q.kind(), component.name);
+        }
+    }
+
+    /// `config` with the required parameters its check asks for set: a rate, or one class
+    /// (itself with its required parameters).
+    fn with_required<B>(mut config: params::Config<B>) -> params::Config<B> {
+        while let Err(e) = config.check() {
+            let param = config.component().params.iter().find(|p| p.name == e.key && p.default == Value::Unset);
+            let value = match param.map(|p| p.kind) {
+                Some(Kind::Rate { .. }) => Value::Rate(10_000_000),
+                Some(Kind::Classes { of, .. }) => Value::Classes(vec![with_required(params::Config::defaults(of))]),
+                _ => panic!("{}: {e:?} is not a required parameter", config.name()),
+            };
+            config = config.with(&e.key, value);
+        }
+        config
+    }
+}

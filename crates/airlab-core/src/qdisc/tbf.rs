@@ -40,13 +40,13 @@ pub static TBF: Component = Component {
         OVERHEAD,
         Param {
             name: "qdisc",
-            kind: Kind::Qdisc { default: "bfifo" },
+            kind: super::child_kind("bfifo"),
             default: Value::Unset,
             doc: "the child qdisc that holds the queue",
         },
     ],
     check,
-    build: Build(build, |c: &Config| super::queues(c.qdisc("qdisc"))),
+    build: Build(build, |c: &Config| super::queues(super::child(c, "qdisc"))),
 };
 
 /// The bytes a shaper adds to each packet's IP length, as Linux counts on Ethernet-like
@@ -62,7 +62,7 @@ fn check(c: &Config) -> Result<(), Invalid> {
     if c.opt_rate("rate").is_none() {
         return Err(Invalid::new("rate", "tbf needs a `rate`, such as \"10Mbit\""));
     }
-    if c.qdisc("qdisc").name() == "noqueue" {
+    if super::child(c, "qdisc").name() == "noqueue" {
         return Err(Invalid::new("qdisc.kind", "the shaper's packets wait in its child: noqueue holds none"));
     }
     Ok(())
@@ -71,7 +71,7 @@ fn check(c: &Config) -> Result<(), Invalid> {
 fn build(c: &Config, rng: Rng) -> Box<dyn Qdisc> {
     let rate = c.opt_rate("rate").expect("checked");
     let burst = c.opt_bytes("burst").unwrap_or_else(|| default_burst(rate));
-    let child = super::create(c.qdisc("qdisc"), rng);
+    let child = super::create(super::child(c, "qdisc"), rng);
     Box::new(Tbf::new(rate, burst as u32, c.int("overhead") as i32, child))
 }
 

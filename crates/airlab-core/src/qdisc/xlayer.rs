@@ -62,24 +62,24 @@ pub static XLAYER: Component = Component {
         },
         Param {
             name: "bulk",
-            kind: Kind::Qdisc { default: "fq_codel" },
+            kind: super::child_kind("fq_codel"),
             default: Value::Unset,
             doc: "the bulk class's qdisc",
         },
         Param {
             name: "mice",
-            kind: Kind::Qdisc { default: "fq_codel" },
+            kind: super::child_kind("fq_codel"),
             default: Value::Unset,
             doc: "the mice class's qdisc",
         },
     ],
     check: check_classes,
-    build: Build(build, |c: &Config| super::queues(c.qdisc("bulk")) + super::queues(c.qdisc("mice"))),
+    build: Build(build, |c: &Config| super::queues(super::child(c, "bulk")) + super::queues(super::child(c, "mice"))),
 };
 
 fn check_classes(c: &Config) -> Result<(), Invalid> {
     for class in ["bulk", "mice"] {
-        if c.qdisc(class).name() == XLAYER.name {
+        if super::child(c, class).name() == XLAYER.name {
             return Err(Invalid::new(format!("{class}.kind"), "a class of xlayer cannot be xlayer itself"));
         }
     }
@@ -96,8 +96,8 @@ fn build(c: &Config, mut rng: Rng) -> Box<dyn Qdisc> {
         wrr: if c.choice("wrr") == "literal" { WrrMode::Literal } else { WrrMode::Intended },
     };
     // Each class hashes with its own perturbation.
-    let bulk = super::create(c.qdisc("bulk"), Rng::stream(rng.next_u64(), "bulk"));
-    let mice = super::create(c.qdisc("mice"), Rng::stream(rng.next_u64(), "mice"));
+    let bulk = super::create(super::child(c, "bulk"), Rng::stream(rng.next_u64(), "bulk"));
+    let mice = super::create(super::child(c, "mice"), Rng::stream(rng.next_u64(), "mice"));
     Box::new(XLayer::new(params, bulk, mice))
 }
 

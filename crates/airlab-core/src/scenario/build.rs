@@ -6,6 +6,7 @@ use super::wifi::{ResolvedTelemetry, ResolvedWifi};
 use super::Resolved;
 use crate::app::{App, AppKind};
 use crate::metrics::batches::{BatchRule, Batches};
+use crate::metrics::view::direction_name;
 use crate::metrics::FlowStats;
 use crate::net::{Iface, IfaceId, NodeId};
 use crate::qdisc;
@@ -32,7 +33,7 @@ pub fn build(r: &Resolved, seed: u64) -> World {
     }
     let n = world.nodes.len();
     for d in &r.directions {
-        let name = format!("{}:{}->{}", d.link, d.from, d.to);
+        let name = direction_name(&d.link, &d.from, &d.to);
         let rng = Rng::stream(seed, &format!("wire:{name}"));
         let qdisc_rng = Rng::stream(seed, &format!("qdisc:{name}"));
         world.ifaces.push(Iface::new(

@@ -268,7 +268,7 @@ fn write_params<M: SerializeMap, B>(map: &mut M, config: &Config<B>) -> Result<(
             Value::Bytes(b) => map.serialize_entry(param.name, &Bytes(*b))?,
             Value::Choice(w) => map.serialize_entry(param.name, w)?,
             Value::Text(t) => map.serialize_entry(param.name, t)?,
-            Value::Qdisc(q) => map.serialize_entry(param.name, &Written(&**q))?,
+            Value::Qdisc(_) => map.serialize_entry(param.name, &Written(qdisc::child(config, param.name)))?,
             Value::Classes(c) => {
                 let classes: Vec<WrittenClass> = c.iter().map(WrittenClass).collect();
                 map.serialize_entry(param.name, &classes)?
@@ -288,4 +288,19 @@ pub(crate) fn serialize_qdisc<S: Serializer>(config: &qdisc::Config, s: S) -> Re
 /// For `#[serde(serialize_with)]` on a resolved flow's congestion control.
 pub(crate) fn serialize_cc<S: Serializer>(config: &Option<cc::Config>, s: S) -> Result<S::Ok, S::Error> {
     config.as_ref().map(Written).serialize(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_across_families() {
+        let mut names: Vec<&str> = qdisc::REGISTRY.iter().map(|c| c.name).collect();
+        names.extend(cc::REGISTRY.iter().map(|c| c.name));
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count, "`airlab list --params NAME` needs one component per name");
+    }
 }

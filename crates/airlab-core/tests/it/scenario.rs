@@ -548,8 +548,8 @@ fn xlayer_defaults_and_errors() {
     let q = &r.directions[2].qdisc;
     assert_eq!((q.real("z"), q.real("k"), q.choice("mean"), q.choice("wrr")), (4.0, 3.0, "recent", "intended"));
     assert_eq!((q.time("history"), q.time("active_timeout")), (10 * SEC, 2 * SEC));
-    assert_eq!(*q.qdisc("bulk"), qdisc::defaults("fq_codel"));
-    assert_eq!(q.qdisc("bulk"), q.qdisc("mice"));
+    assert_eq!(*qdisc::child(q, "bulk"), qdisc::defaults("fq_codel"));
+    assert_eq!(qdisc::child(q, "bulk"), qdisc::child(q, "mice"));
 
     let x = |params: &str| dumbbell_with("kind = \"pfifo\", limit = 50", &format!("kind = \"xlayer\", {params}"));
     assert_error(load(&x("z = -1")), "link[1].qdisc.z", "must be a number greater than 0, got -1");

@@ -270,3 +270,21 @@ impl CcEnv<'_> {
         f(&mut CcEnv { rng: Rng::stream(0, "scratch"), shared: &mut shared, conn: 0 })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every registered congestion control's defaults pass its own ranges and checks, and it
+    /// builds from them into what it says it is.
+    #[test]
+    fn every_cc_builds_from_its_defaults() {
+        for component in REGISTRY {
+            let config = Config::defaults(component);
+            assert!(config.iter().all(|(p, v)| p.admits(v)), "{}", component.name);
+            assert_eq!(config.check(), Ok(()), "{}", component.name);
+            let built = CcEnv::scratch(|env| create(&config, env).map(|c| c.name()));
+            assert_eq!(built, Ok(component.name));
+        }
+    }
+}
