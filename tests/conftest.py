@@ -5,13 +5,47 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 DATA = Path(__file__).parent / "data"
 DUMBBELL = "basics/dumbbell-cubic"
 SHORT = "duration=5s"  # keeps every run short
+
+
+def data_text(name: str) -> str:
+    """The text of the scenario ``tests/data/NAME.toml``: ``dumbbell`` (the 1 s, 10 Mbit/s
+    dumbbell the engine's scenario checks use too), ``direct`` (two hosts on one link, a flow
+    still without its app), ``wifi-cell`` (a server wired to an 802.11n cell), ``ax-cell`` (an
+    802.11ax BSS of one station, as the engine's integration tests check keys on)."""
+    return (DATA / f"{name}.toml").read_text()
+
+
+def refused(proc: subprocess.CompletedProcess[str], *fragments: str) -> None:
+    """``proc`` (the command line) refused its input as bad: exit status 2 and a one-line
+    ``error: ...`` holding every fragment, never a traceback."""
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stderr.startswith("error: "), proc.stderr
+    for fragment in fragments:
+        assert fragment in proc.stderr, (fragment, proc.stderr)
+
+
+def set_at(path: str, value: Any) -> Callable[[Any], None]:
+    """An edit of a JSON document (a summary, a run record) setting the value at ``path``
+    (``flows.0.goodput_mbps``: keys, and indexes into lists) to ``value``."""
+
+    def edit(doc: Any) -> None:
+        *parents, last = path.split(".")
+        node: Any = doc
+        for part in parents:
+            node = node[int(part)] if part.isdigit() else node[part]
+        node[last] = value
+
+    return edit
 
 
 def _terminal_sigint() -> None:

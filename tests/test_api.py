@@ -12,7 +12,7 @@ import pytest
 
 import airlab
 from airlab.results import Result, check_summary
-from conftest import DATA, DUMBBELL
+from conftest import DATA, DUMBBELL, data_text
 
 SHORT = {"duration": "5s"}
 
@@ -223,43 +223,26 @@ def test_every_builtin_scenario_runs(name: str) -> None:
             assert flow["goodput_mbps"] > 0, (name, flow["name"])
 
 
-WIFI_HOP = """
-name = "hop"
-duration = "3s"
-hosts = ["a", "b"]
-[metrics]
-warmup = "1s"
-[[wifi]]
-name = "w"
-standard = "n"
-nodes = ["a", "b"]
-mcs = 7
-aggregation = { max_mpdus = 16 }
-[[flow]]
-name = "tcp"
-from = "a"
-to = "b"
-cc = "cubic"
-app = { kind = "bulk" }
-"""
+#: The Wi-Fi cell for 3 s with 1 s of warm-up, A-MPDUs of at most 16 MPDUs.
+CELL_3S = {"duration": "3s", "metrics.warmup": "1s", "wifi.w.aggregation": {"max_mpdus": 16}}
 
 
 def test_wifi_results_reach_python_and_survive_save(tmp_path: Path) -> None:
     """A run given as text: the Wi-Fi summary, the wifi table, sweep columns, save and load."""
     from airlab.sweep import flatten_summary
 
-    res = airlab.run_text(WIFI_HOP, seed=2)
+    res = airlab.run_text(data_text("wifi-cell"), seed=2, set=CELL_3S)
     net = res.summary["wifi"][0]
-    data = next(lk for lk in net["links"] if lk["name"] == "w:a->b")
+    data = next(lk for lk in net["links"] if lk["name"] == "w:ap->sta")
     # HT MCS 7 (65 Mbit/s): A-MPDUs of up to 16 MPDUs carry TCP at tens of Mbit/s.
     assert 1.0 < data["mpdus_per_ppdu"] <= 16.0
     assert 20.0 < data["throughput_mbps"] < 65.0
-    assert set(res.wifi["link"]) == {"w:a->b", "w:b->a"}
+    assert set(res.wifi["link"]) == {"w:ap->sta", "w:sta->ap"}
     assert res.wifi["airtime_share"].between(0.0, 1.0).all()
     assert (res.wifi["phy_rate_mbps"] - 65.0).abs().max() < 1e-9  # HT MCS 7, 20 MHz, long GI
-    assert "w:a" in set(res.queues["queue"])
+    assert "w:ap" in set(res.queues["queue"])
     flat = flatten_summary(res.summary)
-    assert flat["wifi.w:a->b.throughput_mbps"] == data["throughput_mbps"]
+    assert flat["wifi.w:ap->sta.throughput_mbps"] == data["throughput_mbps"]
     assert 0.0 < flat["wifi.w.busy_share"] <= 1.0
     res.save(tmp_path / "r", plots=False)
     back = airlab.Result.load(tmp_path / "r")
@@ -268,7 +251,7 @@ def test_wifi_results_reach_python_and_survive_save(tmp_path: Path) -> None:
 
 def test_run_text_names_the_text_in_errors() -> None:
     with pytest.raises(airlab.ScenarioError, match=r"<mine>: wifi\[0\]\.mcs"):
-        airlab.run_text(WIFI_HOP.replace("mcs = 7", "mcs = 40"), name="<mine>")
+        airlab.run_text(data_text("wifi-cell").replace("mcs = 7", "mcs = 40"), name="<mine>")
 
 
 def test_time_series_hold_no_object_per_row() -> None:

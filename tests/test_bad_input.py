@@ -14,32 +14,24 @@ from pathlib import Path
 import pytest
 
 import airlab
-from conftest import DUMBBELL, SHORT
-
-
-def _refused(proc: subprocess.CompletedProcess, *fragments: str) -> None:
-    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    assert proc.stderr.startswith("error: "), proc.stderr
-    for fragment in fragments:
-        assert fragment in proc.stderr, (fragment, proc.stderr)
+from conftest import DUMBBELL, SHORT, refused
 
 
 def test_a_scenario_file_that_is_not_utf8_is_named(cli, tmp_path: Path) -> None:
     text = airlab.resolve(DUMBBELL).read_text()
     (tmp_path / "windows.toml").write_bytes(text.encode("utf-16"))
-    _refused(cli("validate", "windows.toml"), "windows.toml: the file is UTF-16 text")
+    refused(cli("validate", "windows.toml"), "windows.toml: the file is UTF-16 text")
     stray = text.replace('name = "dumbbell-cubic"', 'name = "caf\u00e9"').encode("latin-1")
     (tmp_path / "latin1.toml").write_bytes(stray)
-    _refused(cli("run", "latin1.toml", "--set", SHORT), "latin1.toml: the file is not UTF-8 text")
+    refused(cli("run", "latin1.toml", "--set", SHORT), "latin1.toml: the file is not UTF-8 text")
     # a UTF-8 byte order mark is fine
     (tmp_path / "bom.toml").write_bytes(b"\xef\xbb\xbf" + text.encode())
     assert cli("validate", "bom.toml").returncode == 0
 
 
 @pytest.mark.parametrize("seed", ["-1", str(2**64), "1e3"])
-def test_seeds_outside_the_engines_range_are_refused(cli, seed: str) -> None:
-    _refused(cli("run", DUMBBELL, "--set", SHORT, "--seed", seed), "--seed")
+def test_seeds_outside_the_engines_range_arerefused(cli, seed: str) -> None:
+    refused(cli("run", DUMBBELL, "--set", SHORT, "--seed", seed), "--seed")
 
 
 def test_the_api_checks_the_seed() -> None:
@@ -50,15 +42,15 @@ def test_the_api_checks_the_seed() -> None:
 
 
 @pytest.mark.parametrize("seeds", [str(10**20), str(10**9)])
-def test_sweeps_too_large_to_hold_are_refused(cli, seeds: str) -> None:
-    _refused(cli("sweep", DUMBBELL, "--seeds", seeds, "--out", "sw"), "--seeds")
+def test_sweeps_too_large_to_hold_arerefused(cli, seeds: str) -> None:
+    refused(cli("sweep", DUMBBELL, "--seeds", seeds, "--out", "sw"), "--seeds")
 
 
 def test_an_output_path_inside_a_file_fails_before_the_run(cli, tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("mine")
     start = time.monotonic()
     proc = cli("run", "basics/gigabit-50flows", "--out", "notes.txt/run")
-    _refused(proc, "--out notes.txt/run: notes.txt is a file, not a directory")
+    refused(proc, "--out notes.txt/run: notes.txt is a file, not a directory")
     assert time.monotonic() - start < 10, "refused before simulating"
 
 
@@ -66,14 +58,14 @@ def test_an_output_directory_that_cannot_be_made_is_named(cli) -> None:
     if not Path("/proc/self").is_dir():
         pytest.skip("needs /proc (Linux)")
     # /proc refuses new directories even to root; the message must say where and why.
-    _refused(cli("run", DUMBBELL, "--set", "duration=1s", "--out", "/proc/airlab/run"), "/proc")
+    refused(cli("run", DUMBBELL, "--set", "duration=1s", "--out", "/proc/airlab/run"), "/proc")
 
 
 def test_a_scenario_name_longer_than_a_file_name_is_not_found(cli) -> None:
-    _refused(cli("validate", "x" * 300), "no such scenario file or built-in scenario")
+    refused(cli("validate", "x" * 300), "no such scenario file or built-in scenario")
 
 
-def test_a_set_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
+def test_a_set_that_is_not_utf8_isrefused(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "airlab", "validate", DUMBBELL, "--set", b"name=caf\xe9"],
         cwd=tmp_path,
@@ -81,7 +73,7 @@ def test_a_set_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
         text=True,
         timeout=60,
     )
-    _refused(proc, "not valid UTF-8")
+    refused(proc, "not valid UTF-8")
 
 
 def test_names_that_look_like_mathtext_are_plotted_as_text(tmp_path: Path) -> None:
@@ -112,11 +104,11 @@ def test_list_survives_unreadable_scenarios_and_keeps_the_built_ins(cli, tmp_pat
         assert name in proc.stdout, name
 
 
-def test_duplicate_sweep_values_and_seeds_twice_are_refused(cli) -> None:
-    _refused(cli("sweep", DUMBBELL, "--set", "duration=2s,2s", "--out", "sw"), "2s given more")
+def test_duplicate_sweep_values_and_seeds_twice_arerefused(cli) -> None:
+    refused(cli("sweep", DUMBBELL, "--set", "duration=2s,2s", "--out", "sw"), "2s given more")
     proc = cli("sweep", DUMBBELL, "--set", "seed=5,6", "--seeds", "2", "--out", "sw")
-    _refused(proc, "either as --seeds N or as --set seed")
-    _refused(cli("sweep", DUMBBELL, "--set", "seed=-1", "--out", "sw"), "--set seed")
+    refused(proc, "either as --seeds N or as --set seed")
+    refused(cli("sweep", DUMBBELL, "--set", "seed=-1", "--out", "sw"), "--set seed")
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="reads /proc (Linux)")
@@ -213,7 +205,7 @@ def test_an_empty_output_path_is_refused_before_any_work(cli, tmp_path: Path, co
     # the current directory.
     (tmp_path / "r").mkdir()
     args = WRITERS[command]
-    _refused(cli(*args, ""), f"{args[-1]}: expected a", "got an empty string")
+    refused(cli(*args, ""), f"{args[-1]}: expected a", "got an empty string")
     assert [p.name for p in tmp_path.iterdir()] == ["r"], "nothing written"
 
 
@@ -223,7 +215,7 @@ def test_an_unwritable_output_directory_is_refused_before_the_run(cli, out: str)
     # /proc takes no new directories and no files, even from root: the run used to simulate
     # first and fail when saving.
     proc = cli("run", DUMBBELL, "--set", "duration=1s", "--out", out)
-    _refused(proc, f"--out {out}: ", "expected a directory that can be created and written to")
+    refused(proc, f"--out {out}: ", "expected a directory that can be created and written to")
     assert "Flows (" not in proc.stdout, "refused before simulating"
 
 
@@ -248,7 +240,7 @@ def test_the_output_check_leaves_no_trace(tmp_path: Path) -> None:
 def test_jobs_beyond_a_few_per_cpu_are_refused_before_any_work(cli, tmp_path, command) -> None:
     args = ["sweep", DUMBBELL, "--set", SHORT] if command == "sweep" else ["reproduce", "fairtt"]
     proc = cli(*args, "--jobs", "100000", "--out", "out")
-    _refused(proc, "--jobs: expected a number of worker processes from 1 to", "per CPU")
+    refused(proc, "--jobs: expected a number of worker processes from 1 to", "per CPU")
     assert not (tmp_path / "out").exists()
 
 
@@ -332,7 +324,7 @@ def test_an_unreadable_scenario_is_named(cli) -> None:
     # read permission that root can read anyway.
     with pytest.raises(airlab.ScenarioError, match=r"^/proc/self/mem: cannot read the scenario"):
         airlab.validate("/proc/self/mem")
-    _refused(cli("validate", "/proc/self/mem"), "/proc/self/mem: cannot read the scenario file")
+    refused(cli("validate", "/proc/self/mem"), "/proc/self/mem: cannot read the scenario file")
 
 
 def test_a_scenario_file_beyond_the_size_bound_is_refused_unread(tmp_path: Path, cli) -> None:
@@ -343,7 +335,7 @@ def test_a_scenario_file_beyond_the_size_bound_is_refused_unread(tmp_path: Path,
         airlab.ScenarioFileError, match=r"big\.toml: the scenario file has 1,048,577"
     ):
         airlab.validate(big)
-    _refused(cli("validate", str(big)), "expected a scenario of at most 1,048,576")
+    refused(cli("validate", str(big)), "expected a scenario of at most 1,048,576")
 
 
 def test_saving_a_result_names_a_bad_directory(tmp_path: Path) -> None:
@@ -386,4 +378,4 @@ def test_a_broken_result_directory_is_named_by_every_reader(
         airlab.Result.load(res)
     for command in (("compare", str(res), str(res)), ("plot", str(res), "--out", "p"),
                     ("export", str(res), "--out", "x.flent.gz")):  # fmt: skip
-        _refused(cli(*command), f"{file}: ", problem)
+        refused(cli(*command), f"{file}: ", problem)

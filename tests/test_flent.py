@@ -22,6 +22,7 @@ from flent import resultset
 
 import airlab
 from airlab import flent
+from conftest import data_text
 
 BUFFERBLOAT = "aqm/bufferbloat-fq_codel"
 SHORT = {"duration": "8s", "metrics.warmup": "2s"}
@@ -140,21 +141,14 @@ def test_an_export_needs_a_flent_name_and_a_tcp_or_ping_flow(
 ) -> None:
     with pytest.raises(ValueError, match=r"bb\.json: a Flent data file's name ends in"):
         flent.export(bufferbloat, tmp_path / "bb.json")
-    text = """
-name = "udp-only"
-duration = "2s"
-hosts = ["a", "b"]
-[[link]]
-between = ["a", "b"]
-rate = "10Mbit"
-delay = "5ms"
-[[flow]]
-from = "a"
-to = "b"
-app = { kind = "udp", rate = "1Mbit" }
-"""
+    udp_only = {
+        "duration": "2s",
+        "link.0.rate": "10Mbit",
+        "link.0.delay": "5ms",
+        "flow.0.app": {"kind": "udp", "rate": "1Mbit"},
+    }
     with pytest.raises(ValueError, match="needs a TCP or ping flow"):
-        flent.export(airlab.run_text(text), tmp_path / "udp.flent.gz")
+        flent.export(airlab.run_text(data_text("direct"), set=udp_only), tmp_path / "udp.flent.gz")
 
 
 def test_an_export_names_a_result_or_time_of_the_wrong_type(

@@ -8,52 +8,49 @@ simulator's saturated uplink cycles are then compared with eqs. 1-3 for 2 to 18 
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import airlab
 from airlab.model import bianchi
 from airlab.model import mu_ofdma as m
+from conftest import data_text
 
 UDP_PAYLOAD_BITS = 1472 * 8
 UDP_BITS, IP_BITS = 8 * 8, 20 * 8
 
 
-def saturated_uplink(n: int, duration: str, rate_total_mbit: int, bss_keys: str) -> dict:
+def saturated_uplink(n: int, duration: str, rate_total_mbit: int, bss_keys: dict[str, Any]) -> dict:
     """``n`` stations each sending saturating UDP to the AP (``rate_total_mbit`` / n each, at
     least 30 Mbit/s) in an 802.11ax BSS at HE-MCS 7, GI 0.8 us, with uplink OFDMA and MU AIFSN 0
     (stations send only when triggered) and the network keys ``bss_keys``; seed 1, 1 s warm-up."""
     stations = [f"s{i}" for i in range(n)]
-    names = ", ".join(f'"{s}"' for s in stations)
     rate = f"{max(30, rate_total_mbit // n)}Mbit"  # more than each station's share
-    flows = "".join(
-        f'[[flow]]\nfrom = "{s}"\nto = "ap"\napp = {{ kind = "udp", rate = "{rate}" }}\n'
-        for s in stations
-    )
-    text = f"""
-name = "ul-cell"
-duration = "{duration}"
-hosts = ["ap", {names}]
-[metrics]
-warmup = "1s"
-[[wifi]]
-name = "bss"
-standard = "ax"
-ap = "ap"
-stations = [{names}]
-mcs = 7
-gi = "800ns"
-ofdma = "ul"
-mu_edca = {{ aifsn = 0 }}
-{bss_keys}
-{flows}"""
-    return airlab.run_text(text, seed=1).summary
+    bss = {
+        "name": "bss",
+        "stations": stations,
+        "mcs": 7,
+        "gi": "800ns",
+        "ofdma": "ul",
+        "mu_edca": {"aifsn": 0},
+    }
+    cell = {
+        "name": "ul-cell",
+        "duration": duration,
+        "metrics.warmup": "1s",
+        "hosts": ["ap", *stations],
+        **{f"wifi.0.{key}": value for key, value in {**bss, **bss_keys}.items()},
+        "flow": [{"from": s, "to": "ap", "app": {"kind": "udp", "rate": rate}} for s in stations],
+    }
+    return airlab.run_text(data_text("ax-cell"), seed=1, set=cell).summary
 
 
 def uplink_cell(n: int, width: int, max_duration: str | None = None) -> dict:
     """``n`` stations, every one scheduled in every trigger."""
-    keys = f"width = {width}\nofdma_stations = {n}\n"
+    keys: dict[str, Any] = {"width": width, "ofdma_stations": n}
     if max_duration:
-        keys += f'aggregation = {{ max_duration = "{max_duration}" }}\n'
+        keys["aggregation"] = {"max_duration": max_duration}
     return saturated_uplink(n, "3s", 600, keys)
 
 
@@ -134,12 +131,11 @@ def test_paper_000_defaults_against_the_simulator() -> None:
     )
 
 
-def random_access_cell(n: int, ra_rus: int, extra: str = "") -> dict:
+def random_access_cell(n: int, ra_rus: int, extra: dict[str, Any] | None = None) -> dict:
     """``n`` saturated stations and an AP that schedules nobody: every RU of each Basic
     Trigger is an RA-RU (UORA, OCW 7-31); ``extra`` adds keys to the network."""
-    keys = "width = 20\nofdma_stations = 0\nofdma_bsrp = false\n"
-    keys += f"uora = {{ ra_rus = {ra_rus} }}\n{extra}"
-    return saturated_uplink(n, "6s", 300, keys)
+    keys = {"width": 20, "ofdma_stations": 0, "ofdma_bsrp": False, "uora": {"ra_rus": ra_rus}}
+    return saturated_uplink(n, "6s", 300, {**keys, **(extra or {})})
 
 
 @pytest.mark.parametrize(("stations", "ra_rus"), [(4, 2), (8, 4), (16, 9)])
@@ -169,7 +165,7 @@ def test_phy_errors_follow_eqs_6_and_8(snr_db: float) -> None:
     doubling after every failure (eq. 6's f), give the successful transmissions per trigger
     of eq. 8 within 3 %; eq. 4 driven by collisions alone, as printed, overestimates them (by
     4 % at p_phy 0.07, by half at 0.67)."""
-    extra = f'aggregation = {{ max_mpdus = 1 }}\nsnr_db = {snr_db}\nofdma_poll_interval = "5ms"'
+    extra = {"aggregation": {"max_mpdus": 1}, "snr_db": snr_db, "ofdma_poll_interval": "5ms"}
     s = random_access_cell(3, 2, extra)
     ul = s["wifi"][0]["ul_ofdma"]
     acked = sum(lk["mpdus_acked"] for lk in s["wifi"][0]["links"] if lk["to"] == "ap")

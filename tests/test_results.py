@@ -15,28 +15,9 @@ import pytest
 import airlab
 from airlab import plots
 from airlab.results import Result, ResultFileError
-from conftest import DUMBBELL
+from conftest import DUMBBELL, data_text, set_at
 
-WIFI = """
-name = "cell"
-duration = "1s"
-hosts = ["server", "ap", "sta"]
-[[link]]
-between = ["server", "ap"]
-rate = "100Mbit"
-delay = "1ms"
-[[wifi]]
-name = "w"
-standard = "n"
-nodes = ["ap", "sta"]
-mcs = 7
-[[flow]]
-name = "down"
-from = "server"
-to = "sta"
-cc = "cubic"
-app = { kind = "bulk" }
-"""
+WIFI = data_text("wifi-cell")
 
 
 @pytest.fixture(scope="module")
@@ -55,19 +36,6 @@ def _edited(saved: Path, tmp_path: Path, edit: Any) -> Path:
     edit(summary)
     (d / "summary.json").write_text(json.dumps(summary, allow_nan=True))
     return d
-
-
-def _set(path: str, value: Any) -> Any:
-    """An edit setting ``path`` (``flows.0.goodput_mbps``) of a summary to ``value``."""
-
-    def edit(summary: dict[str, Any]) -> None:
-        *parents, last = path.split(".")
-        node: Any = summary
-        for part in parents:
-            node = node[int(part)] if part.isdigit() else node[part]
-        node[last] = value
-
-    return edit
 
 
 @pytest.mark.parametrize(
@@ -95,14 +63,14 @@ def _set(path: str, value: Any) -> Any:
 def test_load_refuses_numbers_no_run_can_have(
     saved: Path, tmp_path: Path, path: str, value: Any, message: str
 ) -> None:
-    d = _edited(saved, tmp_path, _set(path, value))
+    d = _edited(saved, tmp_path, set_at(path, value))
     with pytest.raises(ResultFileError, match=re.escape(str(d / "summary.json")) + ": " + message):
         Result.load(d)
 
 
 @pytest.mark.parametrize("seed", ["abc", -1, 2**64, 1.5, True, [1]])
 def test_load_refuses_a_seed_that_is_not_a_run_seed(saved: Path, tmp_path: Path, seed: Any) -> None:
-    d = _edited(saved, tmp_path, _set("seed", seed))
+    d = _edited(saved, tmp_path, set_at("seed", seed))
     with pytest.raises(
         ResultFileError, match=r"summary\.json: seed: expected an integer from 0 to 2\*\*64 - 1"
     ):

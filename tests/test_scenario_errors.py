@@ -10,15 +10,7 @@ import pytest
 
 import airlab
 from airlab import _checks
-from conftest import DUMBBELL
-
-
-def _refused(proc, *fragments: str) -> None:
-    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    assert proc.stderr.startswith("error: "), proc.stderr
-    for fragment in fragments:
-        assert fragment in proc.stderr, (fragment, proc.stderr)
+from conftest import DUMBBELL, refused
 
 
 def test_a_directory_is_not_a_scenario_file(cli, tmp_path: Path) -> None:
@@ -28,7 +20,7 @@ def test_a_directory_is_not_a_scenario_file(cli, tmp_path: Path) -> None:
         airlab.validate(tmp_path / "runs")
     assert "such as a.toml" in str(e.value)
     assert "no such scenario" not in str(e.value)
-    _refused(cli("validate", "runs"), "runs: is a directory, not a scenario file")
+    refused(cli("validate", "runs"), "runs: is a directory, not a scenario file")
 
 
 def test_a_device_or_a_pipe_is_not_a_scenario_file(cli, tmp_path: Path) -> None:
@@ -37,7 +29,7 @@ def test_a_device_or_a_pipe_is_not_a_scenario_file(cli, tmp_path: Path) -> None:
     device = r"^/dev/null: is a character device, not a regular file"
     with pytest.raises(airlab.ScenarioFileError, match=device):
         airlab.validate("/dev/null")
-    _refused(cli("validate", "/dev/null"), "/dev/null: is a character device")
+    refused(cli("validate", "/dev/null"), "/dev/null: is a character device")
     # A named pipe would block a reader forever; it is refused without being opened.
     os.mkfifo(tmp_path / "pipe.toml")
     with pytest.raises(airlab.ScenarioFileError, match=r"is a named pipe \(FIFO\)"):
@@ -61,7 +53,7 @@ def test_text_over_a_mebibyte_is_refused_as_a_file_is() -> None:
         airlab.run_text(big, name="notebook")
 
 
-def test_an_override_value_that_contains_itself_is_refused() -> None:
+def test_an_override_value_that_contains_itself_isrefused() -> None:
     d: dict[str, object] = {}
     d["a"] = d
     with pytest.raises(ValueError, match=r"^set flow\.0\.app: the value contains itself"):
@@ -108,7 +100,7 @@ def test_set_takes_the_seeds_that_seed_takes(cli) -> None:
     assert cli("run", DUMBBELL, "--seed", top, "--set", "duration=0.5s").returncode == 0
     expected = "expected a whole number from 0 to 18446744073709551615"
     proc = cli("validate", DUMBBELL, "--set", f"seed={2**64}")
-    _refused(proc, expected, f"(from --set seed={2**64})")
+    refused(proc, expected, f"(from --set seed={2**64})")
 
 
 def test_many_fast_pings_are_refused_before_they_run(cli, tmp_path: Path) -> None:
@@ -119,10 +111,10 @@ def test_many_fast_pings_are_refused_before_they_run(cli, tmp_path: Path) -> Non
         '[[flow]]\nfrom = "h1"\nto = "h2"\ncount = 10000\n'
         'app = { kind = "ping", interval = "1us" }\n'
     )
-    _refused(cli("run", "pings.toml", "--out", "out"), "flow[0].app.interval", "pings.parquet")
+    refused(cli("run", "pings.toml", "--out", "out"), "flow[0].app.interval", "pings.parquet")
     assert not (tmp_path / "out").exists()
     # 100 UDP flows of 833,000 datagrams a second write no rows, but carry 1.7e8 packets in 2 s.
     udp = 'flow.0.app={ kind = "udp", rate = "10Gbit" }'
     sets = ["--set", udp, "--set", "flow.0.count=100", "--set", "duration=2s"]
     proc = cli("validate", "pings.toml", *sets)
-    _refused(proc, "flow[0].app.rate", "more than the 100000000 a run may carry", "(from --set")
+    refused(proc, "flow[0].app.rate", "more than the 100000000 a run may carry", "(from --set")

@@ -10,34 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import airlab
+from conftest import data_text
 
-# A 10 Mbit/s bottleneck with 1 ms access links either side: 20 ms base RTT.
-DUMBBELL = """
-name = "window"
-duration = "1s"
-hosts = ["h1", "h2"]
-routers = ["r1", "r2"]
-[[link]]
-between = ["h1", "r1"]
-rate = "100Mbit"
-delay = "1ms"
-[[link]]
-name = "bottleneck"
-between = ["r1", "r2"]
-rate = "10Mbit"
-delay = "8ms"
-qdisc = { kind = "pfifo", limit = 50 }
-[[link]]
-between = ["r2", "h2"]
-rate = "100Mbit"
-delay = "1ms"
-[[flow]]
-name = "f"
-from = "h1"
-to = "h2"
-cc = "cubic"
-app = { kind = "bulk" }
-"""
+# A 10 Mbit/s bottleneck with 1 ms access links either side: 20 ms base RTT; one CUBIC bulk
+# flow "f" for 1 s.
+DUMBBELL = data_text("dumbbell")
 
 
 def flow(summary: dict[str, Any]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from airlab import _io, jobs, results
 from airlab import sweep as sw
 from airlab.jobs import job_id
 from airlab.results import ResultFileError
-from conftest import DUMBBELL, interruptible
+from conftest import DUMBBELL, interruptible, set_at
 
 GRID = ["--set", "duration=2s,3s"]
 
@@ -245,35 +245,24 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return d
 
 
-def _record_edit(key: str, value: Any):
-    def edit(rec: dict[str, Any]) -> None:
-        *parents, last = key.split(".")
-        node: Any = rec
-        for part in parents:
-            node = node[int(part)] if part.isdigit() else node[part]
-        node[last] = value
-
-    return edit
-
-
 @pytest.mark.parametrize(
     ("edit", "problem"),
     [
         ("{", "not JSON"),
         ("[]", "expected a JSON object, a run record, got list"),
-        (_record_edit("run_id", "other"), "run_id: expected the file's name"),
+        (set_at("run_id", "other"), "run_id: expected the file's name"),
         (
-            _record_edit("seed", "abc"),
+            set_at("seed", "abc"),
             r"seed: expected an integer from 0 to 2\*\*64 - 1, got 'abc'",
         ),
-        (_record_edit("params", "x"), "params: expected an object of keys and their --set text"),
-        (_record_edit("summary", None), "summary: expected a JSON object, got NoneType"),
+        (set_at("params", "x"), "params: expected an object of keys and their --set text"),
+        (set_at("summary", None), "summary: expected a JSON object, got NoneType"),
         (
-            _record_edit("summary.flows.0.goodput_mbps", -1),
+            set_at("summary.flows.0.goodput_mbps", -1),
             'summary: flow "cubic": goodput_mbps: expected a finite number of at least 0',
         ),
         (
-            _record_edit("summary.links.0.utilization", 3),
+            set_at("summary.links.0.utilization", 3),
             r'summary: link "[^"]+": utilization: expected a number from 0 to 1',
         ),
     ],

@@ -199,55 +199,30 @@ mod tests {
     use crate::scenario::load_str;
     use serde_json::json;
 
-    /// h1 - r1 == 10 Mbit/s == r2 - ap (100 Mbit/s access), an 802.11a BSS whose station steps
-    /// from 24 to 54 Mbit/s, and flows across the bottleneck and through the AP.
-    const SCENARIO: &str = r#"
-name = "limits"
-duration = "10s"
-hosts = ["h1", "sta"]
-routers = ["r1", "r2", "ap"]
+    /// tests/data/dumbbell.toml, h1 - r1 == 10 Mbit/s == r2 - h2 (100 Mbit/s access), for 10 s
+    /// with h2 a router: the AP of an 802.11a BSS whose station steps from 24 to 54 Mbit/s, and
+    /// flows across the bottleneck and through the AP.
+    const DUMBBELL: &str = include_str!("../../../tests/data/dumbbell.toml");
+    /// The 802.11a BSS of h2 and its station.
+    const BSS: &str = r#"[{ name = "bss", standard = "a", ap = "h2", stations = ["sta"], rate = "24Mbit",
+                            node = [{ name = "sta", schedule = { steps = [{ at = "5s", rate = "54Mbit" }] } }] }]"#;
+    /// A CUBIC download to the station from 1 s, and a 1 Mbit/s UDP upload from it.
+    const FLOWS: &str = r#"[{ name = "down", from = "h1", to = "sta", cc = "cubic", app = { kind = "bulk" }, start = "1s" },
+                            { name = "up", from = "sta", to = "h1", app = { kind = "udp", rate = "1Mbit" } }]"#;
+    const LIMITS: [(&str, &str); 5] = [
+        ("duration", "10s"),
+        ("hosts", r#"["h1", "sta"]"#),
+        ("routers", r#"["r1", "r2", "h2"]"#),
+        ("wifi", BSS),
+        ("flow", FLOWS),
+    ];
 
-[[link]]
-between = ["h1", "r1"]
-rate = "100Mbit"
-delay = "1ms"
-
-[[link]]
-name = "bottleneck"
-between = ["r1", "r2"]
-rate = "10Mbit"
-delay = "8ms"
-
-[[link]]
-between = ["r2", "ap"]
-rate = "100Mbit"
-delay = "1ms"
-
-[[wifi]]
-name = "bss"
-standard = "a"
-ap = "ap"
-stations = ["sta"]
-rate = "24Mbit"
-
-[[wifi.node]]
-name = "sta"
-schedule = { steps = [{ at = "5s", rate = "54Mbit" }] }
-
-[[flow]]
-name = "down"
-from = "h1"
-to = "sta"
-cc = "cubic"
-app = { kind = "bulk" }
-start = "1s"
-
-[[flow]]
-name = "up"
-from = "sta"
-to = "h1"
-app = { kind = "udp", rate = "1Mbit" }
-"#;
+    /// The scenario of the limits with the overrides `sets` besides.
+    fn scenario(sets: &[(&str, &str)]) -> Resolved {
+        let sets: Vec<(String, String)> =
+            LIMITS.iter().chain(sets).map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        load_str(DUMBBELL, "limits.toml", &sets).expect("valid")
+    }
 
     /// Whether a 10 s summary of `r` with `flow` at `goodput` Mbit/s and the station's
     /// downlink at `wifi` Mbit/s keeps within the limits of `r`.
@@ -259,7 +234,7 @@ app = { kind = "udp", rate = "1Mbit" }
             "flows": [{ "name": flow, "goodput_mbps": goodput, "window_s": 10.0 - start, "retransmits": zero, "data_segs_out": zero,
                         "local_drops": zero, "queue_drops": zero, "spurious_rtos": zero, "undos": zero }],
             "wifi": [{ "name": "bss", "busy_share": 0.5, "links": [{
-                "name": "bss:ap->sta", "airtime_share": 0.5, "throughput_mbps": wifi, "ppdus": zero,
+                "name": "bss:h2->sta", "airtime_share": 0.5, "throughput_mbps": wifi, "ppdus": zero,
                 "failed_ppdus": zero, "ampdus": zero, "mu_ppdus": zero, "mpdus": zero, "mpdus_acked": zero,
                 "mpdu_drops": zero }] }],
         });
@@ -268,7 +243,7 @@ app = { kind = "udp", rate = "1Mbit" }
 
     #[test]
     fn limits_follow_rates_schedules_and_paths() {
-        let r = load_str(SCENARIO, "limits.toml", &[]).expect("valid");
+        let r = scenario(&[]);
         // Both flows cross the 10 Mbit/s bottleneck (the one starting at 1 s over its 9 s).
         for flow in ["down", "up"] {
             assert!(within(&r, flow, 10.0, 1.0) && !within(&r, flow, 10.1, 1.0), "{flow}");
@@ -276,7 +251,7 @@ app = { kind = "udp", rate = "1Mbit" }
         // The station's link runs at 24 Mbit/s, and at 54 from its schedule's step on.
         assert!(within(&r, "up", 1.0, 54.0) && !within(&r, "up", 1.0, 54.1));
         // With a faster bottleneck the Wi-Fi hop is the slowest of both paths.
-        let fast = load_str(SCENARIO, "limits.toml", &[("link.bottleneck.rate".into(), "1Gbit".into())]).unwrap();
+        let fast = scenario(&[("link.bottleneck.rate", "1Gbit")]);
         for flow in ["down", "up"] {
             assert!(within(&fast, flow, 54.0, 1.0) && !within(&fast, flow, 54.1, 1.0), "{flow}");
         }

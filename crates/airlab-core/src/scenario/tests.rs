@@ -4,60 +4,30 @@
 use super::limits::{MAX_APP_PACKETS, MAX_CONNECTIONS, MAX_SCENARIO_BYTES, MAX_SERIES_ROWS};
 use super::{load_str, Resolved, ScenarioError};
 
-/// h1 -- r1 == r2 -- h2 (three hops) for 1 s, with one flow from h1 to h2 whose lines are
-/// `flow` (`app`, `cc`, ...).
-fn dumbbell(flow: &str) -> String {
-    format!(
-        r#"name = "base"
-duration = "1s"
-hosts = ["h1", "h2"]
-routers = ["r1", "r2"]
+/// tests/data/dumbbell.toml, which the Python tests load too: h1 -- r1 == r2 -- h2 (three
+/// hops) for 1 s, with one CUBIC bulk flow "f" from h1 to h2.
+const DUMBBELL: &str = include_str!("../../../../tests/data/dumbbell.toml");
 
-[[link]]
-between = ["h1", "r1"]
-rate = "100Mbit"
-delay = "1ms"
+/// tests/data/direct.toml: two hosts on one 1000 Gbit/s link (one hop each way) for 1 s, and
+/// a flow from h1 to h2, its last table, still without its app.
+const DIRECT: &str = include_str!("../../../../tests/data/direct.toml");
 
-[[link]]
-name = "bottleneck"
-between = ["r1", "r2"]
-rate = "10Mbit"
-delay = "8ms"
-qdisc = {{ kind = "pfifo", limit = 50 }}
-
-[[link]]
-between = ["r2", "h2"]
-rate = "100Mbit"
-delay = "1ms"
-
-[[flow]]
-name = "f"
-from = "h1"
-to = "h2"
-{flow}
-"#
-    )
+/// `text` with `from` (which must occur exactly once) replaced by `to`.
+#[track_caller]
+fn replace_once(text: &str, from: &str, to: &str) -> String {
+    assert_eq!(text.matches(from).count(), 1, "{from:?} must occur once");
+    text.replace(from, to)
 }
 
-/// Two hosts on one 1000 Gbit/s link (one hop each way) for `duration`, with one flow from h1
-/// to h2 whose lines are `flow`.
+/// The dumbbell with its flow's lines `flow` (`app`, `cc`, ...) in place of its CUBIC bulk ones.
+fn dumbbell(flow: &str) -> String {
+    replace_once(DUMBBELL, BULK, flow)
+}
+
+/// The two hosts on one link for `duration`, with the flow from h1 to h2 whose lines are `flow`.
 fn direct(duration: &str, flow: &str) -> String {
-    format!(
-        r#"name = "direct"
-duration = "{duration}"
-hosts = ["h1", "h2"]
-
-[[link]]
-between = ["h1", "h2"]
-rate = "1000Gbit"
-delay = "1ms"
-
-[[flow]]
-from = "h1"
-to = "h2"
-{flow}
-"#
-    )
+    let text = replace_once(DIRECT, "duration = \"1s\"", &format!("duration = \"{duration}\""));
+    format!("{text}{flow}\n")
 }
 
 const BULK: &str = "cc = \"cubic\"\napp = { kind = \"bulk\" }";
@@ -180,7 +150,7 @@ fn a_table_given_as_a_list_is_named_as_such() {
     // serde took an empty list for a table of defaults, and a list for its keys in order.
     let text = dumbbell(&format!("{BULK}\ntcp = []"));
     refused(load(&text), "flow[0].tcp", &["invalid type: array `[]`, expected a table"]);
-    let text = dumbbell(BULK).replace("name = \"base\"", "name = \"base\"\nmetrics = [\"1s\"]");
+    let text = dumbbell(BULK).replace("name = \"dumbbell\"", "name = \"dumbbell\"\nmetrics = [\"1s\"]");
     refused(load(&text), "metrics", &["invalid type: array `[\"1s\"]`, expected a table"]);
 }
 
@@ -201,7 +171,8 @@ fn seeds_take_the_full_u64_range_from_set_and_the_file() {
     let top = u64::MAX.to_string();
     let r = load_set(&dumbbell(BULK), &[("seed", &top)]).unwrap();
     assert_eq!(r.scenario.seed, u64::MAX);
-    let r = load(&dumbbell(BULK).replace("name = \"base\"", &format!("name = \"base\"\nseed = \"{top}\""))).unwrap();
+    let r = load(&dumbbell(BULK).replace("name = \"dumbbell\"", &format!("name = \"dumbbell\"\nseed = \"{top}\"")))
+        .unwrap();
     assert_eq!(r.scenario.seed, u64::MAX);
     assert_eq!(load_set(&dumbbell(BULK), &[("seed", "7")]).unwrap().scenario.seed, 7);
     let expected = "expected a whole number from 0 to 18446744073709551615";

@@ -1,59 +1,26 @@
 //! Paper 001's measurement method as a feature of any run: batches of delivered packets that
 //! end the run, active-period goodput of on/off sources, and the one-way delay of TCP data.
 
+use crate::builders::*;
 use crate::common::*;
 
 /// A CUBIC bulk flow on the 10 Mbit/s dumbbell, and a source opening a 100 kB transfer every
-/// 500 ms beside it (two hosts on the left share the bottleneck).
-const SCENARIO: &str = r#"
-name = "batches"
-duration = "60s"
-hosts = ["h1", "h3", "h2"]
-routers = ["r1", "r2"]
-
-[[link]]
-between = ["h1", "r1"]
-rate = "100Mbit"
-delay = "1ms"
-
-[[link]]
-between = ["h3", "r1"]
-rate = "100Mbit"
-delay = "1ms"
-
-[[link]]
-name = "bottleneck"
-between = ["r1", "r2"]
-rate = "10Mbit"
-delay = "8ms"
-qdisc = { kind = "pfifo", limit = 50 }
-
-[[link]]
-between = ["r2", "h2"]
-rate = "100Mbit"
-delay = "1ms"
-
-[metrics]
-batches = { packets = 1000, count = 6 }
-
-[[flow]]
-name = "bulk"
-from = "h1"
-to = "h2"
-cc = "cubic"
-app = { kind = "bulk" }
-
-[[flow]]
-name = "mice"
-from = "h3"
-to = "h2"
-cc = "cubic"
-app = { kind = "periodic", size = "100kB", period = "500ms" }
-"#;
+/// 500 ms beside it (two hosts on the left share the bottleneck), for 60 s or six batches of
+/// 1000 delivered packets.
+fn scenario() -> String {
+    let bottleneck = Link::bottleneck("10Mbit", "8ms").qdisc(pfifo(50));
+    let mice = Flow::new("h3", "h2").name("mice").cc("cubic");
+    Scenario::new("batches", "60s")
+        .dumbbell(&["h1", "h3"], &["h2"], "100Mbit", bottleneck)
+        .metric("batches", "{ packets = 1000, count = 6 }")
+        .flow(Flow::bulk("h1", "h2", "cubic").name("bulk"))
+        .flow(mice.app(r#"{ kind = "periodic", size = "100kB", period = "500ms" }"#))
+        .to_string()
+}
 
 #[test]
 fn batches_of_delivered_packets_end_the_run() {
-    let out = run_toml(SCENARIO, Some(1));
+    let out = run_toml(&scenario(), Some(1));
     let b = &out.batches;
     let s = &out.summary;
     assert_eq!(s["batches"]["completed"], 6);
@@ -83,7 +50,7 @@ fn batches_of_delivered_packets_end_the_run() {
 
 #[test]
 fn an_on_off_source_is_measured_over_its_active_periods() {
-    let out = run_toml(SCENARIO, Some(1));
+    let out = run_toml(&scenario(), Some(1));
     let b = &out.batches;
     // The bulk flow is active all the time; the mice source only while a transfer is open,
     // and its active time is the time its transfers took (they do not overlap: each takes
@@ -111,7 +78,7 @@ fn an_on_off_source_is_measured_over_its_active_periods() {
 
 #[test]
 fn tcp_data_packets_have_one_way_delays() {
-    let out = run_toml(SCENARIO, Some(1));
+    let out = run_toml(&scenario(), Some(1));
     let s = &out.summary;
     // Propagation 10 ms plus three serializations of a full 1500-byte frame (0.12 + 1.2 +
     // 0.12 ms) is the floor; the 50-packet FIFO at 10 Mbit/s and the frame in service add up
@@ -135,7 +102,7 @@ fn tcp_data_packets_have_one_way_delays() {
 /// counts by a 1 ns window (utilization 11,574,512 on a 10 Mbit/s link).
 #[test]
 fn batches_begin_when_the_warm_up_ends() {
-    let text = SCENARIO
+    let text = scenario()
         .replace("batches = { packets = 1000, count = 6 }", "warmup = \"5s\"\nbatches = { packets = 100, count = 3 }");
     let out = run_toml(&text, Some(1));
     let s = &out.summary;
@@ -159,7 +126,7 @@ fn batches_may_count_chosen_flows_only() {
     // Counting the mice source's packets alone: each batch holds 300 of them, however many
     // the bulk flow delivers meanwhile, so the run lasts several times longer.
     let text =
-        SCENARIO.replace("count = 6 }", "count = 3, flows = [\"mice\"] }").replace("packets = 1000", "packets = 300");
+        scenario().replace("count = 6 }", "count = 3, flows = [\"mice\"] }").replace("packets = 1000", "packets = 300");
     let out = run_toml(&text, Some(1));
     assert_eq!(out.batches.values_of("mice", "packets"), [300.0, 300.0, 300.0]);
     let bulk: f64 = out.batches.values_of("bulk", "packets").iter().sum();
@@ -169,29 +136,26 @@ fn batches_may_count_chosen_flows_only() {
 
 #[test]
 fn batch_keys_are_checked() {
-    let with = |b: &str| SCENARIO.replace("batches = { packets = 1000, count = 6 }", b);
-    assert_error(
-        load_with(&with("batches = { packets = 0, count = 6 }"), &[]),
-        "metrics.batches.packets",
-        "at least 1",
-    );
-    assert_error(
-        load_with(&with("batches = { packets = 10, count = 2, discard = 2 }"), &[]),
-        "metrics.batches.count",
-        "more than discard",
-    );
-    assert_error(load_with(&with("batches = { packets = 10 }"), &[]), "metrics.batches.count", "missing");
-    assert_error(
-        load_with(&with("batches = { packets = 10, count = 2, flows = [\"mic\"] }"), &[]),
-        "metrics.batches.flows",
-        "no flow is named \"mic\"",
+    let with = |b: &str| scenario().replace("batches = { packets = 1000, count = 6 }", b);
+    assert_errors(
+        with,
+        &[
+            ("batches = { packets = 0, count = 6 }", "metrics.batches.packets", "at least 1"),
+            ("batches = { packets = 10, count = 2, discard = 2 }", "metrics.batches.count", "more than discard"),
+            ("batches = { packets = 10 }", "metrics.batches.count", "missing"),
+            (
+                "batches = { packets = 10, count = 2, flows = [\"mic\"] }",
+                "metrics.batches.flows",
+                "no flow is named \"mic\"",
+            ),
+        ],
     );
 }
 
 #[test]
 fn completions_are_numbered_within_their_flow() {
     // The bulk connection opens first; the mice source's transfers are still its 0th, 1st, ...
-    let out = run_toml(SCENARIO, Some(1));
+    let out = run_toml(&scenario(), Some(1));
     let conns: Vec<f64> = out.fcts.values_of("mice", "conn");
     assert!(conns.len() > 5);
     assert!(conns.iter().enumerate().all(|(k, &c)| c == k as f64), "{conns:?}");

@@ -122,6 +122,12 @@ impl Scenario {
         self
     }
 
+    /// Any other key of `[metrics]`, its value TOML text.
+    pub fn metric(mut self, key: &str, value: impl Display) -> Self {
+        self.metrics.set(key, value);
+        self
+    }
+
     pub fn links(mut self, links: impl IntoIterator<Item = Link>) -> Self {
         self.links.extend(links);
         self

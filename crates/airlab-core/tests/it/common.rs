@@ -44,6 +44,15 @@ pub fn assert_error(result: Result<Resolved, ScenarioError>, key: &str, fragment
     assert!(err.message.contains(fragment), "expected {fragment:?} in: {err}");
 }
 
+/// Asserts, for each `(edit, key, fragment)` of `cases`, that loading `text(edit)` as test.toml
+/// fails at `key` with a message containing `fragment`.
+#[track_caller]
+pub fn assert_errors<E: Copy>(text: impl Fn(E) -> String, cases: &[(E, &str, &str)]) {
+    for &(edit, key, fragment) in cases {
+        assert_error(load_with(&text(edit), &[]), key, fragment);
+    }
+}
+
 /// `text` with `from` (which must occur exactly once) replaced by `to`.
 #[track_caller]
 pub fn replace_once(text: &str, from: &str, to: &str) -> String {
@@ -63,11 +72,17 @@ pub fn f(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
 
-/// An 802.11ax BSS of one station with the network keys `keys` (TOML lines), the AP sending it
-/// UDP: a small scenario to check keys on.
+/// The goodput of all flows of summary `s`, in Mbit/s.
+pub fn goodput_sum(s: &Value) -> f64 {
+    s["flows"].as_array().unwrap().iter().map(|flow| f(&flow["goodput_mbps"])).sum()
+}
+
+/// tests/data/ax-cell.toml, which the Python tests load too: an 802.11ax BSS of one station,
+/// the AP sending it UDP.
+const AX_CELL: &str = include_str!("../../../../tests/data/ax-cell.toml");
+
+/// The 802.11ax cell of one station with the network keys `keys` (TOML lines): a small
+/// scenario to check keys on.
 pub fn one_station_ax(keys: &str) -> String {
-    format!(
-        "name = \"t\"\nduration = \"1s\"\nhosts = [\"ap\", \"sta\"]\n[[wifi]]\nstandard = \"ax\"\nap = \"ap\"\n\
-         stations = [\"sta\"]\n{keys}\n[[flow]]\nfrom = \"ap\"\nto = \"sta\"\napp = {{ kind = \"udp\" }}\n"
-    )
+    replace_once(AX_CELL, "stations = [\"sta\"]\n", &format!("stations = [\"sta\"]\n{keys}\n"))
 }

@@ -2,8 +2,10 @@
 //! scenario has randomness.
 
 use crate::common::*;
+use airlab_core::metrics::series::Table;
+use airlab_core::RunOutput;
 
-fn tables_equal(a: &airlab_core::metrics::series::Table, b: &airlab_core::metrics::series::Table) -> bool {
+fn tables_equal(a: &Table, b: &Table) -> bool {
     a.time_s == b.time_s
         && a.entity == b.entity
         && a.names == b.names
@@ -13,15 +15,34 @@ fn tables_equal(a: &airlab_core::metrics::series::Table, b: &airlab_core::metric
         })
 }
 
+/// The series `name` ("flows", "queues", "links" or "wifi") of a run.
+fn series<'a>(out: &'a RunOutput, name: &str) -> &'a Table {
+    match name {
+        "flows" => &out.flows,
+        "queues" => &out.queues,
+        "links" => &out.links,
+        "wifi" => &out.wifi,
+        _ => panic!("no series {name}"),
+    }
+}
+
+/// Runs the built-in scenario `name` twice with `overrides` and `seed`, checks that the two
+/// summaries and the two of each series in `tables` are bit-identical, and returns the first.
+#[track_caller]
+fn twice(name: &str, overrides: &[(&str, &str)], seed: u64, tables: &[&str]) -> RunOutput {
+    let a = run_builtin(name, overrides, Some(seed));
+    let b = run_builtin(name, overrides, Some(seed));
+    assert_eq!(a.deterministic_summary(), b.deterministic_summary(), "{name} {overrides:?}");
+    for table in tables {
+        assert!(tables_equal(series(&a, table), series(&b, table)), "{name} {overrides:?}: {table}");
+    }
+    a
+}
+
 #[test]
 fn same_seed_gives_identical_summary_and_series() {
     let overrides = [("duration", "10s"), ("link.bottleneck.loss", "0.001")];
-    let a = run_builtin("basics/dumbbell-cubic-vs-reno", &overrides, Some(7));
-    let b = run_builtin("basics/dumbbell-cubic-vs-reno", &overrides, Some(7));
-    assert_eq!(a.deterministic_summary(), b.deterministic_summary());
-    assert!(tables_equal(&a.flows, &b.flows));
-    assert!(tables_equal(&a.queues, &b.queues));
-    assert!(tables_equal(&a.links, &b.links));
+    let a = twice("basics/dumbbell-cubic-vs-reno", &overrides, 7, &["flows", "queues", "links"]);
     assert!(a.flows.rows() > 0);
 }
 
@@ -31,10 +52,7 @@ fn same_seed_gives_identical_summary_and_series() {
 fn bbr_family_and_fairtt_are_deterministic() {
     for cc in ["bbr1", "bbr2", "bbr3", "fairtt"] {
         let overrides = [("duration", "10s"), ("flow.elephant.cc", cc), ("flow.mice.cc", cc)];
-        let a = run_builtin("fairtt/variant-a", &overrides, Some(3));
-        let b = run_builtin("fairtt/variant-a", &overrides, Some(3));
-        assert_eq!(a.deterministic_summary(), b.deterministic_summary(), "{cc}");
-        assert!(tables_equal(&a.flows, &b.flows), "{cc}");
+        let a = twice("fairtt/variant-a", &overrides, 3, &["flows"]);
         let c = run_builtin("fairtt/variant-a", &overrides, Some(4));
         assert_ne!(a.deterministic_summary()["flows"], c.deterministic_summary()["flows"], "{cc}");
     }
@@ -45,12 +63,7 @@ fn bbr_family_and_fairtt_are_deterministic() {
 #[test]
 fn wifi_contention_is_bit_identical_for_a_seed() {
     let overrides = [("duration", "4s"), ("metrics.warmup", "1s"), ("wifi.cell.per", "0.05")];
-    let a = run_builtin("wifi/ax-cell-10", &overrides, Some(5));
-    let b = run_builtin("wifi/ax-cell-10", &overrides, Some(5));
-    assert_eq!(a.deterministic_summary(), b.deterministic_summary());
-    assert!(tables_equal(&a.flows, &b.flows));
-    assert!(tables_equal(&a.queues, &b.queues));
-    assert!(tables_equal(&a.wifi, &b.wifi));
+    let a = twice("wifi/ax-cell-10", &overrides, 5, &["flows", "queues", "wifi"]);
     assert!(a.wifi.rows() > 0);
     let c = run_builtin("wifi/ax-cell-10", &overrides, Some(6));
     assert_ne!(a.deterministic_summary()["wifi"], c.deterministic_summary()["wifi"]);
@@ -82,10 +95,7 @@ fn ofdma_and_channel_errors_are_bit_identical_for_a_seed() {
         ("wifi.cell.uora", "{ ra_rus = 1 }"),
         ("wifi.cell.snr_db", "24"),
     ];
-    let a = run_builtin("wifi6/ul-ofdma", &overrides, Some(3));
-    let b = run_builtin("wifi6/ul-ofdma", &overrides, Some(3));
-    assert_eq!(a.deterministic_summary(), b.deterministic_summary());
-    assert!(tables_equal(&a.wifi, &b.wifi) && tables_equal(&a.flows, &b.flows));
+    let a = twice("wifi6/ul-ofdma", &overrides, 3, &["wifi", "flows"]);
     let s = a.deterministic_summary();
     let links = s["wifi"][0]["links"].as_array().unwrap();
     // At 24 dB HE-MCS 7 loses MPDUs: the draws are exercised.
@@ -93,7 +103,5 @@ fn ofdma_and_channel_errors_are_bit_identical_for_a_seed() {
     let c = run_builtin("wifi6/ul-ofdma", &overrides, Some(4));
     assert_ne!(s["wifi"], c.deterministic_summary()["wifi"]);
     let range = [("duration", "3s"), ("metrics.warmup", "1s")];
-    let (x, y) = (run_builtin("wifi6/range", &range, Some(2)), run_builtin("wifi6/range", &range, Some(2)));
-    assert_eq!(x.deterministic_summary(), y.deterministic_summary());
-    assert!(tables_equal(&x.wifi, &y.wifi));
+    twice("wifi6/range", &range, 2, &["wifi"]);
 }

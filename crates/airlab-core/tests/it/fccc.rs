@@ -88,22 +88,19 @@ fn without_telemetry_fccc_holds_its_initial_window() {
 fn airtime_telemetry_keys_are_checked() {
     let text = builtin(SCENARIO);
     let with = |t: &str| replace_once(&text, "airtime_telemetry = {}", &format!("airtime_telemetry = {t}"));
-    assert_error(load_with(&with("{ share = 1.5 }"), &[]), "wifi[0].airtime_telemetry.share", "(0, 1]");
-    assert_error(
-        load_with(&with("{ setpoints = { ed4 = 0.2 } }"), &[]),
-        "wifi[0].airtime_telemetry.setpoints.ed4",
-        "not a station of this BSS",
-    );
-    assert_error(
-        load_with(&with("{ timeslot = \"1s\", timeslot_scale = 20.0 }"), &[]),
-        "wifi[0].airtime_telemetry.timeslot",
-        "takes no `timeslot_scale`",
-    );
-    assert_error(load_with(&with("{ timeslot_scale = 0.0 }"), &[]), "wifi[0].airtime_telemetry.timeslot_scale", "> 0");
-    assert_error(
-        load_with(&with("{ airtime = \"guess\" }"), &[]),
-        "wifi[0].airtime_telemetry.airtime",
-        "expected `formula` or `ppdu`",
+    assert_errors(
+        with,
+        &[
+            ("{ share = 1.5 }", "wifi[0].airtime_telemetry.share", "(0, 1]"),
+            ("{ setpoints = { ed4 = 0.2 } }", "wifi[0].airtime_telemetry.setpoints.ed4", "not a station of this BSS"),
+            (
+                "{ timeslot = \"1s\", timeslot_scale = 20.0 }",
+                "wifi[0].airtime_telemetry.timeslot",
+                "takes no `timeslot_scale`",
+            ),
+            ("{ timeslot_scale = 0.0 }", "wifi[0].airtime_telemetry.timeslot_scale", "> 0"),
+            ("{ airtime = \"guess\" }", "wifi[0].airtime_telemetry.airtime", "expected `formula` or `ppdu`"),
+        ],
     );
     assert!(load_with(&with("{ setpoints = { ed1 = 0.45, ed2 = 0.15 }, timeslot_scale = 0.05 }"), &[]).is_ok());
 }

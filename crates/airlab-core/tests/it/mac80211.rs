@@ -4,55 +4,39 @@
 //! inside the layer rather than in the qdisc above, and equal airtime for stations at unequal
 //! rates.
 
+use crate::builders::*;
 use crate::common::*;
 use airlab_core::RunOutput;
 
 /// A server behind an 802.11ax AP, a download to each station (`mcs` per station, 20 MHz, one
-/// stream), a 10 ms ping to the first, and the AP's `device` (and `qdisc`, if given).
-fn cell(mcs: &[u8], device: &str, qdisc: Option<&str>, download: &str) -> RunOutput {
-    let stations: Vec<String> = (0..mcs.len()).map(|i| format!("sta{i}")).collect();
-    let mut text = format!(
-        r#"name = "mac80211-cell"
-duration = "12s"
-hosts = ["server", {hosts}]
-routers = ["ap"]
-
-[metrics]
-warmup = "4s"
-
-[[link]]
-between = ["server", "ap"]
-rate = "1Gbit"
-delay = "2ms"
-
-[[wifi]]
-name = "bss"
-standard = "ax"
-ap = "ap"
-stations = [{hosts}]
-width = 20
-
-[[wifi.node]]
-name = "ap"
-device = {device}
-{qdisc}
-"#,
-        hosts = stations.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", "),
-        qdisc = qdisc.map(|q| format!("qdisc = {q}")).unwrap_or_default(),
-    );
-    for (s, m) in stations.iter().zip(mcs) {
-        text += &format!("\n[[wifi.node]]\nname = \"{s}\"\nmcs = {m}\n");
-    }
-    for s in &stations {
-        text += &format!("\n[[flow]]\nname = \"down-{s}\"\nfrom = \"server\"\nto = \"{s}\"\n{download}\n");
-    }
-    text += "\n[[flow]]\nname = \"ping\"\nfrom = \"server\"\nto = \"sta0\"\napp = { kind = \"ping\", interval = \"10ms\" }\n";
-    run_toml(&text, Some(1))
+/// stream; `download` gives the flow its app), a 10 ms ping to the first, and the AP's `device`
+/// (and `qdisc`, if given).
+fn cell(mcs: &[u8], device: &str, qdisc: Option<&str>, download: fn(Flow) -> Flow) -> RunOutput {
+    let names: Vec<String> = (0..mcs.len()).map(|i| format!("sta{i}")).collect();
+    let stations: Vec<&str> = names.iter().map(String::as_str).collect();
+    let ap: Vec<(&str, &str)> = [("device", device)].into_iter().chain(qdisc.map(|q| ("qdisc", q))).collect();
+    let mcs: Vec<String> = mcs.iter().map(u8::to_string).collect();
+    let bss = Wifi::bss("ax", "ap", &stations).name("bss").key("width", 20).node("ap", &ap);
+    let bss = stations.iter().zip(&mcs).fold(bss, |bss, (s, m)| bss.node(s, &[("mcs", m)]));
+    let downloads = stations.iter().map(|s| download(Flow::new("server", s).name(&format!("down-{s}"))));
+    let ping = Flow::new("server", "sta0").name("ping").app(r#"{ kind = "ping", interval = "10ms" }"#);
+    let scenario = Scenario::new("mac80211-cell", "12s")
+        .hosts(&[&["server"], &stations[..]].concat())
+        .routers(&["ap"])
+        .warmup("4s")
+        .link(Link::new("server", "ap", "1Gbit", "2ms"))
+        .wifi(bss)
+        .flows(downloads)
+        .flow(ping);
+    run_toml(&scenario.to_string(), Some(1))
 }
 
 const MAC80211: &str = r#"{ kind = "mac80211" }"#;
 const FIFO_AP: &str = r#"{ kind = "per_station", size = 128 }"#;
-const CUBIC: &str = "cc = \"cubic\"\napp = { kind = \"bulk\" }";
+/// A CUBIC bulk download.
+fn cubic(flow: Flow) -> Flow {
+    flow.cc("cubic").app(BULK)
+}
 
 fn ap_queue(out: &RunOutput) -> &serde_json::Value {
     let queues = out.summary["queues"].as_array().unwrap();
@@ -64,8 +48,8 @@ fn mac80211_keeps_latency_under_load_an_order_of_magnitude_below_a_fifo_ap() {
     // One CUBIC download at HE MCS 1 (17.2 Mbit/s PHY) and a ping beside it. The FIFO AP
     // (pfifo 1000 over a 128-frame driver queue) lets CUBIC build hundreds of ms; mac80211
     // keeps the ping in a sparse flow of its own behind at most AQL's 12 ms of firmware queue.
-    let fifo = cell(&[1], FIFO_AP, Some(r#"{ kind = "pfifo", limit = 1000 }"#), CUBIC);
-    let mac = cell(&[1], MAC80211, None, CUBIC);
+    let fifo = cell(&[1], FIFO_AP, Some(r#"{ kind = "pfifo", limit = 1000 }"#), cubic);
+    let mac = cell(&[1], MAC80211, None, cubic);
     let p50 = |out: &RunOutput| f(&flow(&out.summary, "ping")["rtt_ms"]["p50"]);
     assert!(p50(&fifo) > 200.0, "FIFO AP ping p50 {} ms", p50(&fifo));
     // The ping's bound under mac80211: 4 ms of wire, at most AQL's 12 ms of CUBIC frames in
@@ -82,7 +66,7 @@ fn mac80211_keeps_latency_under_load_an_order_of_magnitude_below_a_fifo_ap() {
 
 #[test]
 fn mac80211_drops_in_its_txqs_and_the_noqueue_above_never_holds_a_packet() {
-    let out = cell(&[1], MAC80211, None, CUBIC);
+    let out = cell(&[1], MAC80211, None, cubic);
     let q = ap_queue(&out);
     assert_eq!(q["kind"], "noqueue");
     assert_eq!(f(&q["drops"]), 0.0);
@@ -95,15 +79,15 @@ fn airtime_fairness_with_aql_gives_stations_at_unequal_rates_equal_airtime() {
     // Saturating UDP to a station at MCS 7 (86 Mbit/s) and one at MCS 1 (17.2 Mbit/s). Round
     // robin over frames gives the slow station most of the air (the performance anomaly);
     // mac80211's airtime scheduler with AQL splits it evenly.
-    let udp = "app = { kind = \"udp\", rate = \"100Mbit\" }";
+    let saturating = |flow: Flow| flow.app(udp("100Mbit"));
     let airtime = |out: &RunOutput| {
         let links = out.summary["wifi"][0]["links"].as_array().unwrap();
         let at = |name: &str| f(&links.iter().find(|l| l["name"] == name).unwrap()["airtime_share"]);
         let (fast, slow) = (at("bss:ap->sta0"), at("bss:ap->sta1"));
         fast / (fast + slow)
     };
-    let rr = cell(&[7, 1], r#"{ kind = "per_station", size = 256 }"#, None, udp);
-    let mac = cell(&[7, 1], MAC80211, None, udp);
+    let rr = cell(&[7, 1], r#"{ kind = "per_station", size = 256 }"#, None, saturating);
+    let mac = cell(&[7, 1], MAC80211, None, saturating);
     assert!(airtime(&rr) < 0.35, "round robin: fast station's airtime share {}", airtime(&rr));
     assert!((airtime(&mac) - 0.5).abs() < 0.05, "mac80211: fast station's airtime share {}", airtime(&mac));
 }

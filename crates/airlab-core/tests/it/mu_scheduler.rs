@@ -98,15 +98,11 @@ fn airtime_fair_gives_fast_stations_more_ppdus_for_equal_airtime() {
 
 #[test]
 fn the_scheduler_key_is_checked() {
-    let text = one_station_ax;
-    assert_error(
-        load_with(&text("ofdma_scheduler = \"airtime_fair\""), &[]),
-        "wifi[0].ofdma_scheduler",
-        "needs an `ofdma` key",
-    );
-    assert_error(
-        load_with(&text("ofdma = \"dl\"\nofdma_scheduler = \"max_rate\""), &[]),
-        "wifi[0].ofdma_scheduler",
-        "round_robin",
+    assert_errors(
+        one_station_ax,
+        &[
+            ("ofdma_scheduler = \"airtime_fair\"", "wifi[0].ofdma_scheduler", "needs an `ofdma` key"),
+            ("ofdma = \"dl\"\nofdma_scheduler = \"max_rate\"", "wifi[0].ofdma_scheduler", "round_robin"),
+        ],
     );
 }

@@ -20,14 +20,6 @@ fn downlink(n: usize, width: u16, keys: &[(&str, &str)], seed: Option<u64>) -> V
     run_toml(&scenario.to_string(), seed).deterministic_summary()
 }
 
-fn goodput_sum(s: &Value) -> f64 {
-    s["flows"].as_array().unwrap().iter().map(|f| f64_of(&f["goodput_mbps"])).sum()
-}
-
-fn f64_of(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
-}
-
 #[test]
 fn a_saturated_dl_mu_cycle_matches_its_closed_form() {
     // One cycle: AIFS 43 us + mean backoff 7.5 x 9 us, the HE MU PPDU on four 52-tone RUs
@@ -42,12 +34,12 @@ fn a_saturated_dl_mu_cycle_matches_its_closed_form() {
     assert!((got / want - 1.0).abs() < 0.01, "{got} vs {want}");
     // Every station is in every PPDU, with seven MPDUs each.
     for link in s["wifi"][0]["links"].as_array().unwrap().iter().filter(|l| l["from"] == "ap") {
-        let per_ppdu = f64_of(&link["mpdus_per_ampdu"]);
+        let per_ppdu = f(&link["mpdus_per_ampdu"]);
         assert!((per_ppdu - 7.0).abs() < 0.05, "{}: {per_ppdu} MPDUs per PPDU", link["name"]);
         assert_eq!(link["mu_ppdus"], link["ppdus"], "{}: every PPDU is an HE MU PPDU", link["name"]);
         assert_eq!(link["mu_ru_tones"], 52.0);
         // 48 data subcarriers x 5 bits (64-QAM 5/6) per 13.6 us symbol.
-        assert!((f64_of(&link["mu_ru_rate_mbps"]) - 240.0 / 13.6).abs() < 1e-3, "{}", link["mu_ru_rate_mbps"]);
+        assert!((f(&link["mu_ru_rate_mbps"]) - 240.0 / 13.6).abs() < 1e-3, "{}", link["mu_ru_rate_mbps"]);
     }
     // The driver FIFO and the per-station queues (with or without airtime fairness) offer
     // the scheduler the same stations as mac80211's firmware queues.
@@ -117,7 +109,7 @@ fn tcp_downloads_share_the_mu_ppdus() {
     let scenario = Scenario::new("dl-tcp", "20s").hosts(&["ap", "s1", "s2", "s3", "s4"]).warmup("3s").wifi(bss);
     let s = run_toml(&scenario.flows(flows).to_string(), None).summary;
     let total = goodput_sum(&s);
-    let jain = f64_of(&s["jain_index"]);
+    let jain = f(&s["jain_index"]);
     eprintln!("4 CUBIC downloads over DL OFDMA: {total:.2} Mbit/s, Jain {jain:.3}");
     assert!(total > 40.0 && jain > 0.98, "{total} Mbit/s, Jain {jain}");
 }

@@ -7,7 +7,7 @@ use airlab_core::sim::{MS, SEC};
 use std::path::Path;
 
 use crate::builders::*;
-use crate::common::{assert_error, load_with, replace_once};
+use crate::common::{assert_error, assert_errors, load_with, replace_once};
 
 fn pfifo_config(limit: i64) -> Config {
     qdisc::defaults("pfifo").with("limit", Value::Int(limit))
@@ -156,57 +156,6 @@ fn per_direction_settings_layer_over_shared_ones() {
     assert_eq!(r.directions[3].qdisc, qdisc::defaults("bfifo").with("limit", Value::Bytes(30_000)));
 }
 
-// ---- malformed scenarios: each names the key and says what was expected ----
-
-#[test]
-fn unknown_node_is_listed_against_the_known_ones() {
-    let text = dumbbell_with("between = [\"r2\", \"h2\"]", "between = [\"r2\", \"r9\"]");
-    assert_error(load(&text), "link[2].between[1]", "unknown node \"r9\", expected one of: h1, h2, r1, r2");
-}
-
-#[test]
-fn routing_loop_is_reported_at_the_route() {
-    let text = dumbbell()
-        + "[[route]]\nat = \"r1\"\nto = \"h2\"\nvia = \"r2\"\n[[route]]\nat = \"r2\"\nto = \"h2\"\nvia = \"r1\"\n";
-    assert_error(load(&text), "route[0]", "routing loop for traffic to \"h2\": r1 -> r2 -> r1");
-}
-
-#[test]
-fn zero_rate_is_refused() {
-    let text = dumbbell_with("rate = \"10Mbit\"", "rate = \"0Mbit\"");
-    assert_error(load(&text), "link[1].rate", "rate must be greater than 0");
-    let text = dumbbell_with("rate = \"10Mbit\"", "rate = \"10Mbit\"\nforward = { rate = \"0bit\" }");
-    assert_error(load(&text), "link[1].forward.rate", "rate must be greater than 0");
-}
-
-#[test]
-fn negative_delay_is_refused() {
-    let text = dumbbell_with("delay = \"8ms\"", "delay = \"-8ms\"");
-    assert_error(load(&text), "link[1].delay", "expected a non-negative duration such as \"20ms\"");
-}
-
-#[test]
-fn missing_delay_is_refused() {
-    let text = dumbbell_with("delay = \"8ms\"", "");
-    assert_error(load(&text), "link[1].delay", "missing delay for the forward direction (r1 -> r2)");
-}
-
-#[test]
-fn unknown_cc_lists_the_registered_ones() {
-    let text = dumbbell_with("cc = \"cubic\"", "cc = \"vegas\"");
-    assert_error(load(&text), "flow[0].cc", "unknown congestion control \"vegas\", expected one of: reno, cubic");
-    let text = dumbbell_with("cc = \"cubic\"", "");
-    assert_error(load(&text), "flow[0].cc", "missing congestion control for a bulk flow");
-}
-
-#[test]
-fn unknown_qdisc_kind_is_refused() {
-    let text = dumbbell_with("kind = \"pfifo\"", "kind = \"red\"");
-    assert_error(load(&text), "link[1].qdisc.kind", "unknown qdisc kind `red`, expected one of: pfifo, bfifo");
-    let text = dumbbell_with("app = { kind = \"ping\" }", "app = { kind = \"pong\" }");
-    assert_error(load(&text), "flow[1].app.kind", "unknown app kind `pong`, expected one of `bulk`");
-}
-
 #[test]
 fn cake_defaults_follow_linux() {
     let text = dumbbell_with("kind = \"pfifo\", limit = 50", "kind = \"cake\"");
@@ -226,109 +175,217 @@ fn cake_defaults_follow_linux() {
     assert_eq!(cake.isolation, qdisc::cake::CakeIsolation::DualSrchost);
 }
 
+// ---- malformed scenarios: each names the key and says what was expected ----
+
+/// The dumbbell with one line edited, `(from, to)` as for [`dumbbell_with`].
+fn edited((from, to): (&str, &str)) -> String {
+    dumbbell_with(from, to)
+}
+
 #[test]
-fn bad_cake_parameters_are_named() {
-    let cake = |params: &str| dumbbell_with("kind = \"pfifo\", limit = 50", &format!("kind = \"cake\", {params}"));
-    assert_error(
-        load(&cake("overhead = 300")),
-        "link[1].qdisc.overhead",
-        "must be a whole number from -64 to 256 (bytes), got 300",
-    );
-    assert_error(
-        load(&cake("bandwidth = \"0bit\"")),
-        "link[1].qdisc.bandwidth",
-        "must be a rate of at least 512bit, got \"0bit\"",
-    );
-    assert_error(load(&cake("rtt = \"0ms\"")), "link[1].qdisc.rtt", "must be a duration of at least 20ns");
-    assert_error(load(&cake("mpu = 1000")), "link[1].qdisc.mpu", "from 0 to 256 (bytes), got 1000");
-    assert_error(
-        load(&cake("isolation = \"triple\"")),
-        "link[1].qdisc.isolation",
-        "expected one of: flowblind, srchost",
-    );
-    assert_error(
-        load(&cake("limit = 5")),
-        "link[1].qdisc.limit",
-        "unknown key for cake, expected one of: bandwidth, rtt",
+fn malformed_links_and_nodes_are_refused_at_their_key() {
+    assert_errors(
+        edited,
+        &[
+            // An unknown node is listed against the known ones.
+            (
+                ("between = [\"r2\", \"h2\"]", "between = [\"r2\", \"r9\"]"),
+                "link[2].between[1]",
+                "unknown node \"r9\", expected one of: h1, h2, r1, r2",
+            ),
+            // A zero rate, in the link or in one direction.
+            (("rate = \"10Mbit\"", "rate = \"0Mbit\""), "link[1].rate", "rate must be greater than 0"),
+            (
+                ("rate = \"10Mbit\"", "rate = \"10Mbit\"\nforward = { rate = \"0bit\" }"),
+                "link[1].forward.rate",
+                "rate must be greater than 0",
+            ),
+            // A negative or a missing delay.
+            (
+                ("delay = \"8ms\"", "delay = \"-8ms\""),
+                "link[1].delay",
+                "expected a non-negative duration such as \"20ms\"",
+            ),
+            (("delay = \"8ms\"", ""), "link[1].delay", "missing delay for the forward direction (r1 -> r2)"),
+            // A loss that is not a probability.
+            (
+                ("delay = \"8ms\"", "delay = \"8ms\"\nreverse = { loss = 1.0 }"),
+                "link[1].reverse.loss",
+                "loss must be a probability in [0, 1)",
+            ),
+            // A link from a node to itself, a pair linked twice, a name used twice.
+            (
+                ("between = [\"r2\", \"h2\"]", "between = [\"r2\", \"r2\"]"),
+                "link[2].between",
+                "cannot connect \"r2\" to itself",
+            ),
+            (
+                ("between = [\"r2\", \"h2\"]", "between = [\"r2\", \"r1\"]"),
+                "link[2].between",
+                "already connected by link[1]",
+            ),
+            (
+                ("routers = [\"r1\", \"r2\"]", "routers = [\"r1\", \"h1\"]"),
+                "routers[1]",
+                "duplicate node name \"h1\" (also hosts[0])",
+            ),
+            // A missing duration, and bare numbers without their unit.
+            (("duration = \"10s\"", ""), "duration", "missing required key"),
+            (
+                ("duration = \"10s\"", "duration = 10"),
+                "duration",
+                "duration 10 has no unit; write it with a unit such as \"20ms\"",
+            ),
+            (("rate = \"10Mbit\"", "rate = 10"), "link[1].rate", "rate 10 has no unit"),
+            (
+                ("app = { kind = \"ping\" }", "app = { kind = \"ping\", size = 64 }"),
+                "flow[1].app.size",
+                "size 64 has no unit",
+            ),
+            // A misspelt key of a link.
+            (("delay = \"8ms\"", "delay = \"8ms\"\ndelya = \"1ms\""), "link[1].delya", "unknown field `delya`"),
+        ],
     );
 }
 
 #[test]
-fn bad_qdisc_limit_names_the_limit() {
-    let text = dumbbell_with("limit = 50", "limit = -5");
-    assert_error(load(&text), "link[1].qdisc.limit", "must be a whole number from 1 to 4294967295 (packets), got -5");
-    let text = dumbbell_with("limit = 50", "limit = 0");
-    assert_error(load(&text), "link[1].qdisc.limit", "got 0");
-    let text = dumbbell_with("limit = 50", "limit = 1.5");
-    assert_error(load(&text), "link[1].qdisc.limit", "expected a whole number from 1 to 4294967295 (packets), got 1.5");
-    let text = dumbbell_with("qdisc = { kind = \"pfifo\", limit = 50 }", "qdisc = \"pfifo\"");
-    assert_error(load(&text), "link[1].qdisc", "expected a table");
-    let text = dumbbell_with("qdisc = { kind = \"pfifo\", limit = 50 }", "qdisc = { limit = 50 }");
-    assert_error(load(&text), "link[1].qdisc.kind", "missing required key");
+fn malformed_qdiscs_are_refused_at_their_key() {
+    assert_errors(
+        edited,
+        &[
+            // An unknown kind of qdisc (and of app).
+            (
+                ("kind = \"pfifo\"", "kind = \"red\""),
+                "link[1].qdisc.kind",
+                "unknown qdisc kind `red`, expected one of: pfifo, bfifo",
+            ),
+            (
+                ("app = { kind = \"ping\" }", "app = { kind = \"pong\" }"),
+                "flow[1].app.kind",
+                "unknown app kind `pong`, expected one of `bulk`",
+            ),
+            // A bad limit names the limit.
+            (
+                ("limit = 50", "limit = -5"),
+                "link[1].qdisc.limit",
+                "must be a whole number from 1 to 4294967295 (packets), got -5",
+            ),
+            (("limit = 50", "limit = 0"), "link[1].qdisc.limit", "got 0"),
+            (
+                ("limit = 50", "limit = 1.5"),
+                "link[1].qdisc.limit",
+                "expected a whole number from 1 to 4294967295 (packets), got 1.5",
+            ),
+            (("qdisc = { kind = \"pfifo\", limit = 50 }", "qdisc = \"pfifo\""), "link[1].qdisc", "expected a table"),
+            (
+                ("qdisc = { kind = \"pfifo\", limit = 50 }", "qdisc = { limit = 50 }"),
+                "link[1].qdisc.kind",
+                "missing required key",
+            ),
+            // Bad CAKE parameters are named.
+            (
+                ("kind = \"pfifo\", limit = 50", "kind = \"cake\", overhead = 300"),
+                "link[1].qdisc.overhead",
+                "must be a whole number from -64 to 256 (bytes), got 300",
+            ),
+            (
+                ("kind = \"pfifo\", limit = 50", "kind = \"cake\", bandwidth = \"0bit\""),
+                "link[1].qdisc.bandwidth",
+                "must be a rate of at least 512bit, got \"0bit\"",
+            ),
+            (
+                ("kind = \"pfifo\", limit = 50", "kind = \"cake\", rtt = \"0ms\""),
+                "link[1].qdisc.rtt",
+                "must be a duration of at least 20ns",
+            ),
+            (
+                ("kind = \"pfifo\", limit = 50", "kind = \"cake\", mpu = 1000"),
+                "link[1].qdisc.mpu",
+                "from 0 to 256 (bytes), got 1000",
+            ),
+            (
+                ("kind = \"pfifo\", limit = 50", "kind = \"cake\", isolation = \"triple\""),
+                "link[1].qdisc.isolation",
+                "expected one of: flowblind, srchost",
+            ),
+            (
+                ("kind = \"pfifo\", limit = 50", "kind = \"cake\", limit = 5"),
+                "link[1].qdisc.limit",
+                "unknown key for cake, expected one of: bandwidth, rtt",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn malformed_flows_are_refused_at_their_key() {
+    assert_errors(
+        edited,
+        &[
+            // An unknown congestion control is listed against the registered ones; a bulk
+            // flow needs one, a ping flow takes none.
+            (
+                ("cc = \"cubic\"", "cc = \"vegas\""),
+                "flow[0].cc",
+                "unknown congestion control \"vegas\", expected one of: reno, cubic",
+            ),
+            (("cc = \"cubic\"", ""), "flow[0].cc", "missing congestion control for a bulk flow"),
+            (
+                ("app = { kind = \"ping\" }", "app = { kind = \"ping\" }\ncc = \"reno\""),
+                "flow[1].cc",
+                "a ping flow does not use TCP",
+            ),
+            // The start must precede the stop, and the stop the end of the run.
+            (
+                ("cc = \"cubic\"", "cc = \"cubic\"\nstart = \"5s\"\nstop = \"5s\""),
+                "flow[0].start",
+                "start = 5s must be before stop = 5s",
+            ),
+            (
+                ("cc = \"cubic\"", "cc = \"cubic\"\nstop = \"11s\""),
+                "flow[0].stop",
+                "after the end of the scenario (duration = 10s)",
+            ),
+            // A flow runs from a host to another host.
+            (("from = \"h1\"", "from = \"h2\""), "flow[0].to", "from = to = \"h2\""),
+            (("from = \"h1\"", "from = \"r1\""), "flow[0].from", "\"r1\" is a router, expected a host: h1, h2"),
+            // TCP options are checked.
+            (
+                ("cc = \"cubic\"", "cc = \"cubic\"\ntcp = { mss = 100 }"),
+                "flow[0].tcp.mss",
+                "expected 536 to 65495 bytes",
+            ),
+        ],
+    );
 }
 
 #[test]
 fn unknown_keys_are_refused() {
     let text = format!("colour = \"blue\"\n{}", dumbbell());
     assert_error(load(&text), "colour", "unknown field `colour`, expected one of");
-    let text = dumbbell_with("delay = \"8ms\"", "delay = \"8ms\"\ndelya = \"1ms\"");
-    assert_error(load(&text), "link[1].delya", "unknown field `delya`");
 }
 
 #[test]
-fn missing_duration_is_refused() {
-    let text = dumbbell_with("duration = \"10s\"", "");
-    assert_error(load(&text), "duration", "missing required key");
-}
-
-#[test]
-fn bare_numbers_need_units() {
-    let text = dumbbell_with("duration = \"10s\"", "duration = 10");
-    assert_error(load(&text), "duration", "duration 10 has no unit; write it with a unit such as \"20ms\"");
-    let text = dumbbell_with("rate = \"10Mbit\"", "rate = 10");
-    assert_error(load(&text), "link[1].rate", "rate 10 has no unit");
-    let text = dumbbell_with("app = { kind = \"ping\" }", "app = { kind = \"ping\", size = 64 }");
-    assert_error(load(&text), "flow[1].app.size", "size 64 has no unit");
-}
-
-#[test]
-fn start_must_precede_stop() {
-    let text = dumbbell_with("cc = \"cubic\"", "cc = \"cubic\"\nstart = \"5s\"\nstop = \"5s\"");
-    assert_error(load(&text), "flow[0].start", "start = 5s must be before stop = 5s");
-    let text = dumbbell_with("cc = \"cubic\"", "cc = \"cubic\"\nstop = \"11s\"");
-    assert_error(load(&text), "flow[0].stop", "after the end of the scenario (duration = 10s)");
-}
-
-#[test]
-fn cc_is_refused_for_udp_and_ping() {
-    let text = dumbbell_with("app = { kind = \"ping\" }", "app = { kind = \"ping\" }\ncc = \"reno\"");
-    assert_error(load(&text), "flow[1].cc", "a ping flow does not use TCP");
-}
-
-#[test]
-fn flow_to_itself_is_refused() {
-    let text = dumbbell_with("from = \"h1\"", "from = \"h2\"");
-    assert_error(load(&text), "flow[0].to", "from = to = \"h2\"");
-}
-
-#[test]
-fn flows_run_between_hosts() {
-    let text = dumbbell_with("from = \"h1\"", "from = \"r1\"");
-    assert_error(load(&text), "flow[0].from", "\"r1\" is a router, expected a host: h1, h2");
-}
-
-#[test]
-fn self_link_is_refused() {
-    let text = dumbbell_with("between = [\"r2\", \"h2\"]", "between = [\"r2\", \"r2\"]");
-    assert_error(load(&text), "link[2].between", "cannot connect \"r2\" to itself");
-}
-
-#[test]
-fn duplicate_links_and_names_are_refused() {
-    let text = dumbbell_with("between = [\"r2\", \"h2\"]", "between = [\"r2\", \"r1\"]");
-    assert_error(load(&text), "link[2].between", "already connected by link[1]");
-    let text = dumbbell_with("routers = [\"r1\", \"r2\"]", "routers = [\"r1\", \"h1\"]");
-    assert_error(load(&text), "routers[1]", "duplicate node name \"h1\" (also hosts[0])");
+fn routes_and_metrics_that_do_not_fit_are_refused() {
+    assert_errors(
+        |extra: &str| dumbbell() + extra,
+        &[
+            // A routing loop is reported at the route.
+            (
+                "[[route]]\nat = \"r1\"\nto = \"h2\"\nvia = \"r2\"\n[[route]]\nat = \"r2\"\nto = \"h2\"\nvia = \"r1\"\n",
+                "route[0]",
+                "routing loop for traffic to \"h2\": r1 -> r2 -> r1",
+            ),
+            // A route goes via a neighbour.
+            (
+                "[[route]]\nat = \"h1\"\nto = \"h2\"\nvia = \"r2\"\n",
+                "route[0].via",
+                "\"r2\" is not a neighbour of \"h1\", expected one of: r1",
+            ),
+            // The metrics interval fits in the run.
+            ("[metrics]\ninterval = \"10s\"\n", "metrics.interval", "shorter than the duration (10s)"),
+        ],
+    );
 }
 
 #[test]
@@ -336,30 +393,6 @@ fn disconnected_hosts_have_no_path() {
     let text = dumbbell_with("hosts = [\"h1\", \"h2\"]", "hosts = [\"h1\", \"h2\", \"h3\"]")
         + "[[flow]]\nfrom = \"h1\"\nto = \"h3\"\napp = { kind = \"udp\" }\n";
     assert_error(load(&text), "flow[2]", "no path from \"h1\" to \"h3\"");
-}
-
-#[test]
-fn route_via_a_non_neighbour_is_refused() {
-    let text = dumbbell() + "[[route]]\nat = \"h1\"\nto = \"h2\"\nvia = \"r2\"\n";
-    assert_error(load(&text), "route[0].via", "\"r2\" is not a neighbour of \"h1\", expected one of: r1");
-}
-
-#[test]
-fn loss_must_be_a_probability() {
-    let text = dumbbell_with("delay = \"8ms\"", "delay = \"8ms\"\nreverse = { loss = 1.0 }");
-    assert_error(load(&text), "link[1].reverse.loss", "loss must be a probability in [0, 1)");
-}
-
-#[test]
-fn tcp_options_are_checked() {
-    let text = dumbbell_with("cc = \"cubic\"", "cc = \"cubic\"\ntcp = { mss = 100 }");
-    assert_error(load(&text), "flow[0].tcp.mss", "expected 536 to 65495 bytes");
-}
-
-#[test]
-fn metrics_interval_must_fit_the_run() {
-    let text = dumbbell() + "[metrics]\ninterval = \"10s\"\n";
-    assert_error(load(&text), "metrics.interval", "shorter than the duration (10s)");
 }
 
 #[test]

@@ -31,14 +31,6 @@ fn uplink(n: usize, width: u16, rate: &str, keys: &[(&str, &str)], seed: Option<
     run_toml(&scenario.to_string(), seed).deterministic_summary()
 }
 
-fn goodput_sum(s: &Value) -> f64 {
-    s["flows"].as_array().unwrap().iter().map(|f| f64_of(&f["goodput_mbps"])).sum()
-}
-
-fn f64_of(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
-}
-
 fn uplink_links(s: &Value) -> impl Iterator<Item = &Value> {
     s["wifi"][0]["links"].as_array().unwrap().iter().filter(|l| l["to"] == "ap")
 }
@@ -64,11 +56,11 @@ fn a_saturated_ul_trigger_cycle_matches_its_hand_computed_duration() {
     eprintln!("UL OFDMA, 4 stations: {got:.2} Mbit/s, hand-computed {want:.2}");
     assert!((got / want - 1.0).abs() < 0.01, "{got} vs {want}");
     let ul = &s["wifi"][0]["ul_ofdma"];
-    assert!((f64_of(&ul["cycle_us"]) - CYCLE_4_US).abs() < 0.01, "{ul}");
+    assert!((f(&ul["cycle_us"]) - CYCLE_4_US).abs() < 0.01, "{ul}");
     assert_eq!(ul["users_per_trigger"], 4.0);
     assert_eq!(ul["bsrps"], ul["cycles"]);
     for link in uplink_links(&s) {
-        assert_eq!(f64_of(&link["mpdus_per_ampdu"]), 7.0, "{}", link["name"]);
+        assert_eq!(f(&link["mpdus_per_ampdu"]), 7.0, "{}", link["name"]);
         assert_eq!(link["mu_ppdus"], link["ppdus"], "{}: every PPDU is an HE TB PPDU", link["name"]);
         assert_eq!(link["mu_ru_tones"], 52.0);
         assert_eq!(link["collisions"], 0);
@@ -90,7 +82,7 @@ fn without_bsrp_the_ap_grants_from_the_queue_sizes_the_data_carried() {
     assert!((got / want - 1.0).abs() < 0.01, "{got} vs {want}");
     let ul = &s["wifi"][0]["ul_ofdma"];
     assert_eq!(ul["bsrps"], 0);
-    assert!((f64_of(&ul["cycle_us"]) - cycle_us).abs() < 0.01, "{ul}");
+    assert!((f(&ul["cycle_us"]) - cycle_us).abs() < 0.01, "{ul}");
 }
 
 #[test]
@@ -114,11 +106,10 @@ fn mu_edca_moves_the_uplink_from_contention_to_triggers() {
     // collide among themselves; OpenWrt's set (AIFSN 8, CW 511-1023) makes their own
     // accesses rare, and AIFSN 0 stops them.
     let tb_share = |s: &Value| {
-        let (tb, all) =
-            uplink_links(s).fold((0.0, 0.0), |(tb, all), l| (tb + f64_of(&l["mu_ppdus"]), all + f64_of(&l["ppdus"])));
+        let (tb, all) = uplink_links(s).fold((0.0, 0.0), |(tb, all), l| (tb + f(&l["mu_ppdus"]), all + f(&l["ppdus"])));
         tb / all
     };
-    let collisions = |s: &Value| uplink_links(s).map(|l| f64_of(&l["collisions"])).sum::<f64>();
+    let collisions = |s: &Value| uplink_links(s).map(|l| f(&l["collisions"])).sum::<f64>();
     let edca = uplink(4, 20, SATURATING, &[("ofdma", "\"ul\"")], None);
     let openwrt = uplink(4, 20, SATURATING, &[("ofdma", "\"ul\""), ("mu_edca", "{}")], None);
     let off = uplink(4, 20, SATURATING, &[("ofdma", "\"ul\""), ("mu_edca", TRIGGERED_ONLY)], None);
@@ -146,7 +137,7 @@ fn with_edca_disabled_light_uplink_waits_for_the_aps_polls() {
     let unpolled = uplink(4, 20, "2Mbit", &[("ofdma", "\"ul\""), edca_off], None);
     let polled = uplink(4, 20, "2Mbit", &[("ofdma", "\"ul\""), edca_off, ("ofdma_poll_interval", "\"5ms\"")], None);
     let owd_p95 = |s: &Value| {
-        s["flows"].as_array().unwrap().iter().map(|f| f64_of(&f["udp"]["owd_ms"]["p95"])).fold(0.0, f64::max)
+        s["flows"].as_array().unwrap().iter().map(|flow| f(&flow["udp"]["owd_ms"]["p95"])).fold(0.0, f64::max)
     };
     let (ul, polled_ul) = (&unpolled["wifi"][0]["ul_ofdma"], &polled["wifi"][0]["ul_ofdma"]);
     eprintln!(
@@ -158,8 +149,8 @@ fn with_edca_disabled_light_uplink_waits_for_the_aps_polls() {
     assert!(owd_p95(&unpolled) < 3.0);
     // A BSRP per 5 ms over the 3 s window (a few more when reports ask for a grant), with
     // most stations in each TB PPDU.
-    assert!((600.0..610.0).contains(&f64_of(&polled_ul["bsrps"])), "{polled_ul}");
-    assert!(f64_of(&polled_ul["users_per_trigger"]) > 3.0, "{polled_ul}");
+    assert!((600.0..610.0).contains(&f(&polled_ul["bsrps"])), "{polled_ul}");
+    assert!(f(&polled_ul["users_per_trigger"]) > 3.0, "{polled_ul}");
     assert!((4.5..6.5).contains(&owd_p95(&polled)), "{}", owd_p95(&polled));
     assert!((goodput_sum(&polled) / goodput_sum(&unpolled) - 1.0).abs() < 0.01);
 }
@@ -184,8 +175,8 @@ fn a_lone_random_access_station_follows_the_obo_rule() {
     for seed in 1..=6 {
         let s = run_toml(&scenario("0"), Some(seed)).summary;
         let ul = &s["wifi"][0]["ul_ofdma"];
-        successes += f64_of(&ul["ra_successes"]);
-        triggers += f64_of(&ul["basic_triggers"]);
+        successes += f(&ul["ra_successes"]);
+        triggers += f(&ul["basic_triggers"]);
         assert_eq!(s["wifi"][0]["links"][1]["collisions"], 0);
     }
     let per_trigger = successes / triggers;
@@ -230,7 +221,7 @@ fn tcp_uploads_share_the_trigger_cycles() {
         .flows(flows);
     let s = run_toml(&scenario.to_string(), None).summary;
     let total = goodput_sum(&s);
-    let jain = f64_of(&s["jain_index"]);
+    let jain = f(&s["jain_index"]);
     let ul = &s["wifi"][0]["ul_ofdma"];
     eprintln!("3 CUBIC uploads over UL OFDMA: {total:.2} Mbit/s, Jain {jain:.3}, {ul}");
     assert!(total > 30.0 && jain > 0.95, "{total} Mbit/s, Jain {jain}");

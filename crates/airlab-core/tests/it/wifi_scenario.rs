@@ -9,7 +9,7 @@ use airlab_core::wifi::net::{Aggregation, Edca};
 use airlab_core::wifi::queues::DeviceLayer;
 
 use crate::builders::*;
-use crate::common::{assert_error, load_with, replace_once};
+use crate::common::{assert_error, assert_errors, load_with, replace_once};
 
 /// A wired server behind an AP router and two stations; the AP and `sta2` override the PHY.
 fn bss() -> String {
@@ -30,6 +30,16 @@ fn chain() -> String {
     let mesh = mesh.key("mcs", 15).key("width", 40).key("gi", r#""400ns""#).key("aggregation", ath9k);
     let scenario = Scenario::new("chain", "10s").hosts(&["n0", "n4"]).routers(&["n1", "n2", "n3"]).wifi(mesh);
     scenario.flow(Flow::bulk("n0", "n4", "reno")).to_string()
+}
+
+/// The BSS with `from` (which must occur exactly once) replaced by `to`.
+fn bss_with((from, to): (&str, &str)) -> String {
+    replace_once(&bss(), from, to)
+}
+
+/// The chain with `from` (which must occur exactly once) replaced by `to`.
+fn chain_with((from, to): (&str, &str)) -> String {
+    replace_once(&chain(), from, to)
 }
 
 fn load(text: &str) -> Result<Resolved, ScenarioError> {
@@ -218,16 +228,26 @@ fn a_bss_with_a_wired_uplink_runs_end_to_end() {
 
 #[test]
 fn members_must_be_declared_nodes_once() {
-    let text = replace_once(&bss(), "stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta9\"]");
-    assert_error(load(&text), "wifi[0].stations[1]", "unknown node \"sta9\", expected one of: server, sta1, sta2, ap");
-    let text = replace_once(&bss(), "stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta1\"]");
-    assert_error(
-        load(&text),
-        "wifi[0].stations[1]",
-        "\"sta1\" is already a member of this network (wifi[0].stations[0])",
+    assert_errors(
+        bss_with,
+        &[
+            (
+                ("stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta9\"]"),
+                "wifi[0].stations[1]",
+                "unknown node \"sta9\", expected one of: server, sta1, sta2, ap",
+            ),
+            (
+                ("stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta1\"]"),
+                "wifi[0].stations[1]",
+                "\"sta1\" is already a member of this network (wifi[0].stations[0])",
+            ),
+            (
+                ("stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"ap\"]"),
+                "wifi[0].stations[1]",
+                "already a member of this network (wifi[0].ap)",
+            ),
+        ],
     );
-    let text = replace_once(&bss(), "stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"ap\"]");
-    assert_error(load(&text), "wifi[0].stations[1]", "already a member of this network (wifi[0].ap)");
 }
 
 #[test]
@@ -242,28 +262,28 @@ fn a_node_is_in_one_network_at_most() {
 
 #[test]
 fn bss_and_mesh_keys_do_not_mix() {
-    let text = replace_once(
-        &bss(),
-        "stations = [\"sta1\", \"sta2\"]",
-        "stations = [\"sta1\", \"sta2\"]\nnodes = [\"sta1\", \"sta2\"]",
+    assert_errors(
+        bss_with,
+        &[
+            (
+                ("stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta2\"]\nnodes = [\"sta1\", \"sta2\"]"),
+                "wifi[0].nodes",
+                "infrastructure BSS (`ap` and `stations`) or ad hoc/mesh (`nodes`), not both",
+            ),
+            (
+                ("stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta2\"]\npeers = [[\"sta1\", \"sta2\"]]"),
+                "wifi[0].peers",
+                "`peers` is for ad hoc/mesh networks",
+            ),
+            (
+                ("stations = [\"sta1\", \"sta2\"]", "stations = []"),
+                "wifi[0].stations",
+                "a BSS needs at least one station",
+            ),
+            (("stations = [\"sta1\", \"sta2\"]", ""), "wifi[0].stations", "missing required key"),
+            (("ap = \"ap\"\n", ""), "wifi[0].ap", "`stations` belong to an infrastructure BSS, which needs its `ap`"),
+        ],
     );
-    assert_error(
-        load(&text),
-        "wifi[0].nodes",
-        "infrastructure BSS (`ap` and `stations`) or ad hoc/mesh (`nodes`), not both",
-    );
-    let text = replace_once(
-        &bss(),
-        "stations = [\"sta1\", \"sta2\"]",
-        "stations = [\"sta1\", \"sta2\"]\npeers = [[\"sta1\", \"sta2\"]]",
-    );
-    assert_error(load(&text), "wifi[0].peers", "`peers` is for ad hoc/mesh networks");
-    let text = replace_once(&bss(), "stations = [\"sta1\", \"sta2\"]", "stations = []");
-    assert_error(load(&text), "wifi[0].stations", "a BSS needs at least one station");
-    let text = replace_once(&bss(), "stations = [\"sta1\", \"sta2\"]", "");
-    assert_error(load(&text), "wifi[0].stations", "missing required key");
-    let text = replace_once(&bss(), "ap = \"ap\"\n", "");
-    assert_error(load(&text), "wifi[0].ap", "`stations` belong to an infrastructure BSS, which needs its `ap`");
     let text = replace_once(&chain(), "nodes = [\"n0\", \"n1\", \"n2\", \"n3\", \"n4\"]", "");
     assert_error(load(&text), "wifi[0]", "expected either `ap` and `stations` (an infrastructure BSS) or `nodes`");
     let text = "name = \"x\"\nduration = \"1s\"\nhosts = [\"a\"]\n[[wifi]]\nstandard = \"n\"\nnodes = [\"a\"]\n";
@@ -272,55 +292,51 @@ fn bss_and_mesh_keys_do_not_mix() {
 
 #[test]
 fn peers_and_hears_are_pairs_of_members() {
-    let text = replace_once(
-        &chain(),
-        "[\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
-        "[\"n1\", \"n5\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
-    );
-    assert_error(
-        load(&text),
-        "wifi[0].peers[1][1]",
-        "\"n5\" is not a member of this network, expected one of: n0, n1, n2, n3, n4",
-    );
-    let text = replace_once(&chain(), "peers = [[\"n0\", \"n1\"]", "peers = [[\"n0\", \"n1\", \"n2\"]");
-    assert_error(
-        load(&text),
-        "wifi[0].peers[0]",
-        "expected a pair of node names such as [\"a\", \"b\"], got 3 entries",
-    );
-    let text = replace_once(&chain(), "peers = [[\"n0\", \"n1\"]", "peers = [[\"n0\", \"n0\"]");
-    assert_error(load(&text), "wifi[0].peers[0]", "a pair needs two different nodes");
-    let text = replace_once(
-        &chain(),
-        "peers = [[\"n0\", \"n1\"], [\"n1\", \"n2\"]",
-        "peers = [[\"n0\", \"n1\"], [\"n1\", \"n0\"]",
-    );
-    assert_error(load(&text), "wifi[0].peers[1]", "\"n1\" and \"n0\" are already paired at peers[0]");
-    let text = replace_once(
-        &chain(),
-        "[\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
-        "[\"n1\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
-    );
-    assert_error(load(&text), "wifi[0].nodes[2]", "\"n2\" is in no pair of `peers`");
-    let text = replace_once(
-        &chain(),
-        "hears = [[\"n0\", \"n1\"], [\"n1\", \"n2\"]",
-        "hears = [[\"n0\", \"n1\"], [\"n0\", \"n2\"]",
-    );
-    assert_error(
-        load(&text),
-        "wifi[0].hears",
-        "\"n1\" and \"n2\" exchange frames (peers[1]) but do not hear each other",
-    );
-    let text = replace_once(
-        &chain(),
-        "peers = [[\"n0\", \"n1\"], [\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\n",
-        "",
-    );
-    assert_error(
-        load(&text),
-        "wifi[0].hears",
-        "\"n0\" and \"n2\" exchange frames (as every pair of `nodes` does without `peers`)",
+    assert_errors(
+        chain_with,
+        &[
+            (
+                (
+                    "[\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
+                    "[\"n1\", \"n5\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
+                ),
+                "wifi[0].peers[1][1]",
+                "\"n5\" is not a member of this network, expected one of: n0, n1, n2, n3, n4",
+            ),
+            (
+                ("peers = [[\"n0\", \"n1\"]", "peers = [[\"n0\", \"n1\", \"n2\"]"),
+                "wifi[0].peers[0]",
+                "expected a pair of node names such as [\"a\", \"b\"], got 3 entries",
+            ),
+            (
+                ("peers = [[\"n0\", \"n1\"]", "peers = [[\"n0\", \"n0\"]"),
+                "wifi[0].peers[0]",
+                "a pair needs two different nodes",
+            ),
+            (
+                ("peers = [[\"n0\", \"n1\"], [\"n1\", \"n2\"]", "peers = [[\"n0\", \"n1\"], [\"n1\", \"n0\"]"),
+                "wifi[0].peers[1]",
+                "\"n1\" and \"n0\" are already paired at peers[0]",
+            ),
+            (
+                (
+                    "[\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
+                    "[\"n1\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
+                ),
+                "wifi[0].nodes[2]",
+                "\"n2\" is in no pair of `peers`",
+            ),
+            (
+                ("hears = [[\"n0\", \"n1\"], [\"n1\", \"n2\"]", "hears = [[\"n0\", \"n1\"], [\"n0\", \"n2\"]"),
+                "wifi[0].hears",
+                "\"n1\" and \"n2\" exchange frames (peers[1]) but do not hear each other",
+            ),
+            (
+                ("peers = [[\"n0\", \"n1\"], [\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\n", ""),
+                "wifi[0].hears",
+                "\"n0\" and \"n2\" exchange frames (as every pair of `nodes` does without `peers`)",
+            ),
+        ],
     );
     let text = replace_once(&bss(), "width = 40\n", "width = 40\nhears = [[\"ap\", \"sta1\"]]\n");
     assert_error(load(&text), "wifi[0].hears", "\"ap\" and \"sta2\" exchange frames (stations[1])");
@@ -354,25 +370,42 @@ fn names_are_unique_among_links_and_networks() {
 
 #[test]
 fn unknown_keys_are_refused() {
-    let text = replace_once(&bss(), "width = 40\n", "width = 40\ncolour = \"blue\"\n");
-    assert_error(load(&text), "wifi[0].colour", "unknown field `colour`, expected one of");
-    let text = replace_once(&bss(), "per = 0.1", "per = 0.1\nrts = true");
-    assert_error(load(&text), "wifi[0].node[1].rts", "unknown field `rts`");
-    let text = replace_once(&bss(), "width = 40\n", "width = 40\nedca = { cwmin = 7 }\n");
-    assert_error(load(&text), "wifi[0].edca.cwmin", "unknown field `cwmin`, expected one of `cw_min`");
-    let text =
-        replace_once(&bss(), "width = 40\n", "width = 40\ndevice = { kind = \"fifo\", airtime_fairness = true }\n");
-    assert_error(load(&text), "wifi[0].device.airtime_fairness", "unknown field `airtime_fairness`");
-    let text = replace_once(&bss(), "width = 40\n", "width = 40\ndevice = { kind = \"per_station\", size = -1 }\n");
-    assert_error(load(&text), "wifi[0].device.size", "expected a whole number from 0 to 4294967295");
-    let text = replace_once(&bss(), "width = 40\n", "width = 40\ndevice = { kind = \"drr\" }\n");
-    assert_error(
-        load(&text),
-        "wifi[0].device.kind",
-        "unknown device kind `drr`, expected one of `fifo`, `per_station`, `mac80211`",
+    assert_errors(
+        bss_with,
+        &[
+            (
+                ("width = 40\n", "width = 40\ncolour = \"blue\"\n"),
+                "wifi[0].colour",
+                "unknown field `colour`, expected one of",
+            ),
+            (("per = 0.1", "per = 0.1\nrts = true"), "wifi[0].node[1].rts", "unknown field `rts`"),
+            (
+                ("width = 40\n", "width = 40\nedca = { cwmin = 7 }\n"),
+                "wifi[0].edca.cwmin",
+                "unknown field `cwmin`, expected one of `cw_min`",
+            ),
+            (
+                ("width = 40\n", "width = 40\ndevice = { kind = \"fifo\", airtime_fairness = true }\n"),
+                "wifi[0].device.airtime_fairness",
+                "unknown field `airtime_fairness`",
+            ),
+            (
+                ("width = 40\n", "width = 40\ndevice = { kind = \"per_station\", size = -1 }\n"),
+                "wifi[0].device.size",
+                "expected a whole number from 0 to 4294967295",
+            ),
+            (
+                ("width = 40\n", "width = 40\ndevice = { kind = \"drr\" }\n"),
+                "wifi[0].device.kind",
+                "unknown device kind `drr`, expected one of `fifo`, `per_station`, `mac80211`",
+            ),
+            (
+                ("width = 40\n", "width = 40\nqdisc = { kind = \"codel\", target = 5 }\n"),
+                "wifi[0].qdisc.target",
+                "duration 5 has no unit",
+            ),
+        ],
     );
-    let text = replace_once(&bss(), "width = 40\n", "width = 40\nqdisc = { kind = \"codel\", target = 5 }\n");
-    assert_error(load(&text), "wifi[0].qdisc.target", "duration 5 has no unit");
 }
 
 #[test]
@@ -398,18 +431,19 @@ fn node_settings_name_a_member() {
 #[test]
 fn phy_keys_are_checked_per_standard() {
     let net = |keys: &str| replace_once(&bss(), "mcs = 7\nwidth = 40\n", keys);
-    assert_error(load(&net("mcs = 40")), "wifi[0].mcs", "mcs must be 0 to 31 for 802.11n (0-7: 1 spatial stream");
-    assert_error(load(&net("mcs = 300")), "wifi[0].mcs", "expected a whole number from 0 to 255");
-    assert_error(load(&net("width = 80")), "wifi[0].width", "width must be 20 or 40 (MHz) for 802.11n, got 80");
-    assert_error(
-        load(&net("gi = \"3.2us\"")),
-        "wifi[0].gi",
-        "gi must be \"800ns\" or \"400ns\" for 802.11n, got \"3200ns\"",
+    assert_errors(
+        net,
+        &[
+            ("mcs = 40", "wifi[0].mcs", "mcs must be 0 to 31 for 802.11n (0-7: 1 spatial stream"),
+            ("mcs = 300", "wifi[0].mcs", "expected a whole number from 0 to 255"),
+            ("width = 80", "wifi[0].width", "width must be 20 or 40 (MHz) for 802.11n, got 80"),
+            ("gi = \"3.2us\"", "wifi[0].gi", "gi must be \"800ns\" or \"400ns\" for 802.11n, got \"3200ns\""),
+            ("gi = 400", "wifi[0].gi", "duration 400 has no unit"),
+            ("nss = 2", "wifi[0].nss", "802.11n MCS imply the spatial streams"),
+            ("rate = \"54Mbit\"", "wifi[0].rate", "`rate` is the non-HT rate of 802.11a"),
+            ("per = 1.0", "wifi[0].per", "per must be a probability in [0, 1)"),
+        ],
     );
-    assert_error(load(&net("gi = 400")), "wifi[0].gi", "duration 400 has no unit");
-    assert_error(load(&net("nss = 2")), "wifi[0].nss", "802.11n MCS imply the spatial streams");
-    assert_error(load(&net("rate = \"54Mbit\"")), "wifi[0].rate", "`rate` is the non-HT rate of 802.11a");
-    assert_error(load(&net("per = 1.0")), "wifi[0].per", "per must be a probability in [0, 1)");
     // A member's table is checked where it is written.
     assert_error(load(&replace_once(&bss(), "mcs = 3", "mcs = 32")), "wifi[0].node[0].mcs", "got 32");
 
@@ -464,14 +498,19 @@ fn vht_mcs9_at_20mhz_needs_3_or_6_streams() {
 #[test]
 fn aggregation_limits_follow_the_standard() {
     let agg = |table: &str| replace_once(&bss(), "mcs = 7\nwidth = 40\n", &format!("aggregation = {table}\n"));
-    assert_error(
-        load(&agg("{ max_mpdus = 128 }")),
-        "wifi[0].aggregation.max_mpdus",
-        "max_mpdus must be 1 to 64 for 802.11n (its Block Ack window), got 128",
+    assert_errors(
+        agg,
+        &[
+            (
+                "{ max_mpdus = 128 }",
+                "wifi[0].aggregation.max_mpdus",
+                "max_mpdus must be 1 to 64 for 802.11n (its Block Ack window), got 128",
+            ),
+            ("{ max_bytes = 70000 }", "wifi[0].aggregation.max_bytes", "1 to 65535 for 802.11n"),
+            ("{ max_duration = \"6ms\" }", "wifi[0].aggregation.max_duration", "at most 5.484ms"),
+            ("{ max_duration = 4 }", "wifi[0].aggregation.max_duration", "has no unit"),
+        ],
     );
-    assert_error(load(&agg("{ max_bytes = 70000 }")), "wifi[0].aggregation.max_bytes", "1 to 65535 for 802.11n");
-    assert_error(load(&agg("{ max_duration = \"6ms\" }")), "wifi[0].aggregation.max_duration", "at most 5.484ms");
-    assert_error(load(&agg("{ max_duration = 4 }")), "wifi[0].aggregation.max_duration", "has no unit");
     assert_error(
         load(&replace_once(&bss(), "max_mpdus = 32", "max_mpdus = 0")),
         "wifi[0].node[0].aggregation.max_mpdus",
@@ -502,20 +541,17 @@ fn edca_parameters_are_checked() {
     let edca = |table: &str| replace_once(&bss(), "mcs = 7\nwidth = 40\n", &format!("edca = {table}\n"));
     let r = load(&edca("{ cw_min = 31, txop = \"2.528ms\" }")).unwrap();
     assert_eq!(r.wifi[0].edca, Edca { cw_min: 31, cw_max: 1023, aifsn: 3, retry_limit: 7, txop: 2_528 * US });
-    assert_error(load(&edca("{ cw_min = 16 }")), "wifi[0].edca.cw_min", "cw_min must be of the form 2^k - 1");
-    assert_error(load(&edca("{ cw_min = 0 }")), "wifi[0].edca.cw_min", "got 0");
-    assert_error(load(&edca("{ cw_max = 65535 }")), "wifi[0].edca.cw_max", "between 1 and 32767");
-    assert_error(
-        load(&edca("{ cw_min = 63, cw_max = 31 }")),
-        "wifi[0].edca.cw_max",
-        "cw_max (31) must be at least cw_min (63)",
+    assert_errors(
+        edca,
+        &[
+            ("{ cw_min = 16 }", "wifi[0].edca.cw_min", "cw_min must be of the form 2^k - 1"),
+            ("{ cw_min = 0 }", "wifi[0].edca.cw_min", "got 0"),
+            ("{ cw_max = 65535 }", "wifi[0].edca.cw_max", "between 1 and 32767"),
+            ("{ cw_min = 63, cw_max = 31 }", "wifi[0].edca.cw_max", "cw_max (31) must be at least cw_min (63)"),
+            ("{ cw_min = 2047 }", "wifi[0].edca.cw_min", "cw_max (1023, the default) must be at least cw_min (2047)"),
+            ("{ aifsn = 0 }", "wifi[0].edca.aifsn", "aifsn must be 1 to 15 slots"),
+        ],
     );
-    assert_error(
-        load(&edca("{ cw_min = 2047 }")),
-        "wifi[0].edca.cw_min",
-        "cw_max (1023, the default) must be at least cw_min (2047)",
-    );
-    assert_error(load(&edca("{ aifsn = 0 }")), "wifi[0].edca.aifsn", "aifsn must be 1 to 15 slots");
     assert!(load(&edca("{ aifsn = 1 }")).is_ok());
     assert_error(load(&edca("{ retry_limit = 0 }")), "wifi[0].edca.retry_limit", "retry_limit must be 1 to 255");
     assert_error(load(&edca("{ txop = \"10ms\" }")), "wifi[0].edca.txop", "txop must be at most 8.16ms");
@@ -636,70 +672,72 @@ fn schedules_are_checked_where_written() {
         replace_once(&switch(), &format!("schedule = {ALTERNATING_24_6}"), &format!("schedule = {table}"))
     };
     let at = "wifi[0].node[0].schedule";
-    assert_error(load(&sched("{ period = \"2s\", steps = [] }")), &format!("{at}.steps"), "at least one step");
-    assert_error(load(&sched("{ period = \"2s\" }")), &format!("{at}.steps"), "missing required key");
-    assert_error(
-        load(&sched("{ steps = [{ at = \"1s\", rate = \"6Mbit\" }, { at = \"1s\", rate = \"12Mbit\" }] }")),
-        &format!("{at}.steps[1].at"),
-        "strictly increasing order of `at`: got \"1s\" after \"1s\" (steps[0])",
-    );
-    assert_error(
-        load(&sched("{ steps = [{ at = \"0s\" }, { at = \"2s\" }, { at = \"1s\" }] }")),
-        &format!("{at}.steps[2].at"),
-        "strictly increasing",
-    );
-    assert_error(
-        load(&sched("{ period = \"2s\", steps = [{ at = \"0s\" }, { at = \"2s\", rate = \"6Mbit\" }] }")),
-        &format!("{at}.steps[1].at"),
-        "`at` must be less than the period (\"2s\"), got \"2s\"",
-    );
-    assert_error(
-        load(&sched("{ period = \"0s\", steps = [{ at = \"0s\" }] }")),
-        &format!("{at}.period"),
-        "the period must be at least 1us",
-    );
-    // Two steps every microsecond would change the rate every 500 ns.
-    assert_error(
-        load(&sched("{ period = \"1us\", steps = [{ at = \"0s\" }, { at = \"500ns\", rate = \"6Mbit\" }] }")),
-        &format!("{at}.period"),
-        "at least 2us (1us per step",
-    );
-    assert_error(
-        load(&sched("{ steps = [{ rate = \"6Mbit\" }] }")),
-        &format!("{at}.steps[0].at"),
-        "missing required key",
-    );
-    assert_error(load(&sched("{ steps = [{ at = 1 }] }")), &format!("{at}.steps[0].at"), "has no unit");
-    // Unknown keys, in the schedule and in a step (a step has no `per`).
-    assert_error(
-        load(&sched("{ repeat = true, steps = [{ at = \"0s\" }] }")),
-        &format!("{at}.repeat"),
-        "unknown field `repeat`, expected `period` or `steps`",
-    );
-    assert_error(
-        load(&sched("{ steps = [{ at = \"0s\", per = 0.1 }] }")),
-        &format!("{at}.steps[0].per"),
-        "unknown field `per`",
-    );
-    // PHY keys for the standard.
-    assert_error(
-        load(&sched("{ steps = [{ at = \"0s\" }, { at = \"1s\", rate = \"11Mbit\" }] }")),
-        &format!("{at}.steps[1].rate"),
-        "802.11a rates are 6, 9, 12, 18, 24, 36, 48, 54 Mbit/s, got 11Mbit",
-    );
-    assert_error(
-        load(&sched("{ steps = [{ at = \"0s\", mcs = 3 }] }")),
-        &format!("{at}.steps[0].mcs"),
-        "802.11a has no MCS",
+    assert_errors(
+        sched,
+        &[
+            ("{ period = \"2s\", steps = [] }", "wifi[0].node[0].schedule.steps", "at least one step"),
+            ("{ period = \"2s\" }", "wifi[0].node[0].schedule.steps", "missing required key"),
+            (
+                "{ steps = [{ at = \"1s\", rate = \"6Mbit\" }, { at = \"1s\", rate = \"12Mbit\" }] }",
+                "wifi[0].node[0].schedule.steps[1].at",
+                "strictly increasing order of `at`: got \"1s\" after \"1s\" (steps[0])",
+            ),
+            (
+                "{ steps = [{ at = \"0s\" }, { at = \"2s\" }, { at = \"1s\" }] }",
+                "wifi[0].node[0].schedule.steps[2].at",
+                "strictly increasing",
+            ),
+            (
+                "{ period = \"2s\", steps = [{ at = \"0s\" }, { at = \"2s\", rate = \"6Mbit\" }] }",
+                "wifi[0].node[0].schedule.steps[1].at",
+                "`at` must be less than the period (\"2s\"), got \"2s\"",
+            ),
+            (
+                "{ period = \"0s\", steps = [{ at = \"0s\" }] }",
+                "wifi[0].node[0].schedule.period",
+                "the period must be at least 1us",
+            ),
+            // Two steps every microsecond would change the rate every 500 ns.
+            (
+                "{ period = \"1us\", steps = [{ at = \"0s\" }, { at = \"500ns\", rate = \"6Mbit\" }] }",
+                "wifi[0].node[0].schedule.period",
+                "at least 2us (1us per step",
+            ),
+            ("{ steps = [{ rate = \"6Mbit\" }] }", "wifi[0].node[0].schedule.steps[0].at", "missing required key"),
+            ("{ steps = [{ at = 1 }] }", "wifi[0].node[0].schedule.steps[0].at", "has no unit"),
+            // Unknown keys, in the schedule and in a step (a step has no `per`).
+            (
+                "{ repeat = true, steps = [{ at = \"0s\" }] }",
+                "wifi[0].node[0].schedule.repeat",
+                "unknown field `repeat`, expected `period` or `steps`",
+            ),
+            (
+                "{ steps = [{ at = \"0s\", per = 0.1 }] }",
+                "wifi[0].node[0].schedule.steps[0].per",
+                "unknown field `per`",
+            ),
+            // PHY keys for the standard.
+            (
+                "{ steps = [{ at = \"0s\" }, { at = \"1s\", rate = \"11Mbit\" }] }",
+                "wifi[0].node[0].schedule.steps[1].rate",
+                "802.11a rates are 6, 9, 12, 18, 24, 36, 48, 54 Mbit/s, got 11Mbit",
+            ),
+            ("{ steps = [{ at = \"0s\", mcs = 3 }] }", "wifi[0].node[0].schedule.steps[0].mcs", "802.11a has no MCS"),
+        ],
     );
     let n = |table: &str| replace_once(&bss(), "gi = \"400ns\"\n", &format!("gi = \"400ns\"\nschedule = {table}\n"));
-    assert_error(
-        load(&n("{ steps = [{ at = \"0s\", rate = \"6Mbit\" }] }")),
-        &format!("{at}.steps[0].rate"),
-        "`rate` is the non-HT rate of 802.11a",
+    assert_errors(
+        n,
+        &[
+            (
+                "{ steps = [{ at = \"0s\", rate = \"6Mbit\" }] }",
+                "wifi[0].node[0].schedule.steps[0].rate",
+                "`rate` is the non-HT rate of 802.11a",
+            ),
+            ("{ steps = [{ at = \"0s\", mcs = 32 }] }", "wifi[0].node[0].schedule.steps[0].mcs", "got 32"),
+            ("{ steps = [{ at = \"0s\", width = 80 }] }", "wifi[0].node[0].schedule.steps[0].width", "got 80"),
+        ],
     );
-    assert_error(load(&n("{ steps = [{ at = \"0s\", mcs = 32 }] }")), &format!("{at}.steps[0].mcs"), "got 32");
-    assert_error(load(&n("{ steps = [{ at = \"0s\", width = 80 }] }")), &format!("{at}.steps[0].width"), "got 80");
     // A combination is checked per link and step: VHT MCS 9 at 20 MHz needs 3 or 6 streams.
     let ac =
         replace_once(&n("{ steps = [{ at = \"0s\", mcs = 9, width = 20 }] }"), "standard = \"n\"", "standard = \"ac\"");
