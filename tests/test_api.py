@@ -99,8 +99,11 @@ def test_params_lists_what_each_component_declares() -> None:
     assert airlab.params("reno")["params"] == []
     # Every registered component has an entry.
     comps = airlab.components()
-    for name in [*comps["qdisc"], *comps["cc"]]:
+    for name in [*comps["qdisc"], *comps["cc"], *comps["ofdma_scheduler"]]:
         assert airlab.params(name)["name"] == name
+    pf = airlab.params("proportional_fair")
+    assert pf["family"] == "ofdma_scheduler"
+    assert [(p["name"], p["default"]) for p in pf["params"]] == [("window", "100")]
     with pytest.raises(KeyError, match="expected one of: pfifo"):
         airlab.params("red")
 

@@ -119,7 +119,7 @@ def test_bad_override_and_missing_file_exit_2(cli) -> None:
 
 def test_list_shows_components_and_builtins(cli) -> None:
     out = cli("list", check=True).stdout
-    for word in ("cubic", "reno", "pfifo", "bulk", DUMBBELL):
+    for word in ("cubic", "reno", "pfifo", "airtime_fair", "bulk", DUMBBELL):
         assert word in out, word
 
 
@@ -129,9 +129,12 @@ def test_list_params_prints_defaults_and_units(cli) -> None:
         assert text in out, text
     out = cli("list", "--params", "bbr3", check=True).stdout
     assert "constants" in out and "linux, ietf" in out and 'cc = "bbr3"' in out
+    out = cli("list", "--params", "proportional_fair", check=True).stdout
+    assert "window" in out and "100" in out
+    assert 'ofdma_scheduler = { kind = "proportional_fair"' in out
     proc = cli("list", "--params", "vegas")
     assert proc.returncode == 2
-    assert "no qdisc or congestion control is called 'vegas'" in proc.stderr
+    assert "no qdisc, congestion control or OFDMA scheduler is called 'vegas'" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

@@ -244,22 +244,24 @@ def validate(scenario: str | os.PathLike[str], set: Overrides = None) -> dict[st
 
 
 def components() -> dict[str, list[str]]:
-    """The registered congestion controls, queue disciplines and apps."""
+    """The registered congestion controls, queue disciplines, OFDMA schedulers and apps."""
     return {k: list(v) for k, v in _core.components().items()}
 
 
 def params(name: str) -> dict[str, Any]:
-    """The parameters of a queue discipline or congestion control, as its own file declares
-    them: ``{"name", "family" ("qdisc" or "cc"), "doc", "params": [{"name", "accepts",
+    """The parameters of a queue discipline, congestion control or OFDMA scheduler, as its own
+    file declares them: ``{"name", "family" ("qdisc", "cc" or "ofdma_scheduler"), "doc",
+    "params": [{"name", "accepts",
     "default", "doc"}]}``. Defaults are written as a scenario file writes them ("5ms").
     Raises ``KeyError`` naming the registered components for an unknown name.
     """
     found = _core.params(name)
     if found is None:
         comps = _core.components()
-        known = ", ".join([*comps["qdisc"], *comps["cc"]])
+        known = ", ".join([*comps["qdisc"], *comps["cc"], *comps["ofdma_scheduler"]])
         raise KeyError(
-            f"no qdisc or congestion control is called {name!r}; expected one of: {known}"
+            f"no qdisc, congestion control or OFDMA scheduler is called {name!r}; "
+            f"expected one of: {known}"
         )
     family, doc, rows = found
     keys = ("name", "accepts", "default", "doc")

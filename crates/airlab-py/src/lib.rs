@@ -103,19 +103,21 @@ fn columns(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(d)
 }
 
-/// Registered congestion controls, queue disciplines and apps.
+/// Registered congestion controls, queue disciplines, OFDMA schedulers and apps.
 #[pyfunction]
 fn components(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     let cc: Vec<&str> = airlab_core::tcp::cc::REGISTRY.iter().map(|c| c.name).collect();
     let qdisc: Vec<&str> = airlab_core::qdisc::REGISTRY.iter().map(|c| c.name).collect();
+    let sched: Vec<&str> = airlab_core::wifi::ofdma::sched::REGISTRY.iter().map(|c| c.name).collect();
     d.set_item("cc", cc)?;
     d.set_item("qdisc", qdisc)?;
+    d.set_item("ofdma_scheduler", sched)?;
     d.set_item("app", ["bulk", "transfer", "periodic", "udp", "ping"])?;
     Ok(d)
 }
 
-/// The parameters of the qdisc or congestion control `name`: `(family, doc, [(name, accepts,
+/// The parameters of the qdisc, congestion control or OFDMA scheduler `name`: `(family, doc, [(name, accepts,
 /// default, doc)])`, or None if no component has that name.
 #[pyfunction]
 #[allow(clippy::type_complexity)]

@@ -114,10 +114,12 @@ def _scenario_description(name: str) -> str:
     "--params",
     "component",
     metavar="NAME",
-    help="Show the parameters of one qdisc or congestion control, with defaults and units.",
+    help="Show the parameters of one qdisc, congestion control or OFDMA scheduler, with "
+    "defaults and units.",
 )
 def list_(component: str | None) -> None:
-    """List congestion controls, queue disciplines, apps and built-in scenarios."""
+    """List congestion controls, queue disciplines, OFDMA schedulers, apps and built-in
+    scenarios."""
     console = _console()
     if component is not None:
         _print_params(console, component)
@@ -126,7 +128,12 @@ def list_(component: str | None) -> None:
     t = Table(title="Components", title_justify="left", title_style="bold")
     t.add_column("kind")
     t.add_column("available")
-    labels = {"cc": "congestion controls", "qdisc": "queue disciplines", "app": "apps"}
+    labels = {
+        "cc": "congestion controls",
+        "qdisc": "queue disciplines",
+        "ofdma_scheduler": "OFDMA schedulers",
+        "app": "apps",
+    }
     for key, values in comps.items():
         t.add_row(labels.get(key, key), ", ".join(values))
     console.print(t)
@@ -152,10 +159,11 @@ def _print_params(console: Console, name: str) -> None:
         found = airlab.params(name)
     except KeyError as e:
         raise click.UsageError(str(e.args[0])) from None
-    if found["family"] == "qdisc":
-        where = f'qdisc = {{ kind = "{name}", ... }}'
-    else:
-        where = f'cc = "{name}", cc_params = {{ ... }}'
+    where = {
+        "qdisc": f'qdisc = {{ kind = "{name}", ... }}',
+        "cc": f'cc = "{name}", cc_params = {{ ... }}',
+        "ofdma_scheduler": f'ofdma_scheduler = {{ kind = "{name}", ... }} in a [[wifi]] BSS',
+    }[found["family"]]
     t = Table(title=f"{name}: {found['doc']}", caption=f"In a scenario: {where}",
               title_justify="left", title_style="bold")  # fmt: skip
     t.add_column("parameter")

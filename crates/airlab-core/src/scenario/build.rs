@@ -184,7 +184,7 @@ fn wifi_net(w: &ResolvedWifi, ids: &HashMap<&str, NodeId>, seed: u64) -> WifiNet
         }
     };
     let timing = MacTiming::ofdm_5ghz();
-    let ofdma = w.ofdma.map(|o| (index[w.ap.as_deref().expect("OFDMA is checked to have an AP")], o));
+    let ofdma = w.ofdma.clone().map(|o| (index[w.ap.as_deref().expect("OFDMA is checked to have an AP")], o));
     WifiNet::new(
         w.name.clone(),
         timing,

@@ -1,10 +1,11 @@
 //! The JSON Schema of the component tables of a scenario (`qdisc = { kind = ... }`, a flow's
-//! `cc` and `cc_params`), made from the parameters each queue discipline and congestion control
+//! `cc` and `cc_params`, a BSS's `ofdma_scheduler`), made from the parameters each queue discipline and congestion control
 //! declares in its own file; the scenario's serde types name them in their schemars attributes.
 
 use super::components::written_form;
 use super::units::{Bytes, Duration, Rate};
 use crate::params::{Component, Config, Kind, Param};
+use crate::wifi::ofdma::sched;
 use crate::{qdisc, tcp::cc};
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde_json::{json, Map, Value};
@@ -19,18 +20,43 @@ impl JsonSchema for QdiscTable {
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let mut kinds = titled_tables(qdisc::REGISTRY, generator);
-        for (table, c) in kinds.iter_mut().zip(qdisc::REGISTRY) {
-            table["properties"]["kind"] = json!({ "const": c.name });
-            table["required"] = json!(["kind"]);
-        }
         json_schema!({
             "description": "A queue discipline: `kind` and its parameters (`airlab list --params KIND`).",
             "type": "object",
             "required": ["kind"],
-            "oneOf": kinds,
+            "oneOf": kind_tables(qdisc::REGISTRY, generator),
         })
     }
+}
+
+/// A BSS's `ofdma_scheduler`: a scheduler's name, or a table of its `kind` and parameters.
+pub struct MuSchedulerSpec;
+
+impl JsonSchema for MuSchedulerSpec {
+    fn schema_name() -> Cow<'static, str> {
+        "OfdmaScheduler".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let names: Vec<&str> = sched::REGISTRY.iter().map(|c| c.name).collect();
+        json_schema!({
+            "description": "An OFDMA scheduler: its name, or `kind` and its parameters (`airlab list --params KIND`).",
+            "anyOf": [
+                { "enum": names },
+                { "type": "object", "required": ["kind"], "oneOf": kind_tables(sched::REGISTRY, generator) },
+            ],
+        })
+    }
+}
+
+/// One table per registered component with its `kind` (its name) required.
+fn kind_tables<B>(registry: &[&'static Component<B>], generator: &mut SchemaGenerator) -> Vec<Value> {
+    let mut kinds = titled_tables(registry, generator);
+    for (table, c) in kinds.iter_mut().zip(registry) {
+        table["properties"]["kind"] = json!({ "const": c.name });
+        table["required"] = json!(["kind"]);
+    }
+    kinds
 }
 
 /// A flow's `cc_params`: the parameters of one congestion control.

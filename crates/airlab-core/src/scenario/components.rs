@@ -1,5 +1,5 @@
 //! Component tables of a scenario (`qdisc = { kind = "fq_codel", ... }`, a flow's `cc` and
-//! `cc_params`), read against the parameters each component declares in its own file
+//! `cc_params`, a BSS's `ofdma_scheduler`), read against the parameters each component declares in its own file
 //! ([`crate::params`]): every key is checked for its type, unit and range and named exactly
 //! in errors (`link[0].qdisc.target`), and the ones not given take their defaults. Also the
 //! listing of a component's parameters (`airlab list --params NAME`) and how a resolved
@@ -8,6 +8,7 @@
 use super::units::{Bytes, Duration, Rate};
 use super::{join_key, KeyError};
 use crate::params::{self, Component, Config, Kind, Param, Value};
+use crate::wifi::ofdma::sched;
 use crate::{qdisc, tcp::cc};
 use serde::de::DeserializeOwned;
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -16,19 +17,46 @@ use toml::Value as Toml;
 
 /// The qdisc written at `key` as `table` (its `kind` and parameters).
 pub(crate) fn qdisc(table: &toml::Table, key: &str) -> Result<qdisc::Config, KeyError> {
+    kind_table(qdisc::REGISTRY, "qdisc", table, key)
+}
+
+/// The OFDMA scheduler written at `key`: its name, or a table of its `kind` and parameters.
+pub(crate) fn mu_scheduler(written: &Toml, key: &str) -> Result<sched::Config, KeyError> {
+    match written {
+        Toml::String(name) => match sched::find(name) {
+            Some(component) => Ok(Config::defaults(component)),
+            None => Err(unknown_kind(sched::REGISTRY, "OFDMA scheduler", name, key)),
+        },
+        Toml::Table(table) => kind_table(sched::REGISTRY, "OFDMA scheduler", table, key),
+        other => Err(KeyError::new(
+            key,
+            format!("expected a scheduler's name or a table with its `kind`, such as {{ kind = \"proportional_fair\" }}, got {other}"),
+        )),
+    }
+}
+
+/// The component of `registry` a table names by its `kind`, with the table's other keys as
+/// its parameters.
+fn kind_table<B>(
+    registry: &'static [&'static Component<B>],
+    family: &str,
+    table: &toml::Table,
+    key: &str,
+) -> Result<Config<B>, KeyError> {
     let kind_key = join_key(key, "kind");
     let kind = match table.get("kind") {
         None => return Err(KeyError::new(kind_key, "missing required key")),
         Some(Toml::String(kind)) => kind,
         Some(other) => return Err(KeyError::new(kind_key, format!("expected a string naming the kind, got {other}"))),
     };
-    let Some(component) = qdisc::find(kind) else {
-        return Err(KeyError::new(
-            kind_key,
-            format!("unknown qdisc kind `{kind}`, expected one of: {}", names(qdisc::REGISTRY)),
-        ));
+    let Some(component) = params::find(registry, kind) else {
+        return Err(unknown_kind(registry, family, kind, &kind_key));
     };
     read(component, table.iter().filter(|(name, _)| *name != "kind"), key)
+}
+
+fn unknown_kind<B>(registry: &[&Component<B>], family: &str, kind: &str, key: &str) -> KeyError {
+    KeyError::new(key, format!("unknown {family} kind `{kind}`, expected one of: {}", names(registry)))
 }
 
 /// Congestion control `name` (written at `name_key`) with the parameters `table` (at
@@ -226,6 +254,10 @@ pub fn describe_component(name: &str) -> Option<(&'static str, &'static str, Vec
         let (doc, params) = info(c);
         return Some(("qdisc", doc, params));
     }
+    if let Some(c) = sched::find(name) {
+        let (doc, params) = info(c);
+        return Some(("ofdma_scheduler", doc, params));
+    }
     cc::find(name).map(|c| {
         let (doc, params) = info(c);
         ("cc", doc, params)
@@ -280,6 +312,13 @@ fn write_params<M: SerializeMap, B>(map: &mut M, config: &Config<B>) -> Result<(
     Ok(())
 }
 
+/// An OFDMA scheduler in a resolved BSS's settings, written as a qdisc is.
+impl Serialize for sched::Config {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Written(self).serialize(s)
+    }
+}
+
 /// For `#[serde(serialize_with)]` on a resolved qdisc.
 pub(crate) fn serialize_qdisc<S: Serializer>(config: &qdisc::Config, s: S) -> Result<S::Ok, S::Error> {
     Written(config).serialize(s)
@@ -298,6 +337,7 @@ mod tests {
     fn names_are_unique_across_families() {
         let mut names: Vec<&str> = qdisc::REGISTRY.iter().map(|c| c.name).collect();
         names.extend(cc::REGISTRY.iter().map(|c| c.name));
+        names.extend(sched::REGISTRY.iter().map(|c| c.name));
         let count = names.len();
         names.sort_unstable();
         names.dedup();

@@ -4,7 +4,6 @@
 use super::units::{Bytes, Duration, Rate};
 use super::wifi::{DeviceSpec, OfdmaMode, Standard};
 use crate::tcp::{self, rto, TcpConfig};
-use crate::wifi::ofdma::SchedulerKind;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -601,10 +600,12 @@ pub struct Wifi {
     /// The most stations in one DL MU PPDU or uplink trigger (ns-3's `NStations`, 4 by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ofdma_stations: Option<u32>,
-    /// Who shares each MU PPDU and trigger: "round_robin" (default), "proportional_fair" or
-    /// "airtime_fair".
+    /// Who shares each MU PPDU and trigger: a scheduler's name ("round_robin", the default,
+    /// "proportional_fair" or "airtime_fair") or a table of its `kind` and parameters (read in
+    /// resolution).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ofdma_scheduler: Option<SchedulerKind>,
+    #[schemars(with = "Option<super::component_schema::MuSchedulerSpec>")]
+    pub ofdma_scheduler: Option<toml::Value>,
     /// Uplink OFDMA: start every trigger cycle with a Buffer Status Report Poll (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ofdma_bsrp: Option<bool>,

@@ -1,13 +1,14 @@
 //! 802.11ax multi-user settings of a BSS: `ofdma` and its scheduler, uplink OFDMA with
 //! random access (`uora`) and the MU EDCA parameters of triggered stations (`mu_edca`).
 
+use super::components;
 use super::model::*;
 use super::units::Duration;
 use super::wifi::*;
 use super::wifi_access::{resolve_cw, CW_KEYS};
 use super::KeyError;
 use crate::sim::{Time, US};
-use crate::wifi::ofdma::{MuEdca, Ofdma, UlOfdma, Uora};
+use crate::wifi::ofdma::{sched, MuEdca, Ofdma, UlOfdma, Uora};
 
 /// The range of `ofdma_poll_interval`.
 const MIN_POLL_INTERVAL: Time = 1_000 * US;
@@ -83,7 +84,11 @@ pub(super) fn resolve_ofdma(key: &str, w: &Wifi) -> Result<Option<Ofdma>, KeyErr
     }
     let ul = uplink.then(|| UlOfdma { bsrp: w.ofdma_bsrp.unwrap_or(true), mu_edca, poll_interval, uora });
     let dl = matches!(mode, OfdmaMode::Dl | OfdmaMode::Both);
-    Ok(Some(Ofdma { max_stations, dl, ul, scheduler: w.ofdma_scheduler.unwrap_or_default() }))
+    let scheduler = match &w.ofdma_scheduler {
+        Some(written) => components::mu_scheduler(written, &format!("{key}.ofdma_scheduler"))?,
+        None => sched::defaults(sched::DEFAULT),
+    };
+    Ok(Some(Ofdma { max_stations, dl, ul, scheduler }))
 }
 
 /// The `uora` table: 1 to 74 RA-RUs (at most the RUs of a channel) and an OFDMA contention

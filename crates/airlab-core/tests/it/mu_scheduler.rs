@@ -7,7 +7,7 @@ use airlab_core::wifi::phy::{self, TxVector};
 use airlab_core::RunOutput;
 
 /// An 802.11ax BSS at 20 MHz with `n` stations, downlink OFDMA for 4 stations per PPDU (four
-/// 52-tone RUs) under `scheduler`, saturating UDP to every station, and per-station `nodes`
+/// 52-tone RUs) under `scheduler` (as a scenario writes it), saturating UDP to every station, and per-station `nodes`
 /// settings; per-station queues deep enough (100000 packets in all) that every station stays
 /// backlogged.
 fn cell(n: usize, scheduler: &str, agg: &str, nodes: &[(&str, &[(&str, &str)])]) -> RunOutput {
@@ -19,7 +19,7 @@ fn cell(n: usize, scheduler: &str, agg: &str, nodes: &[(&str, &[(&str, &str)])])
         .key("gi", "\"800ns\"")
         .key("ofdma", "\"dl\"")
         .key("ofdma_stations", 4)
-        .key("ofdma_scheduler", format!("\"{scheduler}\""))
+        .key("ofdma_scheduler", scheduler)
         .key("aggregation", agg)
         .key("device", "{ kind = \"per_station\", size = 100000 }");
     let bss = nodes.iter().fold(bss, |bss, (name, keys)| bss.node(name, keys));
@@ -59,11 +59,18 @@ fn proportional_fair_serves_a_station_while_its_rate_is_high() {
         }
         (fast, slow)
     };
-    let (rr_fast, rr_slow) = split("round_robin");
-    let (pf_fast, pf_slow) = split("proportional_fair");
+    let (rr_fast, rr_slow) = split("\"round_robin\"");
+    let (pf_fast, pf_slow) = split("\"proportional_fair\"");
     eprintln!("round robin {rr_fast}/{rr_slow}, proportional fair {pf_fast}/{pf_slow}");
     assert!((rr_fast / rr_slow - 1.0).abs() < 0.25, "round robin {rr_fast} fast, {rr_slow} slow");
     assert!(pf_fast > 3.0 * pf_slow, "proportional fair {pf_fast} fast, {pf_slow} slow");
+    // The default window written out is the same scheduler.
+    assert_eq!(split("{ kind = \"proportional_fair\", window = 100 }"), (pf_fast, pf_slow));
+    // Averaged over one PPDU, every station left out last time ranks first next time: the
+    // two halves of the cell alternate whatever their rates, as under round robin.
+    let (w1_fast, w1_slow) = split("{ kind = \"proportional_fair\", window = 1 }");
+    eprintln!("proportional fair over one PPDU {w1_fast}/{w1_slow}");
+    assert!((w1_fast / w1_slow - 1.0).abs() < 0.25, "window 1: {w1_fast} fast, {w1_slow} slow");
 }
 
 #[test]
@@ -90,7 +97,7 @@ fn airtime_fair_gives_fast_stations_more_ppdus_for_equal_airtime() {
         TxVector::he(mcs, 1, 20, 800).with_ru(52).data_duration(psdu) as f64
     };
     let equal_airtime = airtime(7, 7) / airtime(11, 8);
-    let (rr, af) = (run("round_robin"), run("airtime_fair"));
+    let (rr, af) = (run("\"round_robin\""), run("\"airtime_fair\""));
     eprintln!("fast/slow PPDUs: round robin {rr:.3}, airtime fair {af:.3} (equal airtime: {equal_airtime:.3})");
     assert!((rr - 1.0).abs() < 0.02, "{rr}");
     assert!((af / equal_airtime - 1.0).abs() < 0.03, "{af} against {equal_airtime}");
@@ -103,6 +110,21 @@ fn the_scheduler_key_is_checked() {
         &[
             ("ofdma_scheduler = \"airtime_fair\"", "wifi[0].ofdma_scheduler", "needs an `ofdma` key"),
             ("ofdma = \"dl\"\nofdma_scheduler = \"max_rate\"", "wifi[0].ofdma_scheduler", "round_robin"),
+            (
+                "ofdma = \"dl\"\nofdma_scheduler = { kind = \"max_rate\" }",
+                "wifi[0].ofdma_scheduler.kind",
+                "unknown OFDMA scheduler kind `max_rate`, expected one of: round_robin",
+            ),
+            (
+                "ofdma = \"dl\"\nofdma_scheduler = { kind = \"proportional_fair\", window = 0 }",
+                "wifi[0].ofdma_scheduler.window",
+                "from 1 to 1000000",
+            ),
+            (
+                "ofdma = \"dl\"\nofdma_scheduler = { kind = \"round_robin\", window = 10 }",
+                "wifi[0].ofdma_scheduler.window",
+                "unknown key for round_robin",
+            ),
         ],
     );
 }

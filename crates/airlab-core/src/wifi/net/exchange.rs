@@ -58,7 +58,7 @@ impl WifiNet {
         if let Some(ap) = self.mu.as_mut().filter(|mu| mu.dev == dev && mu.settings.dl) {
             let d = &mut self.devs[dev as usize];
             let scheduler = ap.dl_scheduler.as_mut();
-            if let Some(mu) = ofdma::dl::plan_dl_mu(&mut d.queues, &d.peers, d.aggregation, ap.settings, scheduler) {
+            if let Some(mu) = ofdma::dl::plan_dl_mu(&mut d.queues, &d.peers, d.aggregation, &ap.settings, scheduler) {
                 let mut parts = std::mem::take(&mut d.spare_parts);
                 let tones = mu.alloc.tones;
                 parts.extend(mu.users.into_iter().map(|(peer, mpdus)| {

@@ -40,7 +40,7 @@ pub use ul_cycle::UlStats;
 use super::link::{LinkStats, Peer, Reception};
 use super::medium::Medium;
 use super::mpdu::Mpdu;
-use super::ofdma::sched::MuScheduler;
+use super::ofdma::sched::{self, MuScheduler};
 use super::ofdma::{Obo, Ofdma, UlScheduler};
 use super::phy::{self, TxVector};
 use super::queues::DeviceQueues;
@@ -407,10 +407,10 @@ impl WifiNet {
             let peers = devs[dev as usize].peers.len();
             MuAp {
                 dev,
-                settings,
                 ul: UlScheduler::new(peers),
-                dl_scheduler: settings.scheduler.create(peers),
-                ul_scheduler: settings.scheduler.create(peers),
+                dl_scheduler: sched::create(&settings.scheduler, peers),
+                ul_scheduler: sched::create(&settings.scheduler, peers),
+                settings,
                 poll_due: false,
             }
         });

@@ -38,7 +38,7 @@ pub fn plan_dl_mu(
     queues: &mut DeviceQueues,
     peers: &[Peer],
     agg: Aggregation,
-    ofdma: Ofdma,
+    ofdma: &Ofdma,
     scheduler: &mut dyn MuScheduler,
 ) -> Option<DlMuPlan> {
     let eligible: Vec<Eligible> = queues

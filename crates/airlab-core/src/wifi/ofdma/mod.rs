@@ -9,12 +9,11 @@ pub mod sched;
 pub mod ul;
 
 use crate::sim::Time;
-pub use sched::SchedulerKind;
 use serde::Serialize;
 pub use ul::{MuEdca, Obo, UlScheduler, Uora};
 
 /// OFDMA settings of a BSS.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Ofdma {
     /// Most stations in one MU PPDU or trigger (ns-3 `RrMultiUserScheduler::NStations`).
     pub max_stations: usize,
@@ -23,7 +22,7 @@ pub struct Ofdma {
     /// The AP triggers uplink HE TB PPDUs.
     pub ul: Option<UlOfdma>,
     /// Who shares each MU PPDU and trigger.
-    pub scheduler: SchedulerKind,
+    pub scheduler: sched::Config,
 }
 
 /// Uplink OFDMA settings of a BSS.

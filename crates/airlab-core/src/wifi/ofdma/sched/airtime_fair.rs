@@ -5,8 +5,17 @@
 //! becomes eligible again its account is raised to the least of the stations that stayed
 //! eligible. Ties go to the AP's turn order.
 
-use super::{Eligible, MuScheduler, Served};
+use super::{Build, Component, Eligible, MuScheduler, Served};
+use crate::params::no_check;
 use crate::sim::Time;
+
+pub static AIRTIME_FAIR: Component = Component {
+    name: "airtime_fair",
+    doc: "the stations that have used the least airtime on their RUs so far",
+    params: &[],
+    check: no_check,
+    build: Build(|_, peers| Box::new(AirtimeFair::new(peers))),
+};
 
 pub struct AirtimeFair {
     /// Per peer: airtime used.

@@ -5,14 +5,15 @@
 //! always equal ([`crate::wifi::phy::mu::RuAllocation::equal`]). After each PPDU or trigger
 //! the scheduler learns what every station it picked got.
 //!
-//! A new scheduler is one file here with a `MuScheduler` and one line in [`SchedulerKind`].
+//! A new scheduler is one file here with a `MuScheduler` and its [`Component`] (parameters
+//! declared as a qdisc's are), plus its line in [`REGISTRY`] and its `mod` line.
 
 mod airtime_fair;
 mod proportional_fair;
 mod round_robin;
 
+use crate::params;
 use crate::sim::Time;
-use serde::{Deserialize, Serialize};
 
 /// A station with frames for a multi-user PPDU (downlink) or a reported queue (uplink).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,26 +42,50 @@ pub trait MuScheduler {
     fn served(&mut self, served: &[Served]);
 }
 
-/// The schedulers, as `ofdma_scheduler` names them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum SchedulerKind {
-    /// ns-3's `RrMultiUserScheduler`: the first stations in turn.
-    #[default]
-    RoundRobin,
-    /// The highest PHY rate over average served throughput.
-    ProportionalFair,
-    /// The least airtime used so far.
-    AirtimeFair,
+/// How a registered scheduler is made: from its checked parameters, for an AP with `peers`
+/// stations.
+pub struct Build(pub fn(&Config, usize) -> Box<dyn MuScheduler>);
+
+pub type Component = params::Component<Build>;
+/// A scheduler with its parameters, as `ofdma_scheduler` gives them.
+pub type Config = params::Config<Build>;
+
+/// Every scheduler `ofdma_scheduler` can name.
+pub static REGISTRY: &[&Component] =
+    &[&round_robin::ROUND_ROBIN, &proportional_fair::PROPORTIONAL_FAIR, &airtime_fair::AIRTIME_FAIR];
+
+/// The scheduler a BSS uses unless `ofdma_scheduler` names another.
+pub const DEFAULT: &str = "round_robin";
+
+/// The registered scheduler called `name`.
+pub fn find(name: &str) -> Option<&'static Component> {
+    params::find(REGISTRY, name)
 }
 
-impl SchedulerKind {
-    /// A scheduler for an AP with `peers` stations.
-    pub fn create(self, peers: usize) -> Box<dyn MuScheduler> {
-        match self {
-            SchedulerKind::RoundRobin => Box::new(round_robin::RoundRobin),
-            SchedulerKind::ProportionalFair => Box::new(proportional_fair::ProportionalFair::new(peers)),
-            SchedulerKind::AirtimeFair => Box::new(airtime_fair::AirtimeFair::new(peers)),
+/// Registered scheduler `name` with its defaults; panics on an unregistered name (callers
+/// name schedulers in code).
+pub fn defaults(name: &str) -> Config {
+    Config::defaults(find(name).unwrap_or_else(|| panic!("no OFDMA scheduler `{name}` is registered")))
+}
+
+/// The scheduler `config` describes, for an AP with `peers` stations.
+pub fn create(config: &Config, peers: usize) -> Box<dyn MuScheduler> {
+    (config.component().build.0)(config, peers)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_scheduler_builds_from_its_defaults() {
+        for component in REGISTRY {
+            let config = Config::defaults(component);
+            assert!(config.iter().all(|(p, v)| p.admits(v)), "{}", component.name);
+            assert_eq!(config.check(), Ok(()), "{}", component.name);
+            let mut built = create(&config, 3);
+            let eligible = [Eligible { peer: 2, rate_bps: 1 }];
+            assert_eq!(built.pick(&eligible, 1), vec![2], "{}", component.name);
         }
     }
 }

@@ -1,24 +1,37 @@
 //! Proportional fair: picks the stations with the highest ratio of their link's PHY rate now
 //! to the throughput they were served on average, an exponentially weighted average over the
-//! last [`WINDOW`] PPDUs or triggers (a station not picked counts 0 bits). With static rates
+//! last `window` PPDUs or triggers (a station not picked counts 0 bits). With static rates
 //! it serves backlogged stations equally often, like round robin; when a link's rate changes
 //! (a `schedule`, a station that moves) it serves the station while its rate is above its
 //! usual and defers it while below: the multi-user diversity gain (Kelly's proportional
 //! fairness, as cellular schedulers implement it). Ties go to the AP's turn order.
 
-use super::{Eligible, MuScheduler, Served};
+use super::{Build, Component, Eligible, MuScheduler, Served};
+use crate::params::{no_check, Kind, Param, Value};
 
-/// PPDUs or triggers in the throughput average's time constant.
-pub const WINDOW: f64 = 100.0;
+pub static PROPORTIONAL_FAIR: Component = Component {
+    name: "proportional_fair",
+    doc: "the highest PHY rate over the throughput served on average",
+    params: &[Param {
+        name: "window",
+        kind: Kind::Int { min: 1, max: 1_000_000, unit: "PPDUs" },
+        default: Value::Int(100),
+        doc: "PPDUs or triggers in the time constant of the served-throughput average",
+    }],
+    check: no_check,
+    build: Build(|c, peers| Box::new(ProportionalFair::new(peers, c.int("window") as f64))),
+};
 
 pub struct ProportionalFair {
     /// Per peer: bits served per PPDU or trigger, averaged.
     average: Vec<f64>,
+    /// PPDUs or triggers in the average's time constant.
+    window: f64,
 }
 
 impl ProportionalFair {
-    pub fn new(peers: usize) -> Self {
-        ProportionalFair { average: vec![0.0; peers] }
+    pub fn new(peers: usize, window: f64) -> Self {
+        ProportionalFair { average: vec![0.0; peers], window }
     }
 
     /// The priority of `e`: its rate over its average; a station never served comes first.
@@ -46,7 +59,7 @@ impl MuScheduler for ProportionalFair {
             bits[s.peer as usize] += s.bits;
         }
         for (average, bits) in self.average.iter_mut().zip(bits) {
-            *average += (bits as f64 - *average) / WINDOW;
+            *average += (bits as f64 - *average) / self.window;
         }
     }
 }
@@ -61,7 +74,7 @@ mod tests {
 
     #[test]
     fn serves_the_best_rate_relative_to_its_history() {
-        let mut pf = ProportionalFair::new(3);
+        let mut pf = ProportionalFair::new(3, 100.0);
         // Nobody served yet: the turn order.
         assert_eq!(pf.pick(&eligible(&[(2, 10), (0, 50), (1, 20)]), 2), vec![2, 0]);
         pf.served(&[Served { peer: 0, bits: 1000, airtime: 0 }, Served { peer: 1, bits: 1000, airtime: 0 }]);
@@ -73,6 +86,6 @@ mod tests {
         // Averages decay for the stations not served.
         let before = pf.average[2];
         pf.served(&[]);
-        assert!((pf.average[2] - before * (1.0 - 1.0 / WINDOW)).abs() < 1e-12);
+        assert!((pf.average[2] - before * (1.0 - 1.0 / 100.0)).abs() < 1e-12);
     }
 }

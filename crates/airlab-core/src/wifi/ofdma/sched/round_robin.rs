@@ -3,7 +3,16 @@
 //! layer serves its stations in turn, the uplink turn passes to the station after the last
 //! served), every backlogged station is picked equally often.
 
-use super::{Eligible, MuScheduler, Served};
+use super::{Build, Component, Eligible, MuScheduler, Served};
+use crate::params::no_check;
+
+pub static ROUND_ROBIN: Component = Component {
+    name: "round_robin",
+    doc: "ns-3's RrMultiUserScheduler: the first stations in the AP's turn order",
+    params: &[],
+    check: no_check,
+    build: Build(|_, _| Box::new(RoundRobin)),
+};
 
 pub struct RoundRobin;
 
