@@ -486,7 +486,7 @@ def _switch_record(missing: int | None = None) -> dict:
 
 
 def test_rate_switch_lag_counts_from_the_first_frame_and_each_switch() -> None:
-    from airlab.reproduce.fccc import switch_metrics
+    from airlab.reproduce.metrics_fccc import switch_metrics
 
     m = switch_metrics(_switch_record())
     assert m["cwnd_up_fast"] / m["cwnd_up_slow"] == pytest.approx(1309 / 369)
@@ -558,7 +558,7 @@ def test_xlayer_aqm_reproduction_end_to_end(
 
 
 def test_transfer_rounds_are_each_sources_kth_connection() -> None:
-    from airlab.reproduce.xlayer_aqm import transient_rows
+    from airlab.reproduce.metrics_xlayer import transient_rows
 
     rec = {
         "tags": {"setting": "eHealth, mac80211"},

@@ -177,28 +177,46 @@ def plot_rtt(res: Result, path: Path) -> Path | None:
     return _plot_flow_metric(res, path, "srtt_ms", "smoothed RTT (ms)", "Round-trip time (srtt)")
 
 
-def plot_queues(res: Result, path: Path) -> Path | None:
-    queues = _series(res.queues, "queue", "backlog_pkts", "sojourn_ms")
-    series = _busiest(queues, "backlog_pkts", "max")
+def _two_rows(
+    res: Result,
+    path: Path,
+    table: tuple[pd.DataFrame, str, str],
+    title: str,
+    top: tuple[str, str],
+    sparse: tuple[str, str],
+    percent: bool = False,
+) -> Path | None:
+    """Two panels against time for the busiest entities of ``table`` (frame, key, how the
+    ``top`` column ranks them; see :func:`_busiest`): above, ``top`` (column, axis label)
+    (``percent``: a share in 0-1, drawn in %); below, ``sparse``, a column that is NaN in the
+    intervals without a sample, with markers, for the entities that have one at all."""
+    frame, key, how = table
+    series = _busiest(_series(frame, key, top[0], sparse[0]), top[0], how)
     if not series:
         return None
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7, 5.6), sharex=True)
-    _draw(ax1, series, "backlog_pkts")
-    ax1.set_ylabel("backlog (packets)")
-    ax1.set_ylim(bottom=0)
+    _draw(ax1, series, top[0], scale=100.0 if percent else 1.0)
+    ax1.set_ylabel(top[1])
+    ax1.set_ylim(0, 105 if percent else None)
     ax1.set_xlabel("")
-    ax1.set_title(_title(res, "Queue backlog and sojourn time"))
-    soj = [(n, r) for n, r in series if r["sojourn_ms"].notna().any()]
-    if soj:
-        # markers too: sojourn is NaN in intervals where nothing left the queue
-        for name, rows in soj:
-            ax2.plot(*_thin(rows, "sojourn_ms"), marker=".", markersize=2, label=name)
-        if len(soj) <= MAX_LEGEND:
-            ax2.legend(loc="best", frameon=False)
-    ax2.set_ylabel("sojourn (ms)")
+    ax1.set_title(_title(res, title))
+    col, ylabel = sparse
+    sampled = [(n, r) for n, r in series if r[col].notna().any()]
+    for name, rows in sampled:
+        ax2.plot(*_thin(rows, col), marker=".", markersize=2, label=name)
+    if sampled and len(sampled) <= MAX_LEGEND:
+        ax2.legend(loc="best", frameon=False)
+    ax2.set_ylabel(ylabel)
     ax2.set_xlabel("time (s)")
     ax2.set_ylim(bottom=0)
     return _save(fig, path)
+
+
+def plot_queues(res: Result, path: Path) -> Path | None:
+    # sojourn is NaN in intervals where nothing left the queue
+    top, sparse = ("backlog_pkts", "backlog (packets)"), ("sojourn_ms", "sojourn (ms)")
+    title = "Queue backlog and sojourn time"
+    return _two_rows(res, path, (res.queues, "queue", "max"), title, top, sparse)
 
 
 def plot_links(res: Result, path: Path) -> Path | None:
@@ -215,25 +233,9 @@ def plot_links(res: Result, path: Path) -> Path | None:
 
 def plot_wifi(res: Result, path: Path) -> Path | None:
     """Airtime share and aggregation per Wi-Fi link (the links that carried data)."""
-    links = _series(res.wifi, "link", "airtime_share", "mpdus_per_ppdu")
-    series = _busiest(links, "airtime_share", "mean")
-    if not series:
-        return None
-    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7, 5.6), sharex=True)
-    _draw(ax1, series, "airtime_share", scale=100.0)
-    ax1.set_ylabel("airtime (%)")
-    ax1.set_ylim(0, 105)
-    ax1.set_xlabel("")
-    ax1.set_title(_title(res, "Wi-Fi airtime and aggregation per link"))
-    agg = [(n, r) for n, r in series if r["mpdus_per_ppdu"].notna().any()]
-    for name, rows in agg:
-        ax2.plot(*_thin(rows, "mpdus_per_ppdu"), marker=".", markersize=2, label=name)
-    if agg and len(agg) <= MAX_LEGEND:
-        ax2.legend(loc="best", frameon=False)
-    ax2.set_ylabel("MPDUs per PPDU")
-    ax2.set_xlabel("time (s)")
-    ax2.set_ylim(bottom=0)
-    return _save(fig, path)
+    top, sparse = ("airtime_share", "airtime (%)"), ("mpdus_per_ppdu", "MPDUs per PPDU")
+    title = "Wi-Fi airtime and aggregation per link"
+    return _two_rows(res, path, (res.wifi, "link", "mean"), title, top, sparse, percent=True)
 
 
 def plot_ping_cdf(res: Result, path: Path) -> Path | None:

@@ -27,7 +27,7 @@ does, and :func:`fhss_times` gives his Table I parameter set.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from scipy.optimize import brentq
@@ -234,14 +234,8 @@ class DcfTimes:
     payload_time: float | None = None
 
     def kwargs(self) -> dict[str, Any]:
-        """Keyword arguments for :func:`saturation_throughput`."""
-        return {
-            "slot": self.slot,
-            "t_s": self.t_s,
-            "t_c": self.t_c,
-            "payload_bits": self.payload_bits,
-            "payload_time": self.payload_time,
-        }
+        """Keyword arguments for :func:`saturation_throughput`: the fields, by name."""
+        return asdict(self)
 
 
 def basic_times(

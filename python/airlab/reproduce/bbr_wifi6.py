@@ -16,7 +16,6 @@ Means over seeds with 95 % confidence intervals.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +46,7 @@ from airlab.reproduce.metrics_wifi6 import (
 from airlab.reproduce.metrics_wifi6 import one_second_bins as one_second_bins
 from airlab.reproduce.runner import (
     Job,
+    Plan,
     Reading,
     Target,
     mean_ci,
@@ -179,13 +179,6 @@ READINGS_DECLARED = (
         "2026-11-26",
     ),
 )
-
-
-@dataclass(frozen=True)
-class Plan:
-    seeds: tuple[int, ...]
-    duration_s: int
-    warmup_s: int
 
 
 FULL = Plan((1, 2, 3, 4, 5), 60, 5)
@@ -491,13 +484,7 @@ def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
     """The HTML report: what runs, then per experiment group the targets, figures and tables."""
     from airlab.reproduce import report as r
 
-    p = plan(quick)
-    intro = r.plan_note(quick, analysis) + INTRO.format(
-        runs=len({j.id for j in jobs(quick)}),
-        seeds=len(p.seeds),
-        duration=p.duration_s,
-        warmup=p.warmup_s,
-    )
+    intro = r.timed_intro(quick, analysis, INTRO, jobs(quick), plan(quick))
     flow_cols = [
         ("pattern", "pattern"),
         ("aqm", "AQM"),
@@ -513,13 +500,7 @@ def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
         ("pacing", "pacing Mbit/s"),
         ("delivery", "delivery Mbit/s"),
     ]
-    sections = [
-        (
-            s["title"],
-            r.targets_table(s["targets"], show_variant=True) + r.images(s["figures"], out_dir),
-        )
-        for s in analysis["sections"]
-    ]
+    sections = r.target_sections(analysis["sections"], out_dir)
     sections.append(("Every setting, per flow", r.frame_table(analysis["flows"], flow_cols)))
     w, n = analysis["score"]
     intro += f"<p><b>{w} of {n} informative point and range rows within tolerance "
@@ -537,34 +518,22 @@ def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
                   ("model_bbr_drops_per_s", "BBRv3 drops/s, model"),
                   ("model_cubic_drops_per_s", "CUBIC drops/s, model"), ("rule", "rule"),
                   ("agrees", "agrees")]  # fmt: skip
-    sections.append(
-        (
-            "The cross-layer model against the simulator",
-            MODEL
-            + r.frame_table(analysis["model"], model_cols)
-            + r.images({"model": analysis["model_figure"]}, out_dir),
-        )
-    )
     base_cols = [("base_rtt_ms", "base RTT (ms)"),
                  *((f"rtt_{a}", f"RTT {AQM_LABEL[a]} (ms)") for a in AQMS),
                  *((f"cwnd_{r}_{a}", f"cwnd {n} {AQM_LABEL[a]} (KB)") for a in AQMS[1:]
                    for r, n in (("bbr", "BBRv3"), ("cubic", "CUBIC"))),
                  ("retx_ratio_cake", "CAKE retrans. BBRv3/CUBIC"),
                  ("cubic_share_pfifo", "PFIFO CUBIC share")]  # fmt: skip
-    sections.append(
-        (
-            "Sensitivity to the base RTT (the controlled variant behind the misses)",
-            BASE_RTT
-            + r.frame_table(analysis["base_rtt"], base_cols)
-            + r.images({"base_rtt": analysis["base_rtt_figure"]}, out_dir),
-        )
-    )
-    sections.append(
-        (
-            "Sensitivity to the PHY (X.1: is the Wi-Fi the bottleneck?)",
-            SENSITIVITY
-            + r.frame_table(analysis["sensitivity"], sens_cols)
-            + r.images({"phy": analysis["sensitivity_figure"]}, out_dir),
-        )
-    )
+    # (title, prose, the analysis' table and its figure "<table>_figure", the figure's key)
+    studies = (
+        ("The cross-layer model against the simulator", MODEL, "model", model_cols, "model"),
+        ("Sensitivity to the base RTT (the controlled variant behind the misses)", BASE_RTT,
+         "base_rtt", base_cols, "base_rtt"),
+        ("Sensitivity to the PHY (X.1: is the Wi-Fi the bottleneck?)", SENSITIVITY,
+         "sensitivity", sens_cols, "phy"),
+    )  # fmt: skip
+    for title, prose, table, cols, key in studies:
+        figure = {key: analysis[f"{table}_figure"]}
+        content = prose + r.frame_table(analysis[table], cols) + r.images(figure, out_dir)
+        sections.append((title, content))
     return r.page(TITLE, intro, sections)

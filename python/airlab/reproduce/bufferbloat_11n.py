@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +24,23 @@ import numpy as np
 import pandas as pd
 
 from airlab.reproduce import figures_11n
+from airlab.reproduce.metrics_11n import (
+    AGG_LABEL,
+    AGG_RATES,
+    FULL_QUEUE,
+    HOPS,
+    NETWORK,
+    PARKING_FLOWS,
+    PARTIAL_HOPS,
+    QUEUE_LIMIT,
+    RATES,
+    aggregate,
+    tables,
+    variant,
+)
 from airlab.reproduce.runner import (
     Job,
+    Plan,
     Target,
     direction,
     jain,
@@ -37,36 +51,11 @@ from airlab.reproduce.runner import (
 )
 
 TITLE = "Bufferbloat in 802.11n with A-MPDU: chains and parking lot (paper 002)"
-NETWORK = "chain"
-#: Link rates (Mbit/s) and their HT settings (paper Table I).
-RATES: dict[float, dict[str, str]] = {
-    6.5: {"mcs": "0", "width": "20", "gi": "800ns"},
-    144.4: {"mcs": "15", "width": "20", "gi": "400ns"},
-    300.0: {"mcs": "15", "width": "40", "gi": "400ns"},
-}
-#: ath9k does not aggregate at 6.5 Mbit/s: A-MPDU runs only at these rates.
-AGG_RATES = (144.4, 300.0)
-HOPS = (1, 2, 3, 4)
-PARTIAL_HOPS = (3, 4)
-#: Parking-lot flows, farthest first; each ends at n4.
-PARKING_FLOWS = ("4hop", "3hop", "2hop", "1hop")
-#: The pfifo limit of every node (Linux txqueuelen) and what counts as "full".
-QUEUE_LIMIT = 1000
-FULL_QUEUE = 950
-AGG_LABEL = {"none": "no A-MPDU", "full": "A-MPDU", "partial": "partial A-MPDU"}
 JAIN_TOL = 0.05
 
 #: Time series kept per run, for Figs. 2, 3 and 5 and the E2-2/E2-3 checks.
 SERIES = {"flows": ("cwnd_pkts", "srtt_ms"), "queues": ("backlog_pkts", "device_pkts")}
 SERIES_LINKS: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Plan:
-    seeds: tuple[int, ...]
-    duration_s: int
-    warmup_s: int
-
 
 FULL = Plan((1, 2, 3, 4, 5), 200, 10)
 QUICK = Plan((1, 2), 30, 5)
@@ -74,14 +63,6 @@ QUICK = Plan((1, 2), 30, 5)
 
 def plan(quick: bool) -> Plan:
     return QUICK if quick else FULL
-
-
-def rate_label(rate: float) -> str:
-    return f"{rate:g} Mbit/s"
-
-
-def variant(rate: float, agg: str) -> str:
-    return f"{rate_label(rate)}, {AGG_LABEL[agg]}"
 
 
 # -- the runs ----------------------------------------------------------------------------------
@@ -137,80 +118,6 @@ def jobs(quick: bool = False) -> list[Job]:
     return out
 
 
-# -- per-run metrics ---------------------------------------------------------------------------
-
-
-def _series_max(rec: Mapping[str, Any], queue: str) -> float:
-    """Largest sampled qdisc backlog of a queue over the whole run (warm-up included)."""
-    s = rec.get("series", {}).get("queues", {}).get(queue, {}).get("backlog_pkts")
-    return float(np.nanmax(s)) if s else math.nan
-
-
-def chain_metrics(rec: Mapping[str, Any]) -> dict[str, Any]:
-    """Throughput, RTT, losses, and per node the queue and the A-MPDU size of one chain run."""
-    s = rec["summary"]
-    f = s["flows"][0]
-    links = {link["name"]: link for net in s["wifi"] for link in net["links"]}
-    queues = {q["name"]: q for q in s["queues"]}
-    h = rec["tags"]["hops"]
-    row: dict[str, Any] = {
-        **rec["tags"],
-        "seed": rec["seed"],
-        "thr": f["goodput_mbps"],
-        "rtt": (f["rtt_ms"] or {}).get("mean", math.nan),
-        "retransmits": f["retransmits"],
-        "queue_drops": f["queue_drops"],
-        "wire_lost": f["wire_lost"],
-    }
-    for i in range(h + 1):
-        q = queues[f"{NETWORK}:n{i}"]
-        row[f"backlog_mean_n{i}"] = q["backlog_pkts"]["mean"]
-        row[f"backlog_max_n{i}"] = _series_max(rec, f"{NETWORK}:n{i}")
-        row[f"drops_n{i}"] = q["drops"]
-    for i in range(h):
-        size = links[f"{NETWORK}:n{i}->n{i + 1}"]["mpdus_per_ppdu"]
-        row[f"size_n{i}"] = math.nan if size is None else size
-    return row
-
-
-def parking_metrics(rec: Mapping[str, Any]) -> dict[str, Any]:
-    """Per-flow throughput and RTT and Jain's index of one parking-lot run."""
-    flows = {f["name"]: f for f in rec["summary"]["flows"]}
-    row: dict[str, Any] = {**rec["tags"], "seed": rec["seed"]}
-    for name in PARKING_FLOWS:
-        row[f"thr_{name}"] = flows[name]["goodput_mbps"]
-        row[f"rtt_{name}"] = (flows[name]["rtt_ms"] or {}).get("mean", math.nan)
-    thr = [row[f"thr_{n}"] for n in PARKING_FLOWS]
-    row["jain"] = jain(thr)
-    row["total"] = float(sum(thr))
-    return row
-
-
-def tables(records: Mapping[str, dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    chain = [chain_metrics(r) for r in records.values() if r["tags"]["topology"] == "chain"]
-    park = [parking_metrics(r) for r in records.values() if r["tags"]["topology"] == "parking"]
-    return pd.DataFrame(chain), pd.DataFrame(park)
-
-
-def aggregate(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
-    """Mean and standard deviation (``<metric>_sd``) of every metric over seeds."""
-    metrics = [
-        c
-        for c in df.columns
-        if c not in (*by, "seed", "topology") and pd.api.types.is_numeric_dtype(df[c])
-    ]
-    rows = []
-    for key, g in df.groupby(list(by), sort=True):
-        row = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
-        row["seeds"] = len(g)
-        for m in metrics:
-            x = g[m].astype(float)
-            row[m] = float(x.mean())
-            row[f"{m}_sd"] = float(x.std(ddof=1)) if x.notna().sum() > 1 else math.nan
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
 # -- paper numbers -----------------------------------------------------------------------------
 
 
@@ -244,6 +151,19 @@ def chain_targets(
     def c(rate: float, h: int, agg: str = "none") -> pd.Series:
         return row_where(chain, rate=rate, hops=h, ampdu=agg)
 
+    def per_hop(exp: str, rate: float, agg: str) -> list[Target]:
+        """Throughput at 2, 3 and 4 hops over that at 1 hop, against the paper's 1/h."""
+        return [
+            point(
+                exp,
+                f"throughput {h}-hop / 1-hop",
+                round(1 / h, 4),
+                c(rate, h, agg).thr / c(rate, 1, agg).thr,
+                variant(rate, agg),
+            )
+            for h in HOPS[1:]
+        ]
+
     none: list[Target] = []
     e21, e21b = "E2-1 (Fig. 1a)", "E2-1 (Fig. 1b)"
     for rate, rtt in ((6.5, 1853.0), (144.4, 328.0), (300.0, 286.0)):
@@ -254,16 +174,7 @@ def chain_targets(
             point(e21b, "1-hop RTT (ms)", rtt, c(rate, 1).rtt, variant(rate, "none"), note=note)
         )
     for rate in RATES:
-        for h in HOPS[1:]:
-            none.append(
-                point(
-                    e21,
-                    f"throughput {h}-hop / 1-hop",
-                    round(1 / h, 4),
-                    c(rate, h).thr / c(rate, 1).thr,
-                    variant(rate, "none"),
-                )
-            )
+        none += per_hop(e21, rate, "none")
     v65 = variant(6.5, "none")
     for h, pct in ((3, 4.5), (4, 10.0)):
         none.append(
@@ -370,17 +281,7 @@ def chain_targets(
                 variant(rate, "full"),
             )
         )
-    v144 = variant(144.4, "full")
-    for h in HOPS[1:]:
-        full.append(
-            point(
-                e24,
-                f"throughput {h}-hop / 1-hop",
-                round(1 / h, 4),
-                c(144.4, h, "full").thr / c(144.4, 1, "full").thr,
-                v144,
-            )
-        )
+    full += per_hop(e24, 144.4, "full")
     v300f = variant(300.0, "full")
     steps = [c(300.0, h + 1, "full").thr / c(300.0, h, "full").thr for h in HOPS[:-1]]
     full.append(
@@ -679,13 +580,7 @@ def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
     """The HTML report: what runs, then per experiment group the targets, tables, figures."""
     from airlab.reproduce import report as r
 
-    p = plan(quick)
-    intro = r.plan_note(quick, analysis) + INTRO.format(
-        runs=len({j.id for j in jobs(quick)}),
-        seeds=len(p.seeds),
-        duration=p.duration_s,
-        warmup=p.warmup_s,
-    )
+    intro = r.timed_intro(quick, analysis, INTRO, jobs(quick), plan(quick))
     chain_cols = [
         ("rate", "rate (Mbit/s)"),
         ("hops", "hops"),

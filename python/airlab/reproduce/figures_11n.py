@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import matplotlib
 
@@ -20,9 +20,8 @@ import pandas as pd
 from matplotlib.axes import Axes
 
 from airlab.reproduce.figures import _save, _style
-
-if TYPE_CHECKING:
-    from airlab.reproduce.bufferbloat_11n import Plan
+from airlab.reproduce.metrics_11n import PARKING_FLOWS
+from airlab.reproduce.runner import Plan
 
 RATE_COLOR = {6.5: "tab:green", 144.4: "tab:blue", 300.0: "tab:red"}
 AGG_COLOR = {"none": "tab:gray", "partial": "tab:olive", "full": "tab:purple"}
@@ -42,6 +41,20 @@ def _runs(records: Mapping[str, dict[str, Any]], **tags: Any) -> list[dict[str, 
 
 def _time(values: Sequence[float], interval: float) -> np.ndarray:
     return interval * np.arange(1, len(values) + 1)
+
+
+def _bars(
+    ax: Axes,
+    x: np.ndarray,
+    g: pd.DataFrame,
+    col: str,
+    width: float,
+    color: str,
+    label: str,
+    capsize: int = 2,
+) -> None:
+    """Bars of the seed means in ``g[col]`` at ``x``, their standard deviations as error bars."""
+    ax.bar(x, g[col], width, yerr=_sd(g[f"{col}_sd"]), capsize=capsize, color=color, label=label)
 
 
 def _seeds(agg: pd.DataFrame) -> int:
@@ -94,15 +107,7 @@ def fig1_partial(agg: pd.DataFrame, metric: str, out: Path, name: str, ylabel: s
             g = agg[(agg.ampdu == mode) & (agg.rate == rate) & agg.hops.isin((3, 4))]
             g = g.sort_values("hops")
             x = np.arange(len(g)) + (k - 1) * width
-            ax.bar(
-                x,
-                g[metric],
-                width,
-                yerr=_sd(g[f"{metric}_sd"]),
-                capsize=3,
-                color=AGG_COLOR[mode],
-                label=mode,
-            )
+            _bars(ax, x, g, metric, width, AGG_COLOR[mode], mode, capsize=3)
             ax.set_xticks(np.arange(len(g)), [f"{h} hops" for h in g.hops])
         ax.set_title(f"{rate:g} Mbit/s")
         _style(ax, "chain length", ylabel)
@@ -206,15 +211,7 @@ def fig4(agg: pd.DataFrame, out: Path) -> Path:
             if col not in g.columns:
                 continue
             x = np.arange(len(g)) + (i - 1.5) * width
-            ax.bar(
-                x,
-                g[col],
-                width,
-                yerr=_sd(g[f"{col}_sd"]),
-                capsize=2,
-                color=NODE_COLOR[i],
-                label=f"n{i}",
-            )
+            _bars(ax, x, g, col, width, NODE_COLOR[i], f"n{i}")
         ax.axhline(32, color="k", ls=":", lw=1, label="driver limit (32)")
         ax.set_ylim(0, 40)
         ax.set_xticks(np.arange(len(g)), [f"{h} hop{'s' if h > 1 else ''}" for h in g.hops])
@@ -230,8 +227,6 @@ def fig4(agg: pd.DataFrame, out: Path) -> Path:
 
 def fig6(park: pd.DataFrame, mode: str, rates: Sequence[float], out: Path, name: str) -> Path:
     """Parking lot: per-flow throughput and RTT at each rate, Jain's index above the bars."""
-    from airlab.reproduce.bufferbloat_11n import PARKING_FLOWS
-
     flows = list(reversed(PARKING_FLOWS))
     fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
     width = 0.2
@@ -239,24 +234,8 @@ def fig6(park: pd.DataFrame, mode: str, rates: Sequence[float], out: Path, name:
     x0 = np.arange(len(g))
     for k, f in enumerate(flows):
         x = x0 + (k - 1.5) * width
-        a.bar(
-            x,
-            g[f"thr_{f}"],
-            width,
-            yerr=_sd(g[f"thr_{f}_sd"]),
-            capsize=2,
-            color=FLOW_COLOR[f],
-            label=f,
-        )
-        b.bar(
-            x,
-            g[f"rtt_{f}"],
-            width,
-            yerr=_sd(g[f"rtt_{f}_sd"]),
-            capsize=2,
-            color=FLOW_COLOR[f],
-            label=f,
-        )
+        _bars(a, x, g, f"thr_{f}", width, FLOW_COLOR[f], f)
+        _bars(b, x, g, f"rtt_{f}", width, FLOW_COLOR[f], f)
     labels = [f"{r:g} Mbit/s\nJFI {j:.2f}" for r, j in zip(g.rate, g.jain_of_means, strict=True)]
     a.set_yscale("log")
     for ax, ylabel in ((a, "throughput (Mbit/s)"), (b, "mean RTT (ms)")):

@@ -16,8 +16,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from airlab.reproduce.fccc import FLOORS, PAIRS, PATHS, RATES, SCALES, THREE, difference
 from airlab.reproduce.figures import _save, _style
+from airlab.reproduce.metrics_fccc import FLOORS, PAIRS, PATHS, RATES, SCALES, THREE, difference
 
 COLOR = {"ed1": "tab:green", "ed2": "tab:orange", "ed3": "tab:red"}
 

@@ -182,39 +182,23 @@ def fig_delay(
     return _save(fig, path)
 
 
+def _with_ci(ax: Any, x: np.ndarray, table: pd.DataFrame, col: str, **style: Any) -> None:
+    """``table[col]`` against ``x``, its 95 % CI (``<col>_ci``, none where NaN) as error bars."""
+    ax.errorbar(x, table[col], yerr=table[f"{col}_ci"].fillna(0), capsize=3, **style)
+
+
 def sensitivity(table: pd.DataFrame, path: Path) -> Path:
     """Uplink RTT per AQM, CUBIC's PFIFO share and bidirectional CAKE's carried rate per MCS."""
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
     x = table.mcs.to_numpy()
     for aqm, marker in zip(AQMS, "os^", strict=True):
-        axes[0].errorbar(
-            x,
-            table[f"rtt_{aqm}"],
-            yerr=table[f"rtt_{aqm}_ci"].fillna(0),
-            marker=marker,
-            capsize=3,
-            label=AQM_LABEL[aqm],
-        )
+        _with_ci(axes[0], x, table, f"rtt_{aqm}", marker=marker, label=AQM_LABEL[aqm])
     axes[0].legend(fontsize=8)
     _style(axes[0], "HE-MCS (20 MHz)", "uplink srtt median (ms)")
-    axes[1].errorbar(
-        x,
-        table.cubic_share_pfifo,
-        yerr=table.cubic_share_pfifo_ci.fillna(0),
-        marker="o",
-        capsize=3,
-        color=COLOR["cubic"],
-    )
+    _with_ci(axes[1], x, table, "cubic_share_pfifo", marker="o", color=COLOR["cubic"])
     axes[1].axhline(0.5, color="grey", lw=0.8, ls=":")
     _style(axes[1], "HE-MCS (20 MHz)", "CUBIC share, PFIFO uplink")
-    axes[2].errorbar(
-        x,
-        table.bidir_cake_mbps,
-        yerr=table.bidir_cake_mbps_ci.fillna(0),
-        marker="o",
-        capsize=3,
-        color="tab:green",
-    )
+    _with_ci(axes[2], x, table, "bidir_cake_mbps", marker="o", color="tab:green")
     _style(axes[2], "HE-MCS (20 MHz)", "bidir CAKE, weaker way (Mbit/s)")
     axes[2].set_ylim(0, 10.5)
     return _save(fig, path)
@@ -269,8 +253,7 @@ def base_rtt(table: pd.DataFrame, paper: Mapping[str, tuple[float, float]], path
             ax.axhline(lo, color="grey", ls="--", lw=1)
 
     for aqm, marker in zip(AQMS, "os^", strict=True):
-        axes[0].errorbar(x, table[f"rtt_{aqm}"], yerr=table[f"rtt_{aqm}_ci"].fillna(0),
-                         marker=marker, capsize=3, label=AQM_LABEL[aqm])  # fmt: skip
+        _with_ci(axes[0], x, table, f"rtt_{aqm}", marker=marker, label=AQM_LABEL[aqm])
     for key in ("rtt_fq_codel", "rtt_cake"):
         band(axes[0], key)
     axes[0].legend(fontsize=8)

@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from airlab.reproduce.xlayer_aqm import AQMS, SETTINGS, TABLE_KS, TABLES, family
+from airlab.reproduce.metrics_xlayer import AQMS, SETTINGS, TABLE_KS, TABLES, family, k_table
 
 STYLE = {"xlayer": ("tab:blue", "cross-layer AQM"), "fq_codel": ("tab:orange", "FQ-CoDel")}
 LABELS = {
@@ -77,11 +77,9 @@ def transient(agg: Mapping[str, pd.DataFrame], setting: str, path: Path) -> Path
     return _save(fig, path)
 
 
-def k_tables(agg: Mapping[str, pd.DataFrame], path: Path) -> Path:
-    """Tables 1/2 as plots: mice goodput and delay against K, the paper's values beside."""
-    from airlab.reproduce.xlayer_aqm import k_settings, k_table
-
-    settings = k_settings()
+def k_tables(agg: Mapping[str, pd.DataFrame], path: Path, settings: Mapping[str, int]) -> Path:
+    """Tables 1/2 as plots: mice goodput and delay against K at each setting's source count
+    (``settings``: the paper module's ``k_settings()``), the paper's values beside."""
     fig, axes = plt.subplots(2, len(settings), figsize=(5 * len(settings), 6.4), squeeze=False)
     for col, (setting, n) in enumerate(settings.items()):
         k = k_table(agg, setting, n)
@@ -104,7 +102,9 @@ def k_tables(agg: Mapping[str, pd.DataFrame], path: Path) -> Path:
     return _save(fig, path)
 
 
-def all_figures(agg: Mapping[str, pd.DataFrame], out: Path) -> dict[str, Path]:
+def all_figures(
+    agg: Mapping[str, pd.DataFrame], out: Path, k_settings: Mapping[str, int]
+) -> dict[str, Path]:
     figs: dict[str, Path] = {}
     for setting in SETTINGS:
         slug = setting.replace(", ", "_").replace(" ", "_")
@@ -113,5 +113,5 @@ def all_figures(agg: Mapping[str, pd.DataFrame], out: Path) -> dict[str, Path]:
         if not agg["transient"][agg["transient"].setting == setting].empty:
             slug = setting.replace(", ", "_").replace(" ", "_")
             figs[f"transient {setting}"] = transient(agg, setting, out / f"transient_{slug}.png")
-    figs["K tables"] = k_tables(agg, out / "k_tables.png")
+    figs["K tables"] = k_tables(agg, out / "k_tables.png", k_settings)
     return figs

@@ -10,7 +10,8 @@ from typing import Any
 
 import pandas as pd
 
-from airlab.reproduce.runner import UNINFORMATIVE, Target, score
+from airlab.jobs import Job
+from airlab.reproduce.runner import UNINFORMATIVE, Plan, Target, score
 
 STATUS_COLOR = {"within": "#1a7f37", "holds": "#1a7f37", "outside": "#cf222e", "fails": "#cf222e"}
 
@@ -101,6 +102,30 @@ def plan_note(quick: bool, analysis: Mapping[str, Any]) -> str:
     return _plan(quick) + score_note(analysis)
 
 
+def intro(
+    quick: bool, analysis: Mapping[str, Any], template: str, jobs: Sequence[Job], **fields: Any
+) -> str:
+    """The plan note, then the paper's ``template`` with ``runs`` (how many distinct runs
+    ``jobs`` make) and ``fields`` filled in."""
+    return plan_note(quick, analysis) + template.format(runs=len({j.id for j in jobs}), **fields)
+
+
+def timed_intro(
+    quick: bool, analysis: Mapping[str, Any], template: str, jobs: Sequence[Job], p: Plan
+) -> str:
+    """:func:`intro` of a plan of seeded runs of one length: ``seeds`` (how many),
+    ``duration`` and ``warmup`` (seconds) from ``p``."""
+    return intro(
+        quick,
+        analysis,
+        template,
+        jobs,
+        seeds=len(p.seeds),
+        duration=p.duration_s,
+        warmup=p.warmup_s,
+    )
+
+
 def _plan(quick: bool) -> str:
     if quick:
         return (
@@ -117,6 +142,28 @@ def page(title: str, intro: str, sections: Sequence[tuple[str, str]]) -> str:
         f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
         f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>{intro}{body}</body></html>"
     )
+
+
+def target_sections(
+    sections: Sequence[Mapping[str, Any]], base: Path, show_variant: bool = True
+) -> list[tuple[str, str]]:
+    """Per section of an analysis: its title, and its targets' table with its figures below."""
+    return [
+        (
+            s["title"],
+            targets_table(s["targets"], show_variant=show_variant) + images(s["figures"], base),
+        )
+        for s in sections
+    ]
+
+
+def means_tables(agg: Mapping[str, pd.DataFrame]) -> str:
+    """Each table of ``agg`` under its name: the means over seeds, without their CI columns."""
+    out = ""
+    for name, frame in agg.items():
+        cols = [(c, c) for c in frame.columns if not c.endswith("_ci")]
+        out += f"<h3>{name}</h3>" + frame_table(frame, cols)
+    return out
 
 
 def images(figs: Mapping[str, Path], base: Path) -> str:

@@ -54,6 +54,16 @@ def seed_means(df: Any, by: Sequence[str], metrics: Sequence[str]) -> Any:
     return pd.DataFrame(rows)
 
 
+@dataclass(frozen=True)
+class Plan:
+    """Seeded runs of one length (paper 000's and 002's): ``duration_s`` each, their statistics
+    after the first ``warmup_s``."""
+
+    seeds: tuple[int, ...]
+    duration_s: int
+    warmup_s: int
+
+
 def jain(values: Sequence[float]) -> float:
     """Jain's fairness index (sum x)^2 / (n sum x^2)."""
     x = np.asarray(values, dtype=float)

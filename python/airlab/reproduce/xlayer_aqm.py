@@ -30,12 +30,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from airlab.reproduce.metrics_xlayer import (
+    AQMS,
+    METRICS,
+    SETTINGS,
+    TABLE_KS,
+    TABLES,
+    family,
+    k_table,
+    run_metrics,
+)
 from airlab.reproduce.runner import (
     Job,
     Reading,
     Target,
     direction,
-    jain,
     point,
     seed_means,
     write_runs_table,
@@ -45,21 +54,8 @@ from airlab.stats import mean_ci
 
 TITLE = "Cross-layer AQM for mice flows: smart home and eHealth (paper 001)"
 SERIES_LINKS: tuple[str, ...] = ()
-AQMS = ("xlayer", "fq_codel")
-#: The K of Tables 1/2, and those run.
-TABLE_KS = (2.0, 2.5, 3.0, 3.5, 4.0, 5.0)
+#: The K run: those of Tables 1/2.
 KS = TABLE_KS
-#: Settings: scenario, its AQM's key, the device layer below it (None: the scenario's own).
-SETTINGS: dict[str, tuple[str, str, str | None]] = {
-    "smart home": ("xlayer-aqm/smart-home", "link.uplink.forward.qdisc", None),
-    "eHealth, mac80211": ("xlayer-aqm/ehealth", "wifi.ward.node.ap.qdisc", None),
-    "eHealth, device FIFO": (
-        "xlayer-aqm/ehealth",
-        "wifi.ward.node.ap.qdisc",
-        '{ kind = "fifo", size = 500, lifetime = "500ms" }',
-    ),
-    "smart home, shaper": ("xlayer-aqm/smart-home", "link.uplink.forward.qdisc", None),
-}
 DEVICE_KEY = "wifi.ward.node.ap.device"
 #: Settings whose 50 Mbit/s is a tbf on a gigabit port, the AQM its child (the uplink's other
 #: reading): the rate the shaper takes the link's place with.
@@ -78,16 +74,6 @@ SAME_RUNS = {
     "eHealth, mac80211": "mac80211 never refuses a packet, so the AP's qdisc holds none and the "
     "cross-layer AQM and FQ-CoDel give bit-identical runs"
 }
-#: The flows whose packets cross the AQM beside the mice (their goodput is "bulk goodput").
-BULK = {"smart home": ("bulk-up",), "eHealth": ("video-down-1", "video-down-2")}
-TRANSFER_MBIT = 8.0
-#: Table 1 (smart home) and 2 (eHealth): mice goodput (Mbit/s) and delay (ms) per K.
-TABLES = {
-    "smart home": {"goodput": (11.4, 11.5, 11.9, 11.8, 11.6, 11.5),
-                   "delay": (18.6, 19.0, 18.5, 19.2, 19.4, 19.0)},
-    "eHealth": {"goodput": (5.1, 5.2, 5.6, 5.7, 5.5, 5.4),
-                "delay": (17.0, 16.7, 15.1, 15.7, 16.2, 16.5)},
-}  # fmt: skip
 #: The number of sources of Tables 1/2 (not stated): where FQ-CoDel's mice goodput is the
 #: paper's (reproduction-targets P1.2 calibrates to it): 6 in the smart home (10 overload its
 #: uplink: 10 x 5.33 Mbit/s offered on 50), 10 in eHealth.
@@ -255,11 +241,6 @@ def k_settings() -> dict[str, int]:
     return {**TABLE_SOURCES, "smart home, shaper": TABLE_SOURCES["smart home"]}
 
 
-def family(setting: str) -> str:
-    """``smart home`` or ``eHealth``: the scenario a setting runs."""
-    return "smart home" if setting.startswith("smart home") else "eHealth"
-
-
 def _aqm(aqm: str, k: float = 3.0, reading: tuple[str, str] = READINGS[0]) -> str:
     if aqm == "fq_codel":
         return '{ kind = "fq_codel" }'
@@ -323,121 +304,6 @@ def jobs(quick: bool = False) -> list[Job]:
         for aqm, rep in itertools.product(AQMS, range(1, p.replicates + 1)):
             out.append(_job("transient", setting, aqm, 8, 100 + rep, extra=transient))
     return out
-
-
-# -- per-run metrics ---------------------------------------------------------------------------
-
-
-def _frame(rec: Mapping[str, Any], table: str) -> pd.DataFrame:
-    return pd.DataFrame(rec.get(table) or {})
-
-
-def batch_rows(rec: Mapping[str, Any]) -> pd.DataFrame:
-    """Per kept batch (after the discarded): the mice sources' mean goodput over their active
-    periods, their completions' mean FCT, their data packets' mean one-way delay, the bulk
-    flows' mean goodput, and Jain's index over all of them (mice at their active goodput)."""
-    b = _frame(rec, "batches")
-    if b.empty:
-        return pd.DataFrame()
-    discard = int(rec["summary"]["batches"]["discard"])
-    b = b[b["batch"] >= discard]
-    bulk = BULK[family(rec["tags"]["setting"])]
-    rows = []
-    for k, g in b.groupby("batch"):
-        mice = g[g["flow"].str.startswith("mice")]
-        big = g[g["flow"].isin(bulk)]
-        done = mice["fcts"].to_numpy()
-        fct = mice["fct_s"].to_numpy()
-        shares = [*mice["active_goodput_mbps"].dropna(), *big["goodput_mbps"]]
-        rows.append(
-            {
-                "batch": k,
-                "mice_goodput": float(mice["active_goodput_mbps"].mean()),
-                "mice_fct": float(np.nansum(done * fct) / done.sum()) if done.sum() else math.nan,
-                "mice_delay": float(mice["owd_ms"].mean()),
-                "bulk_goodput": float(big["goodput_mbps"].mean()),
-                "jain": jain(shares),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def transient_rows(rec: Mapping[str, Any], rounds: int = 5) -> list[dict[str, Any]]:
-    """E1-1/E1-2: the r-th transfer of every source is round r; its mice goodput is the mean of
-    1 MB over their completion times, its FCT their mean, and the bulk goodput the video
-    downloads' mean over the round's span (first start to last end)."""
-    f = _frame(rec, "fcts")
-    if f.empty:
-        return []
-    f = f[f["flow"].str.startswith("mice")]
-    bulk = BULK["eHealth"]
-    series = rec["goodput_mbps"]
-    step = rec["interval_s"]
-    out = []
-    for r in range(rounds):
-        g = f[f["conn"] == r]
-        if g.empty:
-            continue
-        lo, hi = float(g["start_s"].min()), float(g["end_s"].max())
-        samples = [
-            v
-            for name in bulk
-            for i, v in enumerate(series.get(name, []))
-            if lo < (i + 1) * step <= hi
-        ]
-        out.append(
-            {
-                "round": r + 1,
-                "mice_goodput": float((TRANSFER_MBIT / g["fct_s"]).mean()),
-                "mice_fct": float(g["fct_s"].mean()),
-                "bulk_goodput": float(np.mean(samples)) if samples else math.nan,
-                "transfers": len(g),
-            }
-        )
-    return out
-
-
-def run_metrics(rec: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """One row per steady run (its batch means and their CI half-widths), or one per round of
-    a transient run."""
-    t = rec["tags"]
-    base = {**t, "seed": rec["seed"]}
-    if t["experiment"] == "transient":
-        return [{**base, **row} for row in transient_rows(rec)]
-    rows = batch_rows(rec)
-    if rows.empty:
-        return [base]
-    row = dict(base)
-    row["batches"] = len(rows)
-    for col in ("mice_goodput", "mice_fct", "mice_delay", "bulk_goodput", "jain"):
-        mean, half = mean_ci(rows[col].tolist())
-        row[col], row[f"{col}_batch_ci"] = mean, half
-    row["mice_transfer_goodput"] = transfer_goodput(rec)
-    return [row]
-
-
-def transfer_goodput(rec: Mapping[str, Any]) -> float:
-    """The other reading of "mice goodput over active periods": per transfer, 1 MB over its own
-    completion time, averaged over the mice transfers that ended in the kept batches. It equals
-    the per-source reading while a source's transfers do not overlap, and is lower when they do
-    (a source's active time counts overlapping transfers once)."""
-    b, f = _frame(rec, "batches"), _frame(rec, "fcts")
-    if b.empty or f.empty:
-        return math.nan
-    kept = b[b["batch"] >= int(rec["summary"]["batches"]["discard"])]
-    lo, hi = float(kept["start_s"].min()), float(kept["end_s"].max())
-    mice = f[f["flow"].str.startswith("mice") & (f["end_s"] > lo) & (f["end_s"] <= hi)]
-    return float((TRANSFER_MBIT / mice["fct_s"]).mean()) if len(mice) else math.nan
-
-
-METRICS = (
-    "mice_goodput",
-    "mice_transfer_goodput",
-    "mice_fct",
-    "mice_delay",
-    "bulk_goodput",
-    "jain",
-)
 
 
 # -- paper numbers -----------------------------------------------------------------------------
@@ -626,16 +492,6 @@ def _k_targets(agg: Mapping[str, pd.DataFrame]) -> list[Target]:
     return out
 
 
-def k_table(agg: Mapping[str, pd.DataFrame], setting: str, n: int) -> pd.DataFrame:
-    """Mice goodput and delay per K (with CIs over seeds) at ``n`` sources."""
-    k = agg["K"]
-    s = agg["steady"]
-    at_3 = s[(s.setting == setting) & (s.sources == n) & (s.aqm == "xlayer")].assign(k=3.0)
-    others = k[(k.setting == setting) & (k.sources == n)] if len(k) else k
-    rows = pd.concat([others, at_3])
-    return rows.drop_duplicates("k").set_index("k").sort_index()
-
-
 # -- the whole analysis ------------------------------------------------------------------------
 
 
@@ -658,7 +514,7 @@ def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -
     agg["reading"] = r[r.sources == r.setting.map(TABLE_SOURCES)]
     tg = targets(agg)
     write_targets(out_dir, "xlayer-aqm", quick, tg, READINGS_DECLARED)
-    figs = figures_xlayer.all_figures(agg, out_dir / "figures")
+    figs = figures_xlayer.all_figures(agg, out_dir / "figures", k_settings())
     section = {"title": "Paper 001's numbers and claims", "targets": tg, "figures": figs}
     return {
         "agg": agg,
@@ -700,25 +556,18 @@ def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
     from airlab.reproduce import report as r
 
     p = plan(quick)
-    intro = r.plan_note(quick, analysis) + INTRO.format(
-        runs=len({j.id for j in jobs(quick)}),
+    intro = r.intro(
+        quick,
+        analysis,
+        INTRO,
+        jobs(quick),
         sources=", ".join(map(str, p.sources)),
         seeds=len(p.seeds),
         reps=p.replicates,
     )
-    agg = analysis["agg"]
-    tables = ""
-    for name, frame in agg.items():
-        cols = [(c, c) for c in frame.columns if not c.endswith("_ci")]
-        tables += f"<h3>{name}</h3>" + r.frame_table(frame, cols)
+    tables = r.means_tables(analysis["agg"])
     ci = analysis["batch_ci"]
-    sections = [
-        (
-            s["title"],
-            r.targets_table(s["targets"], show_variant=True) + r.images(s["figures"], out_dir),
-        )
-        for s in analysis["sections"]
-    ]
+    sections = r.target_sections(analysis["sections"], out_dir)
     sections += [
         ("Every setting (means over seeds)", tables),
         ("Batch means against replicates (95 % CI half-widths)",

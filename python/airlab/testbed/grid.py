@@ -469,6 +469,24 @@ def add_run_parser(sub: Any, seeds: int, example: str) -> argparse.ArgumentParse
     return r
 
 
+def add_table_parser(sub: Any) -> argparse.ArgumentParser:
+    """The ``table`` subcommand: the kernel's rows against the simulator's."""
+    t = sub.add_parser("table")
+    t.add_argument("--linux", required=True)
+    t.add_argument("--airlab", required=True)
+    return t
+
+
+def run_from_args(
+    args: argparse.Namespace, cells: Sequence[GridCell], rows_of: RowsOf | None = None
+) -> None:
+    """The ``run`` subcommand of either grid: :func:`run_cells` of ``cells`` on the chosen
+    backend with the command line's seeds, duration, ``--set`` overrides and jobs."""
+    extra = dict(kv.split("=", 1) for kv in args.set)
+    run_cells(cells, args.backend, Path(args.out), args.seeds, args.duration, extra, rows_of,
+              jobs=args.jobs)  # fmt: skip
+
+
 def add_ceiling_parser(sub: Any, model_seeds: int) -> argparse.ArgumentParser:
     """The ``ceiling`` subcommand: what a perfect model would score (:func:`ceiling`)."""
     c = sub.add_parser(
@@ -502,22 +520,34 @@ def print_ceiling(args: argparse.Namespace, compare: Callable[..., pd.DataFrame]
     print(ceiling(compare, runs, sim, args.model_seeds, args.splits).summary())
 
 
+def parse_with_ceiling(
+    ap: argparse.ArgumentParser,
+    sub: Any,
+    argv: list[str] | None,
+    model_seeds: int,
+    compare: Callable[..., pd.DataFrame],
+) -> argparse.Namespace | None:
+    """A grid's command line with the ``ceiling`` subcommand added last: parses ``argv`` and
+    runs a ``ceiling`` itself (``None``); any other subcommand's arguments are returned."""
+    add_ceiling_parser(sub, model_seeds)
+    args = ap.parse_args(argv)
+    if args.cmd == "ceiling":
+        print_ceiling(args, compare)
+        return None
+    return args
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="airlab.testbed.grid")
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = add_run_parser(sub, seeds=1, example="cubic/single/*/10M")
     r.add_argument("--acceptance", action="store_true",
                    help="run only the 20-vs-60 ms cell, at each delay shift")  # fmt: skip
-    t = sub.add_parser("table")
-    t.add_argument("--linux", required=True)
-    t.add_argument("--airlab", required=True)
-    t.add_argument("--out")
+    add_table_parser(sub).add_argument("--out")
     a = sub.add_parser("acceptance", help="the long flow's share over seeds and delay shifts")
     a.add_argument("files", nargs="+", help="acceptance CSVs of either backend")
-    add_ceiling_parser(sub, model_seeds=6)
-    args = ap.parse_args(argv)
-    if args.cmd == "ceiling":
-        print_ceiling(args, compare)
+    args = parse_with_ceiling(ap, sub, argv, 6, compare)
+    if args is None:
         return
     if args.cmd == "run":
         cells = (
@@ -525,9 +555,7 @@ def main(argv: list[str] | None = None) -> None:
             if args.acceptance
             else select(args.only)
         )
-        extra = dict(kv.split("=", 1) for kv in args.set)
-        run_cells(cells, args.backend, Path(args.out), args.seeds, args.duration, extra,
-                  jobs=args.jobs)  # fmt: skip
+        run_from_args(args, cells)
         return
     if args.cmd == "acceptance":
         print(acceptance(pd.concat(pd.read_csv(f) for f in args.files)).to_string())

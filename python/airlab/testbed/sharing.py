@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -41,12 +40,12 @@ from airlab.testbed.grid import (
     ACCESS_DELAY_MS,
     GOODPUT_TOL,
     RTT_TOL,
-    add_ceiling_parser,
     add_run_parser,
+    add_table_parser,
     counts,
     matching,
-    print_ceiling,
-    run_cells,
+    parse_with_ceiling,
+    run_from_args,
     verdict_columns,
     within,
 )
@@ -273,20 +272,14 @@ def main(argv: list[str] | None = None) -> None:
     sub = ap.add_subparsers(dest="cmd", required=True)
     add_run_parser(sub, seeds=3, example="ccmix/*")
     sub.add_parser("list")
-    t = sub.add_parser("table")
-    t.add_argument("--linux", required=True)
-    t.add_argument("--airlab", required=True)
-    add_ceiling_parser(sub, model_seeds=9)
-    args = ap.parse_args(argv)
-    if args.cmd == "ceiling":
-        print_ceiling(args, compare)
+    add_table_parser(sub)
+    args = parse_with_ceiling(ap, sub, argv, 9, compare)
+    if args is None:
         return
     if args.cmd == "list":
         print("\n".join(c.name for c in CELLS))
     elif args.cmd == "run":
-        extra = dict(kv.split("=", 1) for kv in args.set)
-        run_cells(select(args.only), args.backend, Path(args.out), args.seeds, args.duration,
-                  extra, rows_of=rows, jobs=args.jobs)  # fmt: skip
+        run_from_args(args, select(args.only), rows_of=rows)
     else:
         cmp = compare(pd.read_csv(args.linux), pd.read_csv(args.airlab))
         print(cmp.to_string(index=False))
