@@ -99,8 +99,12 @@ def test_params_lists_what_each_component_declares() -> None:
     assert airlab.params("reno")["params"] == []
     # Every registered component has an entry.
     comps = airlab.components()
-    for name in [*comps["qdisc"], *comps["cc"], *comps["ofdma_scheduler"]]:
-        assert airlab.params(name)["name"] == name
+    for family in ("qdisc", "cc", "ofdma_scheduler", "rate_control"):
+        for name in comps[family]:
+            assert airlab.params(name)["name"] == name
+    ideal = airlab.params("ideal")
+    assert ideal["family"] == "rate_control"
+    assert [(p["name"], p["default"]) for p in ideal["params"]] == [("ber", "0.000001")]
     pf = airlab.params("proportional_fair")
     assert pf["family"] == "ofdma_scheduler"
     assert [(p["name"], p["default"]) for p in pf["params"]] == [("window", "100")]

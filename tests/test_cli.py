@@ -119,7 +119,7 @@ def test_bad_override_and_missing_file_exit_2(cli) -> None:
 
 def test_list_shows_components_and_builtins(cli) -> None:
     out = cli("list", check=True).stdout
-    for word in ("cubic", "reno", "pfifo", "airtime_fair", "bulk", DUMBBELL):
+    for word in ("cubic", "reno", "pfifo", "airtime_fair", "ideal", "bulk", DUMBBELL):
         assert word in out, word
 
 
@@ -134,7 +134,9 @@ def test_list_params_prints_defaults_and_units(cli) -> None:
     assert 'ofdma_scheduler = { kind = "proportional_fair"' in out
     proc = cli("list", "--params", "vegas")
     assert proc.returncode == 2
-    assert "no qdisc, congestion control or OFDMA scheduler is called 'vegas'" in proc.stderr
+    assert "no qdisc, congestion control, OFDMA scheduler or rate control is called 'vegas'" in (
+        proc.stderr
+    )
     assert "Traceback" not in proc.stderr
 
 

@@ -244,13 +244,15 @@ def validate(scenario: str | os.PathLike[str], set: Overrides = None) -> dict[st
 
 
 def components() -> dict[str, list[str]]:
-    """The registered congestion controls, queue disciplines, OFDMA schedulers and apps."""
+    """The registered congestion controls, queue disciplines, OFDMA schedulers, rate controls
+    and apps."""
     return {k: list(v) for k, v in _core.components().items()}
 
 
 def params(name: str) -> dict[str, Any]:
-    """The parameters of a queue discipline, congestion control or OFDMA scheduler, as its own
-    file declares them: ``{"name", "family" ("qdisc", "cc" or "ofdma_scheduler"), "doc",
+    """The parameters of a queue discipline, congestion control, OFDMA scheduler or rate
+    control, as its own file declares them: ``{"name", "family" ("qdisc", "cc",
+    "ofdma_scheduler" or "rate_control"), "doc",
     "params": [{"name", "accepts",
     "default", "doc"}]}``. Defaults are written as a scenario file writes them ("5ms").
     Raises ``KeyError`` naming the registered components for an unknown name.
@@ -258,9 +260,10 @@ def params(name: str) -> dict[str, Any]:
     found = _core.params(name)
     if found is None:
         comps = _core.components()
-        known = ", ".join([*comps["qdisc"], *comps["cc"], *comps["ofdma_scheduler"]])
+        families = ("qdisc", "cc", "ofdma_scheduler", "rate_control")
+        known = ", ".join(known for family in families for known in comps[family])
         raise KeyError(
-            f"no qdisc, congestion control or OFDMA scheduler is called {name!r}; "
+            f"no qdisc, congestion control, OFDMA scheduler or rate control is called {name!r}; "
             f"expected one of: {known}"
         )
     family, doc, rows = found

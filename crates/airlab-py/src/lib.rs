@@ -103,7 +103,8 @@ fn columns(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(d)
 }
 
-/// Registered congestion controls, queue disciplines, OFDMA schedulers and apps.
+/// Registered congestion controls, queue disciplines, OFDMA schedulers, rate controls and
+/// apps.
 #[pyfunction]
 fn components(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
@@ -112,12 +113,14 @@ fn components(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let sched: Vec<&str> = airlab_core::wifi::ofdma::sched::REGISTRY.iter().map(|c| c.name).collect();
     d.set_item("cc", cc)?;
     d.set_item("qdisc", qdisc)?;
+    let rate: Vec<&str> = airlab_core::wifi::rate::REGISTRY.iter().map(|c| c.name).collect();
     d.set_item("ofdma_scheduler", sched)?;
+    d.set_item("rate_control", rate)?;
     d.set_item("app", ["bulk", "transfer", "periodic", "udp", "ping"])?;
     Ok(d)
 }
 
-/// The parameters of the qdisc, congestion control or OFDMA scheduler `name`: `(family, doc, [(name, accepts,
+/// The parameters of the qdisc, congestion control, OFDMA scheduler or rate control `name`: `(family, doc, [(name, accepts,
 /// default, doc)])`, or None if no component has that name.
 #[pyfunction]
 #[allow(clippy::type_complexity)]

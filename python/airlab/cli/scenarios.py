@@ -114,12 +114,12 @@ def _scenario_description(name: str) -> str:
     "--params",
     "component",
     metavar="NAME",
-    help="Show the parameters of one qdisc, congestion control or OFDMA scheduler, with "
-    "defaults and units.",
+    help="Show the parameters of one component (qdisc, congestion control, OFDMA scheduler, "
+    "rate control), with defaults and units.",
 )
 def list_(component: str | None) -> None:
-    """List congestion controls, queue disciplines, OFDMA schedulers, apps and built-in
-    scenarios."""
+    """List the components (congestion controls, queue disciplines, OFDMA schedulers, rate
+    controls, apps) and the built-in scenarios."""
     console = _console()
     if component is not None:
         _print_params(console, component)
@@ -132,6 +132,7 @@ def list_(component: str | None) -> None:
         "cc": "congestion controls",
         "qdisc": "queue disciplines",
         "ofdma_scheduler": "OFDMA schedulers",
+        "rate_control": "Wi-Fi rate controls",
         "app": "apps",
     }
     for key, values in comps.items():
@@ -163,6 +164,7 @@ def _print_params(console: Console, name: str) -> None:
         "qdisc": f'qdisc = {{ kind = "{name}", ... }}',
         "cc": f'cc = "{name}", cc_params = {{ ... }}',
         "ofdma_scheduler": f'ofdma_scheduler = {{ kind = "{name}", ... }} in a [[wifi]] BSS',
+        "rate_control": f'rate_control = {{ kind = "{name}", ... }} in [[wifi]] or a node',
     }[found["family"]]
     t = Table(title=f"{name}: {found['doc']}", caption=f"In a scenario: {where}",
               title_justify="left", title_style="bold")  # fmt: skip

@@ -1,11 +1,12 @@
 //! The JSON Schema of the component tables of a scenario (`qdisc = { kind = ... }`, a flow's
-//! `cc` and `cc_params`, a BSS's `ofdma_scheduler`), made from the parameters each queue discipline and congestion control
-//! declares in its own file; the scenario's serde types name them in their schemars attributes.
+//! `cc` and `cc_params`, a BSS's `ofdma_scheduler`, a link's `rate_control`), made from the
+//! parameters each component declares in its own file; the scenario's serde types name them in
+//! their schemars attributes.
 
 use super::components::written_form;
 use super::units::{Bytes, Duration, Rate};
 use crate::params::{Component, Config, Kind, Param};
-use crate::wifi::ofdma::sched;
+use crate::wifi::{ofdma::sched, rate};
 use crate::{qdisc, tcp::cc};
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde_json::{json, Map, Value};
@@ -38,15 +39,34 @@ impl JsonSchema for MuSchedulerSpec {
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        let names: Vec<&str> = sched::REGISTRY.iter().map(|c| c.name).collect();
-        json_schema!({
-            "description": "An OFDMA scheduler: its name, or `kind` and its parameters (`airlab list --params KIND`).",
-            "anyOf": [
-                { "enum": names },
-                { "type": "object", "required": ["kind"], "oneOf": kind_tables(sched::REGISTRY, generator) },
-            ],
-        })
+        name_or_table(sched::REGISTRY, "An OFDMA scheduler", generator)
     }
+}
+
+/// A Wi-Fi link's `rate_control`: a rate control's name, or a table of its `kind` and
+/// parameters.
+pub struct RateControlSpec;
+
+impl JsonSchema for RateControlSpec {
+    fn schema_name() -> Cow<'static, str> {
+        "RateControl".into()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        name_or_table(rate::REGISTRY, "A rate control", generator)
+    }
+}
+
+/// A component of `registry` by name, or as a table of its `kind` and parameters.
+fn name_or_table<B>(registry: &[&'static Component<B>], what: &str, generator: &mut SchemaGenerator) -> Schema {
+    let names: Vec<&str> = registry.iter().map(|c| c.name).collect();
+    json_schema!({
+        "description": format!("{what}: its name, or `kind` and its parameters (`airlab list --params KIND`)."),
+        "anyOf": [
+            { "enum": names },
+            { "type": "object", "required": ["kind"], "oneOf": kind_tables(registry, generator) },
+        ],
+    })
 }
 
 /// One table per registered component with its `kind` (its name) required.

@@ -1,5 +1,5 @@
 //! Component tables of a scenario (`qdisc = { kind = "fq_codel", ... }`, a flow's `cc` and
-//! `cc_params`, a BSS's `ofdma_scheduler`), read against the parameters each component declares in its own file
+//! `cc_params`, a BSS's `ofdma_scheduler`, a Wi-Fi link's `rate_control`), read against the parameters each component declares in its own file
 //! ([`crate::params`]): every key is checked for its type, unit and range and named exactly
 //! in errors (`link[0].qdisc.target`), and the ones not given take their defaults. Also the
 //! listing of a component's parameters (`airlab list --params NAME`) and how a resolved
@@ -8,7 +8,7 @@
 use super::units::{Bytes, Duration, Rate};
 use super::{join_key, KeyError};
 use crate::params::{self, Component, Config, Kind, Param, Value};
-use crate::wifi::ofdma::sched;
+use crate::wifi::{ofdma::sched, rate};
 use crate::{qdisc, tcp::cc};
 use serde::de::DeserializeOwned;
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -22,15 +22,31 @@ pub(crate) fn qdisc(table: &toml::Table, key: &str) -> Result<qdisc::Config, Key
 
 /// The OFDMA scheduler written at `key`: its name, or a table of its `kind` and parameters.
 pub(crate) fn mu_scheduler(written: &Toml, key: &str) -> Result<sched::Config, KeyError> {
+    name_or_table(sched::REGISTRY, "OFDMA scheduler", written, key)
+}
+
+/// The rate control written at `key`: its name, or a table of its `kind` and parameters.
+pub(crate) fn rate_control(written: &Toml, key: &str) -> Result<rate::Config, KeyError> {
+    name_or_table(rate::REGISTRY, "rate control", written, key)
+}
+
+/// A component of `registry` written as its name (with its defaults) or as a table of its
+/// `kind` and parameters.
+fn name_or_table<B>(
+    registry: &'static [&'static Component<B>],
+    family: &str,
+    written: &Toml,
+    key: &str,
+) -> Result<Config<B>, KeyError> {
     match written {
-        Toml::String(name) => match sched::find(name) {
+        Toml::String(name) => match params::find(registry, name) {
             Some(component) => Ok(Config::defaults(component)),
-            None => Err(unknown_kind(sched::REGISTRY, "OFDMA scheduler", name, key)),
+            None => Err(unknown_kind(registry, family, name, key)),
         },
-        Toml::Table(table) => kind_table(sched::REGISTRY, "OFDMA scheduler", table, key),
+        Toml::Table(table) => kind_table(registry, family, table, key),
         other => Err(KeyError::new(
             key,
-            format!("expected a scheduler's name or a table with its `kind`, such as {{ kind = \"proportional_fair\" }}, got {other}"),
+            format!("expected a {family}'s name or a table with its `kind` and parameters, got {other}"),
         )),
     }
 }
@@ -258,6 +274,10 @@ pub fn describe_component(name: &str) -> Option<(&'static str, &'static str, Vec
         let (doc, params) = info(c);
         return Some(("ofdma_scheduler", doc, params));
     }
+    if let Some(c) = rate::find(name) {
+        let (doc, params) = info(c);
+        return Some(("rate_control", doc, params));
+    }
     cc::find(name).map(|c| {
         let (doc, params) = info(c);
         ("cc", doc, params)
@@ -338,6 +358,7 @@ mod tests {
         let mut names: Vec<&str> = qdisc::REGISTRY.iter().map(|c| c.name).collect();
         names.extend(cc::REGISTRY.iter().map(|c| c.name));
         names.extend(sched::REGISTRY.iter().map(|c| c.name));
+        names.extend(rate::REGISTRY.iter().map(|c| c.name));
         let count = names.len();
         names.sort_unstable();
         names.dedup();

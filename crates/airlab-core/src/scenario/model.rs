@@ -584,9 +584,11 @@ pub struct Wifi {
     /// The receiver's SNR over the channel width, in dB (instead of a distance).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snr_db: Option<f64>,
-    /// "fixed" (the `mcs`/`rate` keys) or "ideal" (the fastest the SNR allows).
+    /// "fixed" (the `mcs`/`rate` keys) or "ideal" (the fastest the SNR allows), or a table of
+    /// a rate control's `kind` and parameters (read in resolution).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate_control: Option<RateControl>,
+    #[schemars(with = "Option<super::component_schema::RateControlSpec>")]
+    pub rate_control: Option<toml::Value>,
     /// Transmit power, noise and path loss of the network's radio channel (ns-3's defaults).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<WifiChannel>,
@@ -661,9 +663,11 @@ pub struct WifiNode {
     /// The receiver's SNR over the channel width, in dB (instead of a distance).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snr_db: Option<f64>,
-    /// "fixed" (the `mcs`/`rate` keys) or "ideal" (the fastest the SNR allows).
+    /// "fixed" (the `mcs`/`rate` keys) or "ideal" (the fastest the SNR allows), or a table of
+    /// a rate control's `kind` and parameters (read in resolution).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate_control: Option<RateControl>,
+    #[schemars(with = "Option<super::component_schema::RateControlSpec>")]
+    pub rate_control: Option<toml::Value>,
     /// Layered key by key over the network's `aggregation`.
     #[serde(default)]
     pub aggregation: WifiAggregation,
@@ -732,17 +736,6 @@ pub struct WifiChannel {
     pub detection_rssi_dbm: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detection_snr_db: Option<f64>,
-}
-
-/// How a link picks its MCS.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum RateControl {
-    /// The `mcs` (or `rate`) the scenario gives.
-    Fixed,
-    /// The fastest MCS whose decoded bit error at the link's SNR is below 1e-6 (ns-3's
-    /// `IdealWifiManager`), up to the `mcs` (or `rate`) key when one is set.
-    Ideal,
 }
 
 /// EDCA parameters as written; missing ones take the best-effort defaults.
@@ -837,7 +830,7 @@ pub struct WifiAggregation {
 }
 
 /// The PHY keys of a `[[wifi]]` entry or a `[[wifi.node]]` table, to layer them.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct WifiPhyKeys {
     pub rate: Option<Rate>,
     pub mcs: Option<u8>,
@@ -847,13 +840,13 @@ pub struct WifiPhyKeys {
     pub per: Option<f64>,
     pub distance_m: Option<f64>,
     pub snr_db: Option<f64>,
-    pub rate_control: Option<RateControl>,
+    pub rate_control: Option<toml::Value>,
 }
 
 impl Wifi {
     pub fn phy_keys(&self) -> WifiPhyKeys {
         let (rate, mcs, width, gi, nss, per) = (self.rate, self.mcs, self.width, self.gi, self.nss, self.per);
-        let (distance_m, snr_db, rate_control) = (self.distance_m, self.snr_db, self.rate_control);
+        let (distance_m, snr_db, rate_control) = (self.distance_m, self.snr_db, self.rate_control.clone());
         WifiPhyKeys { rate, mcs, width, gi, nss, per, distance_m, snr_db, rate_control }
     }
 
@@ -887,7 +880,7 @@ impl Wifi {
 impl WifiNode {
     pub fn phy_keys(&self) -> WifiPhyKeys {
         let (rate, mcs, width, gi, nss, per) = (self.rate, self.mcs, self.width, self.gi, self.nss, self.per);
-        let (distance_m, snr_db, rate_control) = (self.distance_m, self.snr_db, self.rate_control);
+        let (distance_m, snr_db, rate_control) = (self.distance_m, self.snr_db, self.rate_control.clone());
         WifiPhyKeys { rate, mcs, width, gi, nss, per, distance_m, snr_db, rate_control }
     }
 }

@@ -24,6 +24,7 @@ use crate::qdisc;
 use crate::wifi::channel::{Propagation, Radio};
 use crate::wifi::net::Aggregation;
 use crate::wifi::queues::DeviceLayer;
+use crate::wifi::rate::{self, RateControl};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Bounds that let a Wi-Fi event fit the engine's 8-byte event (`wifi::net::WifiEvent::pack`).
@@ -92,20 +93,19 @@ enum Position {
 
 /// A link's PHY keys layered: each key from the first layer that sets it, else the default.
 /// `distance_m` and `snr_db` say the same thing, so the first layer that sets either decides.
-/// Under ideal rate control a missing `mcs` or `rate` means the standard's fastest.
+/// Under a rate control that adapts, a missing `mcs` or `rate` means the standard's fastest.
 struct LinkKeys {
     phy: PhySpec,
     per: f64,
     position: Option<Position>,
-    rate_control: RateControl,
 }
 
-fn layered_phy(standard: Standard, layers: &[PhyLayer]) -> LinkKeys {
-    fn pick<T>(layers: &[PhyLayer], get: impl Fn(&WifiPhyKeys) -> Option<T>) -> Option<T> {
-        layers.iter().find_map(|layer| get(&layer.keys))
-    }
-    let rate_control = pick(layers, |k| k.rate_control).unwrap_or(RateControl::Fixed);
-    let d = if rate_control == RateControl::Ideal { standard.fastest_phy() } else { standard.default_phy() };
+fn pick<T>(layers: &[PhyLayer], get: impl Fn(&WifiPhyKeys) -> Option<T>) -> Option<T> {
+    layers.iter().find_map(|layer| get(&layer.keys))
+}
+
+fn layered_phy(standard: Standard, layers: &[PhyLayer], adapts: bool) -> LinkKeys {
+    let d = if adapts { standard.fastest_phy() } else { standard.default_phy() };
     let mcs = if standard == Standard::A { 0 } else { pick(layers, |k| k.mcs).unwrap_or(d.mcs) };
     let nss = match standard {
         Standard::A => 1,
@@ -125,19 +125,31 @@ fn layered_phy(standard: Standard, layers: &[PhyLayer]) -> LinkKeys {
         (None, Some(snr)) => Some(Position::Snr(snr)),
         (None, None) => None,
     });
-    LinkKeys { phy, per: pick(layers, |k| k.per).unwrap_or(0.0), position, rate_control }
+    LinkKeys { phy, per: pick(layers, |k| k.per).unwrap_or(0.0), position }
 }
 
-/// The link's radio, and under ideal rate control its PHY with the MCS (or 802.11a rate) that
-/// rate control picks: the fastest valid one up to `keys.phy`'s, in its group of streams for
-/// 802.11n.
-fn link_radio(standard: Standard, keys: &LinkKeys, channel: &Propagation) -> (PhySpec, Option<Radio>) {
+/// The rate control of the first layer that names one (read at its key), else the default.
+fn layered_rate_control(layers: &[PhyLayer]) -> Result<rate::Config, KeyError> {
+    match layers.iter().find_map(|l| l.keys.rate_control.as_ref().map(|v| (v, &l.at))) {
+        Some((value, at)) => components::rate_control(value, &format!("{at}.rate_control")),
+        None => Ok(rate::defaults(rate::DEFAULT)),
+    }
+}
+
+/// The link's radio, and under a rate control that adapts its PHY with the MCS (or 802.11a
+/// rate) it picks of the valid ones up to `keys.phy`'s, in its group of streams for 802.11n.
+fn link_radio(
+    standard: Standard,
+    keys: &LinkKeys,
+    channel: &Propagation,
+    rate_control: &dyn RateControl,
+) -> (PhySpec, Option<Radio>) {
     let width = keys.phy.width_mhz;
     let radio = keys.position.map(|p| match p {
         Position::Distance(d) => channel.at_distance(d, width),
         Position::Snr(snr) => channel.with_snr(snr, width),
     });
-    let Some(radio) = radio.filter(|_| keys.rate_control == RateControl::Ideal) else {
+    let Some(radio) = radio.filter(|_| rate_control.adapts()) else {
         return (keys.phy, radio);
     };
     let cap = keys.phy;
@@ -155,8 +167,8 @@ fn link_radio(standard: Standard, keys: &LinkKeys, channel: &Propagation) -> (Ph
         }
     };
     let txvs: Vec<_> = candidates.iter().map(|p| tx_vector(standard, p)).collect();
-    let chosen = crate::wifi::channel::ideal(&txvs, radio.snr_db);
-    let phy = candidates[txvs.iter().position(|t| *t == chosen).expect("ideal picks a candidate")];
+    let chosen = rate_control.pick(&txvs, radio.snr_db);
+    let phy = candidates[txvs.iter().position(|t| *t == chosen).expect("rate control picks a candidate")];
     (phy, Some(radio))
 }
 
@@ -449,17 +461,20 @@ fn resolve_network(
                 owners.iter().map(|(at, t)| PhyLayer { at: at.to_string(), keys: t.phy_keys() }).collect();
             layers.push(PhyLayer { at: key.to_string(), keys: w.phy_keys() });
             let check = |layers: &[PhyLayer]| {
-                let keys = layered_phy(standard, layers);
-                if keys.rate_control == RateControl::Ideal && keys.position.is_none() {
+                let config = layered_rate_control(layers)?;
+                let rate_control = rate::create(&config);
+                let keys = layered_phy(standard, layers, rate_control.adapts());
+                if rate_control.adapts() && keys.position.is_none() {
                     return Err(KeyError::new(
                         phy_source(layers, "rate_control", key),
                         format!(
-                            "ideal rate control picks the MCS from the SNR, and link {from} -> {to} has none: \
-                             set `distance_m` or `snr_db`"
+                            "{} rate control picks the MCS from the SNR, and link {from} -> {to} has none: \
+                             set `distance_m` or `snr_db`",
+                            config.name()
                         ),
                     ));
                 }
-                let (phy, radio) = link_radio(standard, &keys, &channel);
+                let (phy, radio) = link_radio(standard, &keys, &channel, rate_control.as_ref());
                 check_phy(standard, &phy).map_err(|(field, message)| {
                     KeyError::new(phy_source(layers, field, key), format!("{message} (link {from} -> {to})"))
                 })?;

@@ -1,9 +1,9 @@
 //! The radio channel of a Wi-Fi link: the power its receiver gets over a distance
 //! (log-distance path loss), the thermal noise over the channel, the SNR that decides which
 //! MPDUs arrive ([`super::phy::TxVector::bit_error`]), whether the receiver detects the
-//! preamble at all, and the MCS an ideal rate control picks. Every default is ns-3's
-//! (`LogDistancePropagationLossModel`, `WifiPhy`, `ThresholdPreambleDetectionModel`,
-//! `IdealWifiManager`), so a distance means what it means in an ns-3 study.
+//! preamble at all (the rate a link sends at for its SNR is [`super::rate`]'s). Every default
+//! is ns-3's (`LogDistancePropagationLossModel`, `WifiPhy`, `ThresholdPreambleDetectionModel`),
+//! so a distance means what it means in an ns-3 study.
 //!
 //! The channel is static: no fading, no shadowing, no interference but collisions (which the
 //! MAC decides). Carrier sense stays the network's `hears` graph, whatever the distances.
@@ -14,9 +14,6 @@ use serde::Serialize;
 /// Boltzmann's constant as ns-3 writes it (J/K), and the noise temperature (K).
 const BOLTZMANN: f64 = 1.3803e-23;
 const NOISE_TEMPERATURE: f64 = 290.0;
-
-/// The decoded bit error below which ns-3's ideal rate manager uses an MCS (`BerThreshold`).
-pub const IDEAL_BIT_ERROR: f64 = 1e-6;
 
 /// Transmit power, receiver noise, path loss and preamble detection of a network.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -112,19 +109,6 @@ fn ru_bandwidth_mhz(tones: u16) -> f64 {
     }
 }
 
-/// Ideal rate control (ns-3's `IdealWifiManager` on a static channel): of `candidates`, the
-/// fastest whose decoded bit error at `snr_db` is below [`IDEAL_BIT_ERROR`]; the slowest when
-/// none is.
-pub fn ideal(candidates: &[TxVector], snr_db: f64) -> TxVector {
-    let slowest = candidates.iter().min_by_key(|t| t.rate_bps()).expect("some candidate rate");
-    candidates
-        .iter()
-        .filter(|t| t.snr_threshold_db(IDEAL_BIT_ERROR) < snr_db)
-        .max_by_key(|t| t.rate_bps())
-        .unwrap_or(slowest)
-        .to_owned()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,15 +137,5 @@ mod tests {
         let ru = TxVector::he(7, 1, 20, 800).with_ru(26);
         assert!((radio.snr_db(&ru, true) - radio.snr_db - 10.0).abs() < 1e-9);
         assert_eq!(radio.snr_db(&ru, false), radio.snr_db);
-    }
-
-    #[test]
-    fn ideal_rate_control_takes_the_fastest_mcs_clear_of_the_threshold() {
-        let he: Vec<TxVector> = (0..12).map(|mcs| TxVector::he(mcs, 1, 20, 800)).collect();
-        // Thresholds: MCS 7 24.46 dB, MCS 8 29.20 dB.
-        assert_eq!(ideal(&he, 29.0).mcs, 7);
-        assert_eq!(ideal(&he, 29.3).mcs, 8);
-        assert_eq!(ideal(&he, 50.0).mcs, 11);
-        assert_eq!(ideal(&he, -3.0).mcs, 0);
     }
 }

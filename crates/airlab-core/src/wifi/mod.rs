@@ -2,8 +2,8 @@
 //! aggregation, Block Ack) that carry packets over a shared channel.
 //!
 //! - [`phy`]: rates and PPDU durations per format.
-//! - [`channel`]: a link's radio channel: path loss, noise, SNR, preamble detection, ideal
-//!   rate control.
+//! - [`channel`]: a link's radio channel: path loss, noise, SNR, preamble detection.
+//! - [`rate`]: rate control, the MCS a link sends at for its SNR (fixed, ideal).
 //! - [`link`]: a directed link: its PHY (and rate schedule), sequence numbers, counters.
 //! - [`medium`]: one node's carrier sense and backoff countdown.
 //! - [`mpdu`]: the MAC frame the device layers queue and the exchange sends.
@@ -27,5 +27,6 @@ pub mod net;
 pub mod ofdma;
 pub mod phy;
 pub mod queues;
+pub mod rate;
 pub mod reorder;
 pub mod telemetry;

@@ -175,6 +175,14 @@ fn channel_keys_are_checked() {
     err("channel = { tx_power_dbm = 90 }", "wifi[0].channel.tx_power_dbm", "-50 to 50 dBm");
     err("channel = { path_loss_exponent = 0.5 }", "wifi[0].channel.path_loss_exponent", "1 to 8");
     err("rate_control = \"minstrel\"", "wifi[0].rate_control", "fixed");
+    err("rate_control = { kind = \"minstrel\" }", "wifi[0].rate_control.kind", "unknown rate control kind");
+    err("snr_db = 29\nrate_control = { kind = \"ideal\", ber = 0.7 }", "wifi[0].rate_control.ber", "ber");
+    err(
+        "snr_db = 29\nrate_control = { kind = \"fixed\", ber = 1e-3 }",
+        "wifi[0].rate_control.ber",
+        "unknown key for fixed",
+    );
+    err("rate_control = 3", "wifi[0].rate_control", "expected a rate control's name or a table");
     // A station's distance beats the network's SNR: the first table that places the link decides.
     let text = base("snr_db = 40\n[[wifi.node]]\nname = \"sta\"\ndistance_m = 10");
     let resolved = load_with(&text, &[]).unwrap();
@@ -184,4 +192,19 @@ fn channel_keys_are_checked() {
     let moved = load_with(&base("distance_m = 10"), &[("wifi0.channel.tx_power_dbm", "20")]).unwrap();
     let radio = moved.wifi[0].link("ap", "sta").unwrap().radio.unwrap();
     assert!((radio.snr_db - 37.29).abs() < 0.01, "{radio:?}");
+}
+
+#[test]
+fn ideal_rate_control_takes_its_bit_error_threshold() {
+    // HE 20 MHz at 29 dB: ns-3's 1e-6 clears MCS 7 (MCS 8 needs 29.20 dB); at 1e-3 MCS 9
+    // (28.04 dB) is clear too, and the resolved link carries it.
+    let mcs = |rate_control: &str| {
+        let text = one_station_ax(&format!("snr_db = 29\ngi = \"800ns\"\nrate_control = {rate_control}"));
+        load_with(&text, &[]).unwrap().wifi[0].link("ap", "sta").unwrap().phy.mcs
+    };
+    assert_eq!(mcs("\"ideal\""), 7);
+    assert_eq!(mcs("{ kind = \"ideal\" }"), 7);
+    assert_eq!(mcs("{ kind = \"ideal\", ber = 1e-3 }"), 9);
+    // Up to the mcs key: a cap below what the SNR allows stays the cap.
+    assert_eq!(mcs("{ kind = \"ideal\", ber = 1e-3 }\nmcs = 5"), 5);
 }

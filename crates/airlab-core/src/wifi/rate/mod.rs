@@ -1,0 +1,70 @@
+//! Rate control: which MCS (or 802.11a rate) a link sends at, given what its radio channel
+//! allows. The channel is static, so a rate control decides once per link, and again at each
+//! step of the link's `schedule`, from the SNR there; the MAC then sends at that rate.
+//!
+//! A new rate control is one file here with its [`RateControl`] and its [`Component`]
+//! (parameters declared as a qdisc's are), plus its line in [`REGISTRY`] and its `mod` line.
+
+mod fixed;
+mod ideal;
+
+use super::phy::TxVector;
+use crate::params;
+
+pub trait RateControl {
+    /// Whether it picks from the link's SNR. A link under it needs one (`distance_m` or
+    /// `snr_db`), and its `mcs` (or `rate`) is the fastest it may pick: unset, the standard's
+    /// fastest. One that does not adapt sends at the `mcs` given.
+    fn adapts(&self) -> bool;
+
+    /// Of `candidates` (the link's valid rates up to its cap, slowest first), the one to send
+    /// at with the receiver at `snr_db`; asked only when it [adapts](RateControl::adapts).
+    fn pick(&self, candidates: &[TxVector], snr_db: f64) -> TxVector;
+}
+
+/// How a registered rate control is made from its checked parameters.
+pub struct Build(pub fn(&Config) -> Box<dyn RateControl>);
+
+pub type Component = params::Component<Build>;
+/// A rate control with its parameters, as `rate_control` gives them.
+pub type Config = params::Config<Build>;
+
+/// Every rate control `rate_control` can name.
+pub static REGISTRY: &[&Component] = &[&fixed::FIXED, &ideal::IDEAL];
+
+/// The rate control of a link whose tables name none.
+pub const DEFAULT: &str = "fixed";
+
+/// The registered rate control called `name`.
+pub fn find(name: &str) -> Option<&'static Component> {
+    params::find(REGISTRY, name)
+}
+
+/// Registered rate control `name` with its defaults; panics on an unregistered name (callers
+/// name rate controls in code).
+pub fn defaults(name: &str) -> Config {
+    Config::defaults(find(name).unwrap_or_else(|| panic!("no rate control `{name}` is registered")))
+}
+
+/// The rate control `config` describes.
+pub fn create(config: &Config) -> Box<dyn RateControl> {
+    (config.component().build.0)(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rate_control_builds_from_its_defaults() {
+        let he: Vec<TxVector> = (0..12).map(|mcs| TxVector::he(mcs, 1, 20, 800)).collect();
+        for component in REGISTRY {
+            let config = Config::defaults(component);
+            assert!(config.iter().all(|(p, v)| p.admits(v)), "{}", component.name);
+            assert_eq!(config.check(), Ok(()), "{}", component.name);
+            let built = create(&config);
+            // Any rate control sends at the cap on a clear channel.
+            assert!(!built.adapts() || built.pick(&he, 60.0) == he[11], "{}", component.name);
+        }
+    }
+}
