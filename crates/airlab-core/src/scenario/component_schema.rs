@@ -11,6 +11,7 @@ use crate::{qdisc, tcp::cc};
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
+use std::marker::PhantomData;
 
 /// A `qdisc` table: `kind` and that queue discipline's own parameters.
 pub struct QdiscTable;
@@ -30,43 +31,42 @@ impl JsonSchema for QdiscTable {
     }
 }
 
-/// A BSS's `ofdma_scheduler`: a scheduler's name, or a table of its `kind` and parameters.
-pub struct MuSchedulerSpec;
+/// A component written by its name or as a table of its `kind` and parameters: a BSS's
+/// `ofdma_scheduler` ([`NameOrTable<sched::Build>`]) or a link's `rate_control`.
+pub struct NameOrTable<B>(PhantomData<B>);
 
-impl JsonSchema for MuSchedulerSpec {
+/// A family written as a [`NameOrTable`]: its registry and how the schema names it.
+pub trait Family: Sized + 'static {
+    const REGISTRY: &'static [&'static Component<Self>];
+    /// The schema's name for its definition, and the family in a sentence.
+    const NAMES: (&'static str, &'static str);
+}
+
+impl Family for sched::Build {
+    const REGISTRY: &'static [&'static Component<Self>] = sched::REGISTRY;
+    const NAMES: (&'static str, &'static str) = ("OfdmaScheduler", "An OFDMA scheduler");
+}
+
+impl Family for rate::Build {
+    const REGISTRY: &'static [&'static Component<Self>] = rate::REGISTRY;
+    const NAMES: (&'static str, &'static str) = ("RateControl", "A rate control");
+}
+
+impl<B: Family> JsonSchema for NameOrTable<B> {
     fn schema_name() -> Cow<'static, str> {
-        "OfdmaScheduler".into()
+        B::NAMES.0.into()
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        name_or_table(sched::REGISTRY, "An OFDMA scheduler", generator)
+        let names: Vec<&str> = B::REGISTRY.iter().map(|c| c.name).collect();
+        json_schema!({
+            "description": format!("{}: its name, or `kind` and its parameters (`airlab list --params KIND`).", B::NAMES.1),
+            "anyOf": [
+                { "enum": names },
+                { "type": "object", "required": ["kind"], "oneOf": kind_tables(B::REGISTRY, generator) },
+            ],
+        })
     }
-}
-
-/// A Wi-Fi link's `rate_control`: a rate control's name, or a table of its `kind` and
-/// parameters.
-pub struct RateControlSpec;
-
-impl JsonSchema for RateControlSpec {
-    fn schema_name() -> Cow<'static, str> {
-        "RateControl".into()
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        name_or_table(rate::REGISTRY, "A rate control", generator)
-    }
-}
-
-/// A component of `registry` by name, or as a table of its `kind` and parameters.
-fn name_or_table<B>(registry: &[&'static Component<B>], what: &str, generator: &mut SchemaGenerator) -> Schema {
-    let names: Vec<&str> = registry.iter().map(|c| c.name).collect();
-    json_schema!({
-        "description": format!("{what}: its name, or `kind` and its parameters (`airlab list --params KIND`)."),
-        "anyOf": [
-            { "enum": names },
-            { "type": "object", "required": ["kind"], "oneOf": kind_tables(registry, generator) },
-        ],
-    })
 }
 
 /// One table per registered component with its `kind` (its name) required.

@@ -587,7 +587,7 @@ pub struct Wifi {
     /// "fixed" (the `mcs`/`rate` keys) or "ideal" (the fastest the SNR allows), or a table of
     /// a rate control's `kind` and parameters (read in resolution).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<super::component_schema::RateControlSpec>")]
+    #[schemars(with = "Option<super::component_schema::NameOrTable<crate::wifi::rate::Build>>")]
     pub rate_control: Option<toml::Value>,
     /// Transmit power, noise and path loss of the network's radio channel (ns-3's defaults).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -606,7 +606,7 @@ pub struct Wifi {
     /// "proportional_fair" or "airtime_fair") or a table of its `kind` and parameters (read in
     /// resolution).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<super::component_schema::MuSchedulerSpec>")]
+    #[schemars(with = "Option<super::component_schema::NameOrTable<crate::wifi::ofdma::sched::Build>>")]
     pub ofdma_scheduler: Option<toml::Value>,
     /// Uplink OFDMA: start every trigger cycle with a Buffer Status Report Poll (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -666,7 +666,7 @@ pub struct WifiNode {
     /// "fixed" (the `mcs`/`rate` keys) or "ideal" (the fastest the SNR allows), or a table of
     /// a rate control's `kind` and parameters (read in resolution).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<super::component_schema::RateControlSpec>")]
+    #[schemars(with = "Option<super::component_schema::NameOrTable<crate::wifi::rate::Build>>")]
     pub rate_control: Option<toml::Value>,
     /// Layered key by key over the network's `aggregation`.
     #[serde(default)]

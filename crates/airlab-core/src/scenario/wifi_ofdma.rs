@@ -29,18 +29,8 @@ pub(super) fn resolve_ofdma(key: &str, w: &Wifi) -> Result<Option<Ofdma>, KeyErr
         );
         return Err(KeyError::new(format!("{key}.ofdma_stations"), message));
     }
-    let uora = w
-        .uora
-        .as_ref()
-        .map(resolve_uora)
-        .transpose()
-        .map_err(|(field, message)| KeyError::new(format!("{key}.uora.{field}"), message))?;
-    let mu_edca = w
-        .mu_edca
-        .as_ref()
-        .map(resolve_mu_edca)
-        .transpose()
-        .map_err(|(field, message)| KeyError::new(format!("{key}.mu_edca.{field}"), message))?;
+    let uora = sub_table(key, "uora", w.uora.as_ref(), resolve_uora)?;
+    let mu_edca = sub_table(key, "mu_edca", w.mu_edca.as_ref(), resolve_mu_edca)?;
     let uplink_keys = [
         ("ofdma_bsrp", w.ofdma_bsrp.is_some()),
         ("ofdma_poll_interval", w.ofdma_poll_interval.is_some()),
@@ -89,6 +79,17 @@ pub(super) fn resolve_ofdma(key: &str, w: &Wifi) -> Result<Option<Ofdma>, KeyErr
         None => sched::defaults(sched::DEFAULT),
     };
     Ok(Some(Ofdma { max_stations, dl, ul, scheduler }))
+}
+
+/// The sub-table `name` of the network at `key`, if given, through `resolve`; its errors name
+/// their key below it.
+fn sub_table<T, R>(
+    key: &str,
+    name: &str,
+    table: Option<&T>,
+    resolve: fn(&T) -> Result<R, (&'static str, String)>,
+) -> Result<Option<R>, KeyError> {
+    table.map(resolve).transpose().map_err(|(field, message)| KeyError::new(format!("{key}.{name}.{field}"), message))
 }
 
 /// The `uora` table: 1 to 74 RA-RUs (at most the RUs of a channel) and an OFDMA contention
