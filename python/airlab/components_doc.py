@@ -1,0 +1,78 @@
+"""docs/components.md: every registered component and its parameters, generated from the
+declarations in the engine (``airlab list --params NAME`` prints the same, one at a time).
+
+``python -m airlab.components_doc`` writes it; a test checks that it is current, so the page
+cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from airlab import components, params
+
+#: The families with declared parameters, in the page's order: (key of :func:`components`,
+#: heading, how a scenario writes one).
+FAMILIES = (
+    ("qdisc", "Queue disciplines", '`qdisc = {{ kind = "{name}", ... }}` on a link or Wi-Fi node'),
+    ("cc", "Congestion controls", '`cc = "{name}"`, `cc_params = {{ ... }}` on a flow'),
+    (
+        "ofdma_scheduler",
+        "OFDMA schedulers",
+        '`ofdma_scheduler = "{name}"` or `{{ kind = "{name}", ... }}` in an 802.11ax BSS',
+    ),
+    (
+        "rate_control",
+        "Wi-Fi rate controls",
+        '`rate_control = "{name}"` or `{{ kind = "{name}", ... }}` in `[[wifi]]` or a node',
+    ),
+)
+
+PAGE = Path("docs/components.md")
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render() -> str:
+    """The page, as the registered components declare themselves."""
+    out = [
+        "# Components and their parameters",
+        "",
+        "Generated from the engine's declarations by `python -m airlab.components_doc`; do not",
+        "edit by hand. `airlab list --params NAME` prints one component's table.",
+        "",
+    ]
+    comps = components()
+    for family, heading, written in FAMILIES:
+        out += [f"## {heading}", ""]
+        for name in comps[family]:
+            found = params(name)
+            usage = written.format(name=name)
+            out += [f"### `{name}`", "", f"{found['doc']}. In a scenario: {usage}.", ""]
+            if not found["params"]:
+                out += ["No parameters.", ""]
+                continue
+            out += ["| parameter | default | accepts | meaning |", "| --- | --- | --- | --- |"]
+            for p in found["params"]:
+                row = (f"`{p['name']}`", f"`{p['default']}`", p["accepts"], p["doc"])
+                out.append("| " + " | ".join(_cell(c) for c in row) + " |")
+            out.append("")
+    return "\n".join(out)
+
+
+def stale(root: Path) -> bool:
+    """Whether the page under ``root`` differs from what the code declares."""
+    page = root / PAGE
+    return not page.exists() or page.read_text() != render()
+
+
+def main() -> None:
+    root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(".")
+    (root / PAGE).write_text(render())
+
+
+if __name__ == "__main__":
+    main()
