@@ -1,10 +1,12 @@
 //! Packets, interfaces (qdisc + device queue + wire) and static routing.
 
+pub mod ext;
 pub mod iface;
 pub mod packet;
 
+pub use ext::{Extension, Telemetry};
 pub use iface::Iface;
-pub use packet::{Ecn, Packet, Payload, Release, SackBlocks, TcpSegment, Telemetry};
+pub use packet::{Ecn, Packet, Payload, Release, SackBlocks, TcpSegment};
 
 /// Index of a node (host or router) in the world.
 pub type NodeId = u32;

@@ -1,5 +1,6 @@
 //! The packet as it travels through queues and links. Sizes are IP lengths in bytes.
 
+use super::ext::Extension;
 use super::{ConnId, FlowId, NodeId};
 use crate::sim::Time;
 
@@ -54,66 +55,6 @@ pub mod flags {
     pub const CWR: u8 = 8;
 }
 
-/// Airtime telemetry an access point writes into a packet in band (paper 004's INT fields), in
-/// the fixed-point units an INT header carries; the receiver echoes the latest in its ACKs.
-/// All zero (the default): no telemetry.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Telemetry {
-    /// PHY rate of the device's frame that carried the packet to the AP, kbit/s (`dr`).
-    pub dr_kbps: u32,
-    /// The AP's timeslot, µs (`ts`).
-    pub ts_us: u32,
-    /// The device's setpoint, in 1/10000 of the timeslot (`sp`).
-    pub sp: u16,
-    /// The device's weighted airtime ratio over past timeslots, in 1/10000 (`w_ar`); sent once
-    /// per timeslot, [`Telemetry::NO_W_AR`] in the other packets.
-    pub w_ar: u16,
-    /// Frames from the device the MAC gave up after its retry limit, a wrapping count
-    /// (`loss_w`).
-    pub loss_w: u16,
-}
-
-impl Telemetry {
-    pub const NO_W_AR: u16 = u16::MAX;
-    /// One unit of `sp` and `w_ar`.
-    pub const RATIO_UNIT: f64 = 1e-4;
-
-    pub fn is_present(&self) -> bool {
-        self.dr_kbps > 0
-    }
-
-    pub fn dr_bps(&self) -> u64 {
-        u64::from(self.dr_kbps) * 1000
-    }
-
-    pub fn ts(&self) -> Time {
-        Time::from(self.ts_us) * crate::sim::US
-    }
-
-    pub fn sp(&self) -> f64 {
-        f64::from(self.sp) * Self::RATIO_UNIT
-    }
-
-    pub fn w_ar(&self) -> Option<f64> {
-        (self.is_present() && self.w_ar != Self::NO_W_AR).then(|| f64::from(self.w_ar) * Self::RATIO_UNIT)
-    }
-
-    /// The latest fields of `newer` over these, keeping a `w_ar` that `newer` lacks (a
-    /// receiver echoes each `w_ar` once, even when a delayed ACK covers later packets).
-    pub fn merge(&self, newer: &Telemetry) -> Telemetry {
-        if !newer.is_present() {
-            return *self;
-        }
-        let w_ar = if newer.w_ar == Self::NO_W_AR && self.is_present() { self.w_ar } else { newer.w_ar };
-        Telemetry { w_ar, ..*newer }
-    }
-
-    /// A ratio in the fixed-point unit, saturating below [`Telemetry::NO_W_AR`].
-    pub fn ratio(x: f64) -> u16 {
-        (x / Self::RATIO_UNIT).round().clamp(0.0, f64::from(Self::NO_W_AR - 1)) as u16
-    }
-}
-
 /// A TCP segment. Sequence numbers are 64-bit byte offsets from the first data byte, so they
 /// never wrap; SYNs carry no sequence space.
 #[derive(Clone, Copy, Debug, Default)]
@@ -128,8 +69,8 @@ pub struct TcpSegment {
     /// Timestamp option (RFC 7323): the sender's clock, and the echo of the peer's latest.
     pub tsval: Time,
     pub tsecr: Time,
-    /// In-band airtime telemetry: written by an AP into data segments, echoed in ACKs.
-    pub int: Telemetry,
+    /// What a component on the path wrote for the far end to echo back ([`Extension`]).
+    pub ext: Extension,
 }
 
 impl TcpSegment {

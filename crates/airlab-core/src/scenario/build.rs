@@ -165,7 +165,7 @@ fn wifi_net(w: &ResolvedWifi, ids: &HashMap<&str, NodeId>, seed: u64) -> WifiNet
             let rng = Rng::stream(seed, &format!("backoff:{name}"));
             let dev = WifiDev::new(ids[m.name.as_str()], name, qdisc, queues, m.aggregation, peers, rng);
             match &w.telemetry {
-                Some(t) if w.ap.as_deref() == Some(m.name.as_str()) => dev.with_telemetry(airtime_table(t, ids)),
+                Some(t) if w.ap.as_deref() == Some(m.name.as_str()) => dev.with_hook(Box::new(airtime_table(t, ids))),
                 _ => dev,
             }
         })

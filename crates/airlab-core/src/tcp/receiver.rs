@@ -13,7 +13,7 @@ use super::rcvbuf::RcvBuf;
 use super::{Ctx, TimerKind};
 use crate::metrics::Completion;
 use crate::net::packet::{flags, SYN_SIZE, TCP_HEADER};
-use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, SackBlocks, TcpSegment, Telemetry};
+use crate::net::{ConnId, Ecn, Extension, FlowId, NodeId, Packet, SackBlocks, TcpSegment};
 use crate::sim::Time;
 
 /// A range of out-of-order data held above rcv_nxt.
@@ -51,7 +51,7 @@ pub struct TcpReceiver {
     /// Data received twice, to report as the next ACK's first SACK block (DSACK).
     dsack: Option<(u64, u64)>,
     /// Airtime telemetry of the latest segments, echoed in the next ACK.
-    int: Telemetry,
+    ext: Extension,
     /// The application's message: its length and when its connection opened. Once every byte
     /// of it is in order, the connection's completion is recorded (its FCT ends here).
     message: Option<(u64, Time)>,
@@ -76,7 +76,7 @@ impl TcpReceiver {
             synack_sent: None,
             ece: false,
             dsack: None,
-            int: Telemetry::default(),
+            ext: Extension::None,
             message: None,
         }
     }
@@ -90,14 +90,14 @@ impl TcpReceiver {
 
     /// A segment from the sender arrived with IP ECN field `ecn`.
     pub fn on_segment(&mut self, seg: &TcpSegment, ecn: Ecn, mss: u32, ctx: &mut Ctx) {
-        self.int = self.int.merge(&seg.int);
+        self.ext = self.ext.merge(&seg.ext);
         if seg.has(flags::SYN) {
             let synack = TcpSegment {
                 flags: flags::SYN | flags::ACK,
                 wnd: self.buf.window(),
                 tsval: ctx.now,
                 tsecr: seg.tsval,
-                int: self.echo_telemetry(),
+                ext: self.ext.echo(),
                 ..Default::default()
             };
             ctx.out.push(self.packet(SYN_SIZE, synack));
@@ -252,19 +252,12 @@ impl TcpReceiver {
         // Each SACK block takes 8 bytes of options, plus 2 for kind and length, padded to 4.
         let options = if sack.len > 0 { (8 * sack.len as u32 + 2).div_ceil(4) * 4 } else { 0 };
         let wnd = self.buf.window();
-        let int = self.echo_telemetry();
+        let ext = self.ext.echo();
         self.rcv_wup = self.rcv_nxt;
         let tsecr = self.ts_recent;
         let seg =
-            TcpSegment { ack: self.rcv_nxt, flags: fl, sack, wnd, tsval: ctx.now, tsecr, int, ..Default::default() };
+            TcpSegment { ack: self.rcv_nxt, flags: fl, sack, wnd, tsval: ctx.now, tsecr, ext, ..Default::default() };
         ctx.out.push(self.packet(TCP_HEADER + options, seg));
-    }
-
-    /// The telemetry for an ACK: the latest fields, each `w_ar` once.
-    fn echo_telemetry(&mut self) -> Telemetry {
-        let int = self.int;
-        self.int.w_ar = Telemetry::NO_W_AR;
-        int
     }
 
     fn packet(&self, size: u32, seg: TcpSegment) -> Packet {

@@ -15,10 +15,12 @@
 //! - [`net`]: a network of nodes sharing a channel, and its frame exchanges, split by phase
 //!   (channel access, the exchange, reception and Block Ack, the UL OFDMA trigger cycle).
 //! - [`aggregation`]: a device's A-MPDU limits, shared by the exchange and the OFDMA planner.
+//! - [`hook`]: what an AP may do with the packets it forwards (paper 004's telemetry).
 //! - [`ofdma`]: 802.11ax downlink OFDMA: the AP's multi-user scheduling and RU allocation.
 
 pub mod aggregation;
 pub mod channel;
+pub mod hook;
 pub mod link;
 pub mod mac80211;
 pub mod medium;

@@ -17,8 +17,9 @@
 //! losses `loss_w`, and its `w_ar` in the first packet after each timeslot closes.
 
 use crate::net::packet::Payload;
-use crate::net::{ConnId, NodeId, Packet, Telemetry};
-use crate::sim::{Time, SEC, US};
+use crate::net::{ConnId, Extension, NodeId, Packet, Telemetry};
+use crate::sim::{Time, US};
+use crate::wifi::hook::ApHook;
 use crate::wifi::phy::{self as phy, TxVector};
 use serde::{Deserialize, Serialize};
 
@@ -65,20 +66,10 @@ pub struct TelemetryConfig {
 /// to it (and to at least 1 µs, so that slots close at most a million times a second).
 pub const MAX_TIMESLOT: Time = u32::MAX as Time * US;
 
-/// Eq. 1's service and tail bits of a non-HT PPDU.
-const SERVICE_TAIL_BITS: f64 = 22.0;
-
-/// Eq. 1 as printed: `preamble` plus the service, tail and MPDU bits of an IP packet of
-/// `ip_bytes` over `rate_bps`, unrounded to symbols.
-pub fn formula_airtime(preamble: Time, ip_bytes: u32, rate_bps: u64) -> Time {
-    let bits = SERVICE_TAIL_BITS + 8.0 * f64::from(phy::mpdu_bytes(ip_bytes));
-    preamble + (bits * SEC as f64 / rate_bps as f64).round() as Time
-}
-
 /// Eq. 2: a packet of `ip_bytes` sent at `txv`, its MAC ACK, SIFS and DIFS (`difs`, `sifs`).
 pub fn time_per_packet(measure: AirtimeMeasure, txv: &TxVector, ip_bytes: u32, difs: Time, sifs: Time) -> Time {
     let ppdu = match measure {
-        AirtimeMeasure::Formula => formula_airtime(txv.preamble_duration(), ip_bytes, txv.rate_bps()),
+        AirtimeMeasure::Formula => phy::formula_airtime(txv.preamble_duration(), ip_bytes, txv.rate_bps()),
         AirtimeMeasure::Ppdu => txv.ppdu_duration(phy::mpdu_bytes(ip_bytes)),
     };
     ppdu + difs + sifs + phy::ack_duration(&txv.control_response_rate())
@@ -185,10 +176,11 @@ impl AirtimeTable {
             }
         }
     }
+}
 
-    /// A packet from `device` reached the AP over the air, sent at `txv`; `mac_losses` is the
-    /// device's count of frames given up. Charges its airtime and writes the telemetry.
-    pub fn on_uplink(&mut self, device: NodeId, pkt: &mut Packet, txv: &TxVector, mac_losses: u64, now: Time) {
+impl ApHook for AirtimeTable {
+    /// Charges the packet's airtime to its device and writes the telemetry into it.
+    fn on_uplink(&mut self, device: NodeId, pkt: &mut Packet, txv: &TxVector, mac_losses: u64, now: Time) {
         self.advance(now);
         let Payload::Tcp(seg) = &mut pkt.payload else { return };
         let known = self.devices.iter().position(|d| d.node == device);
@@ -221,22 +213,21 @@ impl AirtimeTable {
             self.probes.push(Probe { conn: pkt.conn, device, end: seg.seq + u64::from(seg.len), sent: now });
         }
         let w_ar = if std::mem::take(&mut d.fresh) { Telemetry::ratio(d.w_ar) } else { Telemetry::NO_W_AR };
-        if !seg.int.is_present() {
+        if seg.ext.airtime().is_none() {
             pkt.size += self.cfg.header_bytes;
         }
-        seg.int = Telemetry {
+        seg.ext = Extension::Airtime(Telemetry {
             dr_kbps: (txv.rate_bps() / 1000) as u32,
             ts_us: (self.slot / US).min(u64::from(u32::MAX)) as u32,
             sp: Telemetry::ratio(sp),
             w_ar,
             loss_w: mac_losses as u16,
-        };
+        });
     }
 
-    /// A packet the AP is about to send to one of its stations: an ACK that covers a probed
-    /// segment gives that connection's `ertt`, and with its device's latest `e2a_l` a sample
-    /// of eq. 6.
-    pub fn on_downlink(&mut self, pkt: &Packet, now: Time) {
+    /// An ACK the AP is about to send that covers a probed segment gives that connection's
+    /// `ertt`, and with its device's latest `e2a_l` a sample of eq. 6.
+    fn on_downlink(&mut self, pkt: &Packet, now: Time) {
         let Some(seg) = pkt.tcp() else { return };
         let Some(k) = self.probes.iter().position(|p| p.conn == pkt.conn && seg.ack >= p.end) else { return };
         let probe = self.probes.swap_remove(k);
@@ -252,6 +243,7 @@ mod tests {
     use crate::net::packet::flags;
     use crate::net::{Ecn, TcpSegment};
     use crate::sim::MS;
+    use crate::sim::SEC;
     use crate::wifi::phy::MacTiming;
 
     const DIFS: Time = 34 * US;
@@ -298,12 +290,12 @@ mod tests {
         // Not in the table yet: no telemetry, no charge.
         let mut p = data(1, 0, flags::ACK, 0);
         t.on_uplink(1, &mut p, &txv, 0, MS);
-        assert!(!p.tcp().unwrap().int.is_present());
+        assert!(p.tcp().unwrap().ext.airtime().is_none());
         let mut syn = data(1, 0, flags::SYN, 0);
         syn.size = 60;
         t.on_uplink(1, &mut syn, &txv, 0, 2 * MS);
         assert_eq!(t.device_count(), 1);
-        let int = syn.tcp().unwrap().int;
+        let int = *syn.tcp().unwrap().ext.airtime().unwrap();
         assert_eq!((int.dr_kbps, int.ts_us, int.sp, int.w_ar), (6000, 100_000, 8000, Telemetry::NO_W_AR));
         // 20 packets of 2168.33 us in the first 100 ms slot (plus the SYN).
         let t_p = time_per_packet(AirtimeMeasure::Formula, &txv, 1500, DIFS, SIFS);
@@ -315,17 +307,17 @@ mod tests {
         let mut next = data(1, 20 * 1448, flags::ACK, 0);
         t.on_uplink(1, &mut next, &txv, 0, 100 * MS);
         let ar1 = (20 * t_p + syn_t) as f64 / (100 * MS) as f64;
-        let got = next.tcp().unwrap().int.w_ar().unwrap();
+        let got = next.tcp().unwrap().ext.airtime().unwrap().w_ar().unwrap();
         assert!((got - ar1 / 2.0).abs() < 1e-4, "{got} vs {}", ar1 / 2.0);
         // Only the first packet after a slot closes carries w_ar.
         let mut after = data(1, 21 * 1448, flags::ACK, 0);
         t.on_uplink(1, &mut after, &txv, 0, 101 * MS);
-        assert_eq!(after.tcp().unwrap().int.w_ar, Telemetry::NO_W_AR);
+        assert_eq!(after.tcp().unwrap().ext.airtime().unwrap().w_ar, Telemetry::NO_W_AR);
         // An empty second slot halves it again: w_ar_2 = ar_1 / 4 + ar_2 / 2, ar_2 = 2 t_p / ts.
         let mut third = data(1, 22 * 1448, flags::ACK, 0);
         t.on_uplink(1, &mut third, &txv, 0, 200 * MS);
         let ar2 = (2 * t_p) as f64 / (100 * MS) as f64;
-        let got = third.tcp().unwrap().int.w_ar().unwrap();
+        let got = third.tcp().unwrap().ext.airtime().unwrap().w_ar().unwrap();
         assert!((got - (ar1 / 4.0 + ar2 / 2.0)).abs() < 1e-4);
     }
 
@@ -341,7 +333,7 @@ mod tests {
         let sp = |t: &mut AirtimeTable, dev| {
             let mut p = data(dev, 0, flags::ACK, 0);
             t.on_uplink(dev, &mut p, &txv, 0, 2 * MS);
-            p.tcp().unwrap().int.sp()
+            p.tcp().unwrap().ext.airtime().unwrap().sp()
         };
         assert!((sp(&mut t, 1) - 0.8 / 3.0).abs() < 1e-4);
         assert!((sp(&mut t, 3) - 0.45).abs() < 1e-9);
@@ -370,12 +362,12 @@ mod tests {
         let mut p = data(1, 1448, flags::ACK, 99 * MS);
         t.on_uplink(1, &mut p, &txv, 0, 100 * MS);
         assert_eq!(t.timeslot(), 22 * MS);
-        assert_eq!(p.tcp().unwrap().int.ts_us, 22_000);
+        assert_eq!(p.tcp().unwrap().ext.airtime().unwrap().ts_us, 22_000);
         // Quiet for 300 ms: the device leaves, and a packet without a SYN does not bring it back.
         let mut late = data(1, 2896, flags::ACK, 0);
         t.on_uplink(1, &mut late, &txv, 0, 500 * MS);
         assert_eq!(t.device_count(), 0);
-        assert!(!late.tcp().unwrap().int.is_present());
+        assert!(late.tcp().unwrap().ext.airtime().is_none());
     }
 
     /// A computed timeslot stays within what packets carry (32 bits of microseconds): scaled
@@ -393,7 +385,7 @@ mod tests {
         assert_eq!(t.timeslot(), MAX_TIMESLOT);
         let mut later = data(1, 2896, flags::ACK, 0);
         t.on_uplink(1, &mut later, &txv, 0, 200 * MS);
-        assert_eq!(later.tcp().unwrap().int.ts_us, u32::MAX);
+        assert_eq!(later.tcp().unwrap().ext.airtime().unwrap().ts_us, u32::MAX);
     }
 
     #[test]

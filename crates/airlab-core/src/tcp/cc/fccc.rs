@@ -25,8 +25,7 @@ use super::{AckSample, Build, CaState, CcState, CcVar, Component, Config, Conges
 use crate::net::Telemetry;
 use crate::params::{no_check, Kind, Param, Range, Value};
 use crate::sim::{Time, SEC};
-use crate::wifi::phy::{ack_duration, MacTiming, TxVector};
-use crate::wifi::telemetry::formula_airtime;
+use crate::wifi::phy::{ack_duration, formula_airtime, MacTiming, TxVector};
 
 pub static FCCC: Component = Component {
     name: "fccc",
@@ -175,7 +174,7 @@ impl CongestionControl for Fccc {
     }
 
     fn on_ack(&mut self, s: &mut CcState, ack: &AckSample) {
-        if let Some(int) = ack.telemetry {
+        if let Some(&int) = ack.ext.airtime() {
             self.int = Some(int);
             if let Some(w_ar) = int.w_ar() {
                 self.last_w_ar = w_ar;
@@ -274,7 +273,7 @@ mod tests {
             w_ar: w_ar.map_or(Telemetry::NO_W_AR, Telemetry::ratio),
             loss_w,
         };
-        AckSample { acked: 1, telemetry: Some(int), ..Default::default() }
+        AckSample { acked: 1, ext: crate::net::Extension::Airtime(int), ..Default::default() }
     }
 
     #[test]

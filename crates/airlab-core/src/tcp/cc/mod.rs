@@ -17,7 +17,7 @@ pub mod hystart;
 pub mod minmax;
 pub mod reno;
 
-use crate::net::Telemetry;
+use crate::net::Extension;
 use crate::params;
 use crate::sim::{Rng, Time, SEC};
 use crate::tcp::rate::{RateSample, TxSnapshot};
@@ -153,9 +153,9 @@ pub struct AckSample {
     pub ece: bool,
     /// Delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation).
     pub rate: RateSample,
-    /// Airtime telemetry an access point wrote on the path and the receiver echoed
-    /// (`airtime_telemetry` of a `[[wifi]]` BSS), when the ACK carried it.
-    pub telemetry: Option<Telemetry>,
+    /// What a component on the path wrote and the receiver echoed (an AP's airtime
+    /// telemetry), as the ACK carried it.
+    pub ext: Extension,
 }
 
 /// A named variable of a congestion control, exported to the flow time series.

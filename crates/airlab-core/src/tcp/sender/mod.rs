@@ -353,14 +353,7 @@ impl TcpSender {
         self.process_tlp_ack(seg, dsack, una_advanced);
 
         self.st.is_cwnd_limited = self.is_cwnd_limited();
-        let sample = AckSample {
-            acked,
-            rtt: ca_rtt,
-            newly_lost,
-            ece: seg.has(flags::ECE),
-            rate: rs,
-            telemetry: seg.int.is_present().then_some(seg.int),
-        };
+        let sample = AckSample { acked, rtt: ca_rtt, newly_lost, ece: seg.has(flags::ECE), rate: rs, ext: seg.ext };
         self.cc.on_ack(&mut self.st, &sample);
         if !self.cc.owns_cwnd() {
             match self.st.ca_state {

@@ -37,6 +37,7 @@ pub use super::aggregation::Aggregation;
 pub use access::Edca;
 pub use ul_cycle::UlStats;
 
+use super::hook::ApHook;
 use super::link::{LinkStats, Peer, Reception};
 use super::medium::Medium;
 use super::mpdu::Mpdu;
@@ -44,7 +45,6 @@ use super::ofdma::sched::{self, MuScheduler};
 use super::ofdma::{Obo, Ofdma, UlScheduler};
 use super::phy::{self, TxVector};
 use super::queues::DeviceQueues;
-use super::telemetry::AirtimeTable;
 use crate::metrics::FlowStats;
 use crate::net::iface::IfaceStats;
 use crate::net::{NodeId, Packet, Release};
@@ -252,8 +252,8 @@ pub struct WifiDev {
     wake_at: Option<Time>,
     verdicts: Verdicts,
     rng: Rng,
-    /// An AP's airtime table, when it writes airtime telemetry into its stations' packets.
-    telemetry: Option<Box<AirtimeTable>>,
+    /// An AP's hook on the packets it forwards (paper 004's airtime telemetry).
+    hook: Option<Box<dyn ApHook>>,
 }
 
 impl WifiDev {
@@ -288,14 +288,13 @@ impl WifiDev {
             wake_at: None,
             verdicts: Verdicts::default(),
             rng,
-            telemetry: None,
+            hook: None,
         }
     }
 
-    /// Account the airtime of the packets this AP receives from its stations and write
-    /// airtime telemetry into them (paper 004's AP).
-    pub fn with_telemetry(mut self, table: AirtimeTable) -> Self {
-        self.telemetry = Some(Box::new(table));
+    /// An AP that shows every packet it forwards to `hook` (see [`ApHook`]).
+    pub fn with_hook(mut self, hook: Box<dyn ApHook>) -> Self {
+        self.hook = Some(hook);
         self
     }
 
@@ -485,8 +484,8 @@ impl WifiNet {
     /// Offer a packet to device `dev`'s qdisc.
     pub fn enqueue(&mut self, dev: u32, pkt: Packet, now: Time, flows: &mut [FlowStats]) {
         let d = &mut self.devs[dev as usize];
-        if let Some(table) = d.telemetry.as_mut() {
-            table.on_downlink(&pkt, now);
+        if let Some(hook) = d.hook.as_mut() {
+            hook.on_downlink(&pkt, now);
         }
         d.stats.on_enqueue();
         d.qdisc.enqueue(pkt, now, &mut d.verdicts);

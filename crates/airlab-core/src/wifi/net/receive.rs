@@ -80,12 +80,12 @@ impl WifiNet {
             any = true;
             r.peers[back].rx.receive(m.seq, m.pkt, &mut self.up);
         }
-        if let Some(table) = r.telemetry.as_mut() {
-            // The link's rate and MAC losses (an HE TB PPDU's RU rate is not what the table
-            // charges: it prices every packet at the station's SU rate).
+        if let Some(hook) = r.hook.as_mut() {
+            // The link's SU rate and MAC losses (an HE TB PPDU's RU rate is not what a hook is
+            // shown: paper 004's AP prices every packet at the station's SU rate).
             let link = &s.peers[peer as usize];
             for pkt in &mut self.up {
-                table.on_uplink(s.node, pkt, &link.txv, link.stats.mpdus_dropped, now);
+                hook.on_uplink(s.node, pkt, &link.txv, link.stats.mpdus_dropped, now);
             }
         }
         let node = r.node;

@@ -3,7 +3,7 @@
 //! A-MPDU length, PPDU duration and the Block Ack window.
 
 use super::{Format, TxVector};
-use crate::sim::{Time, US};
+use crate::sim::{Time, SEC, US};
 
 /// MAC header of a QoS Data frame between a station and its AP (frame control 2, duration 2,
 /// three addresses 18, sequence control 2, QoS control 2).
@@ -12,6 +12,17 @@ pub const QOS_DATA_HEADER_BYTES: u32 = 26;
 pub const FCS_BYTES: u32 = 4;
 /// LLC/SNAP header (RFC 1042 encapsulation) in front of an IP packet in an 802.11 MSDU.
 pub const LLC_SNAP_BYTES: u32 = 8;
+
+/// The service and tail bits of a non-HT PPDU (16 + 6), as paper 004's eq. 1 counts them.
+const SERVICE_TAIL_BITS: f64 = 22.0;
+
+/// Paper 004's eq. 1 as printed: `preamble` plus the service, tail and MPDU bits of an IP
+/// packet of `ip_bytes` over `rate_bps`, unrounded to symbols (what its AP and its senders
+/// price a packet's airtime with).
+pub fn formula_airtime(preamble: Time, ip_bytes: u32, rate_bps: u64) -> Time {
+    let bits = SERVICE_TAIL_BITS + 8.0 * f64::from(mpdu_bytes(ip_bytes));
+    preamble + (bits * SEC as f64 / rate_bps as f64).round() as Time
+}
 
 /// MPDU carrying one IP packet of `ip_bytes` (no A-MSDU, no security): 1500 B → 1538 B.
 pub const fn mpdu_bytes(ip_bytes: u32) -> u32 {

@@ -38,8 +38,8 @@ mod tests;
 pub use error::bits_success;
 pub use frames::{
     ack_duration, ampdu_append, ampdu_bytes, ampdu_subframe_bytes, block_ack_bytes, block_ack_duration, cts_duration,
-    mpdu_bytes, rts_duration, ACK_BYTES, AMPDU_DELIMITER_BYTES, CTS_BYTES, FCS_BYTES, LLC_SNAP_BYTES, PPDU_MAX_TIME,
-    QOS_DATA_HEADER_BYTES, RTS_BYTES,
+    formula_airtime, mpdu_bytes, rts_duration, ACK_BYTES, AMPDU_DELIMITER_BYTES, CTS_BYTES, FCS_BYTES, LLC_SNAP_BYTES,
+    PPDU_MAX_TIME, QOS_DATA_HEADER_BYTES, RTS_BYTES,
 };
 pub use timing::MacTiming;
 

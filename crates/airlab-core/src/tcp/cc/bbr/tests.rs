@@ -75,7 +75,7 @@ impl Harness {
             delivered_ce: 0,
             rtt: self.rtt,
         };
-        let ack = AckSample { acked: 1, rtt: Some(self.rtt), newly_lost, ece: false, rate, telemetry: None };
+        let ack = AckSample { acked: 1, rtt: Some(self.rtt), newly_lost, ece: false, rate, ..Default::default() };
         self.cc.on_ack(&mut self.s, &ack);
         if self.cc.full_bw != self.baseline.0 {
             self.baseline = (self.cc.full_bw, self.cc.round_count);

@@ -53,7 +53,7 @@ impl Feed {
             rtt,
             ..Default::default()
         };
-        let ack = AckSample { acked: 1, rtt: Some(rtt), newly_lost: lost, ece: false, rate, telemetry: None };
+        let ack = AckSample { acked: 1, rtt: Some(rtt), newly_lost: lost, ece: false, rate, ..Default::default() };
         self.cc.on_ack(&mut self.s, &ack);
     }
 
