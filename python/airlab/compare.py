@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from airlab import _checks, _io
+from airlab.flent import load_result as load_result  # airlab.compare.load_result, as before
 from airlab.report import fmt, get
 from airlab.results import Result
 
@@ -62,20 +63,6 @@ def _affected(check: dict[str, Any], table: str, name: str, path: str) -> bool:
     ``table:name`` or ``table:name:field``)."""
     keys = set(check.get("affects") or [])
     return bool({"*", f"{table}:{name}", f"{table}:{name}:{path.split('.')[0]}"} & keys)
-
-
-def load_result(result: Result | str | os.PathLike[str]) -> Result:
-    """A ``Result``, or one read from a result directory or a Flent file; ValueError for any
-    other path."""
-    if isinstance(result, Result):
-        return result
-    from airlab import flent
-
-    if flent.is_flent(result):
-        return flent.load(result)
-    if not (Path(result) / "summary.json").is_file():
-        raise ValueError(f"{result}: not a result directory (summary.json) or a Flent file")
-    return Result.load(result)
 
 
 def label_of(res: Result, fallback: str) -> str:

@@ -683,3 +683,15 @@ def load(path: str | os.PathLike[str], max_bytes: int = MAX_BYTES) -> Result:
         "wifi": [],
     }
     return Result(summary=summary, scenario={}, source=str(p), **tables)
+
+
+def load_result(result: Result | str | os.PathLike[str]) -> Result:
+    """A ``Result``, or one read from a result directory or a Flent file; ValueError for any
+    other path."""
+    if isinstance(result, Result):
+        return result
+    if is_flent(result):
+        return load(result)
+    if not (Path(result) / "summary.json").is_file():
+        raise ValueError(f"{result}: not a result directory (summary.json) or a Flent file")
+    return Result.load(result)

@@ -20,13 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from airlab import _io, samples
+
+# First: it chooses matplotlib's backend, which pyplot then uses.
+from airlab.plotstyle import STYLE, _text
+
+# isort: split
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.patches import Ellipse
-
-from airlab import _io, samples
-from airlab.plots import STYLE, _text
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -51,12 +54,11 @@ class Dataset:
 
 def _of_path(path: Path) -> list[Dataset]:
     from airlab import flent
-    from airlab.compare import load_result
     from airlab.sweep import Sweep
 
     if flent.is_flent(path) or (path / "summary.json").is_file():
         label = path.name.removesuffix(".gz")
-        return [Dataset(label, samples.of_result(load_result(path)))]
+        return [Dataset(label, samples.of_result(flent.load_result(path)))]
     if (path / "runs").is_dir():
         return of_sweep(Sweep.load(path))
     raise FileNotFoundError(

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from airlab import _checks, _io
+from airlab import engine as _engine
 from airlab.results import ResultFileError, read_json
 
 Params = tuple[tuple[str, str], ...]
@@ -139,10 +140,8 @@ def _columns(df: Any) -> dict[str, list[Any]]:
 
 def execute(job: Job, text: str, name: str, keep: Keep) -> Record:
     """Run one job from its scenario text and return its record (runs on workers)."""
-    import airlab
-
     t0 = time.perf_counter()
-    res = airlab.run_text(text, seed=job.seed, set=job.params, name=name)
+    res = _engine.run_text(text, seed=job.seed, set=job.params, name=name)
     record: Record = {
         "run_id": job.id,
         "scenario": job.scenario,
@@ -526,16 +525,14 @@ def run_jobs(
     after each record is written (a sweep rebuilds its table there). On Ctrl-C the finished
     records are kept and ``outcome.interrupted`` is set.
     """
-    import airlab
-
     reporter = reporter or Reporter()
     executor = executor or LocalPool()
     unique = list({j.id: j for j in jobs}.values())
     for job in {(j.scenario, j.params): j for j in unique}.values():
-        airlab.validate(job.scenario, set=job.params)
+        _engine.validate(job.scenario, set=job.params)
     engine = engine_digest()
-    # Each scenario's text and file name, read as a run reads them (airlab._load).
-    texts = {s: airlab._load(s) for s in {j.scenario for j in unique}}
+    # Each scenario's text and file name, read as a run reads them (engine._load).
+    texts = {s: _engine._load(s) for s in {j.scenario for j in unique}}
     digests = {s: run_digest(text.encode(), engine) for s, (text, _) in texts.items()}
 
     out = Path(out_dir)

@@ -7,26 +7,21 @@ import os
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import matplotlib
+from airlab import _io
 
-# Figures go to files: draw off-screen (the command line and cluster workers have no display),
-# unless a notebook's inline backend is in use, which shows them in the page.
-if "inline" not in matplotlib.get_backend():
-    matplotlib.use("Agg")
+# First: it chooses matplotlib's backend, which pyplot then uses.
+from airlab.plotstyle import STYLE, _text
 
+# isort: split
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from airlab import _io
-
 if TYPE_CHECKING:
-    from matplotlib.typing import RcKeyType
-
     from airlab.model.fluid import FluidResult
     from airlab.results import Result
 
@@ -34,26 +29,6 @@ DPI = 160
 MAX_LEGEND = 12  # above this many series, draw thin lines without a legend
 MAX_SERIES = 8  # queues/links: only the busiest ones are drawn
 MAX_POINTS = 4000  # per line; longer series are drawn as means of consecutive samples
-
-#: rcParams of every plot; the values' types differ by key (matplotlib's rc_context takes Any).
-STYLE: dict[RcKeyType, Any] = {
-    "font.size": 10,
-    "axes.titlesize": 11,
-    "axes.labelsize": 10,
-    "legend.fontsize": 8,
-    "axes.grid": True,
-    "grid.alpha": 0.35,
-    "grid.linestyle": ":",
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-    "lines.linewidth": 1.4,
-}
-
-
-def _text(name: object) -> str:
-    """A user's name as matplotlib text: ``$`` would start mathtext (and ``$x^{$`` fail to
-    parse), so it is escaped."""
-    return str(name).replace("$", r"\$")
 
 
 def _series(df: pd.DataFrame, key: str, col: str, *more: str) -> list[tuple[str, pd.DataFrame]]:

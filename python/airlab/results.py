@@ -6,6 +6,7 @@ import json
 import math
 import os
 import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -215,6 +216,50 @@ def _read_table(path: Path, columns: list[str]) -> pd.DataFrame:
     return df
 
 
+#: Draws a result's figures into a folder (created if needed) and returns ``{name: png path}``
+#: of those it drew; figures an earlier result drew there that this one has none of go.
+PlotRenderer = Callable[["Result", Path], Mapping[str, Path]]
+#: A result's HTML report, given the figures drawn for it (``{name: png path}``).
+ReportRenderer = Callable[["Result", Mapping[str, Path]], str]
+
+
+@dataclass(frozen=True)
+class Renderers:
+    """What draws a result: the render layer's functions, passed in. This module (the core)
+    imports no renderer; ``airlab`` installs :data:`airlab.renderers.DEFAULT`
+    (:func:`airlab.plots.plot_all`, :func:`airlab.report.render` and
+    :func:`airlab.report.fragment`) with :func:`use_renderers` when it is imported."""
+
+    #: The figures of :meth:`Result.save` (into ``out_dir/plots``).
+    plots: PlotRenderer
+    #: Removes the figures ``plots`` may have drawn into a folder (a result saved without
+    #: plots where an earlier one drew them); other files stay.
+    clear_plots: Callable[[Path], None]
+    #: The report.html of :meth:`Result.save`.
+    report: ReportRenderer
+    #: The notebook view of a result (``Result._repr_html_``).
+    html: Callable[[Result], str]
+
+
+_renderers: Renderers | None = None
+
+
+def use_renderers(renderers: Renderers) -> None:
+    """Make ``renderers`` the ones :meth:`Result.save` and a notebook's view of a result use
+    by default (``airlab`` installs :data:`airlab.renderers.DEFAULT`)."""
+    global _renderers
+    if not isinstance(renderers, Renderers):
+        raise TypeError(f"renderers: expected airlab.results.Renderers, got {renderers!r:.60}")
+    _renderers = renderers
+
+
+def installed_renderers() -> Renderers:
+    """The renderers :func:`use_renderers` installed; ``RuntimeError`` if none is."""
+    if _renderers is None:
+        raise RuntimeError("no renderers installed (airlab.results.use_renderers)")
+    return _renderers
+
+
 @dataclass(repr=False)
 class Result:
     """Everything one run produced.
@@ -281,10 +326,9 @@ class Result:
         )
 
     def _repr_html_(self) -> str:
-        """Jupyter's view of a run: the flows table and the goodput plot."""
-        from airlab.report import fragment
-
-        return fragment(self)
+        """Jupyter's view of a run: the flows table and the goodput plot (the installed
+        renderers' ``html``, :func:`airlab.report.fragment`)."""
+        return installed_renderers().html(self)
 
     # -- convenience views ---------------------------------------------------------------
 
@@ -319,7 +363,10 @@ class Result:
     # -- output --------------------------------------------------------------------------
 
     def save(
-        self, out_dir: str | os.PathLike[str], plots: bool = True, report: bool = True
+        self,
+        out_dir: str | os.PathLike[str],
+        plots: bool | PlotRenderer = True,
+        report: bool | ReportRenderer = True,
     ) -> Path:
         """Write the run's files into ``out_dir`` (created if needed); each write is atomic.
 
@@ -327,6 +374,11 @@ class Result:
         and unless disabled plots/*.png and report.html. Plots an earlier run saved there that
         this one does not draw are removed. ``ValueError`` if ``out_dir`` is empty or cannot be
         created and written to.
+
+        ``plots`` and ``report`` are true for the installed renderers (:class:`Renderers`:
+        :func:`airlab.plots.plot_all` and :func:`airlab.report.render`), false for none, or
+        the renderer to use: ``plots(result, folder) -> {name: png path}``, ``report(result,
+        images) -> html``.
         """
         d = _checks.output_dir(out_dir, "out_dir")
         d.mkdir(parents=True, exist_ok=True)
@@ -335,16 +387,13 @@ class Result:
         for name in TABLES:
             df: pd.DataFrame = getattr(self, name)
             _io.write_parquet(d / f"{name}.parquet", df, self.summary.get("provenance"))
-        images: dict[str, Path] = {}
-        if plots or (d / "plots").is_dir():
-            from airlab import plots as _plots
-
-            if plots:
-                images = _plots.plot_all(self, d / "plots")
-            else:  # an earlier run's plots would not be this one's
-                _plots.remove_unwritten(d / "plots", _plots.PLOT_FILES, ())
+        images: Mapping[str, Path] = {}
+        if plots:
+            draw = plots if callable(plots) else installed_renderers().plots
+            images = draw(self, d / "plots")
+        elif (d / "plots").is_dir():  # an earlier run's plots would not be this one's
+            installed_renderers().clear_plots(d / "plots")
         if report:
-            from airlab import report as _report
-
-            _io.write_text(d / "report.html", _report.render(self, images))
+            render = report if callable(report) else installed_renderers().report
+            _io.write_text(d / "report.html", render(self, images))
         return d

@@ -510,7 +510,7 @@ class Sweep:
         ``executor``, ``reporter``, ``out``: one that holds another scenario's runs too) before
         anything runs, ``ScenarioError`` for an invalid combination or a scenario that cannot
         be read, and ``RuntimeError`` naming the runs that failed."""
-        from airlab import format_value
+        from airlab.engine import format_value
 
         grid = []
         for key, values in _checks.pairs(set, "set"):
