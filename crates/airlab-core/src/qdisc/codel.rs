@@ -14,11 +14,10 @@
 //! - Times are nanoseconds; Linux's `codel_time_t` counts 1.024 µs units.
 
 use super::fifo::PACKET_LIMIT;
-use super::{Build, Component, Config, Qdisc, Verdicts};
+use super::{Build, Component, Config, Fifo, Qdisc, Verdicts};
 use crate::net::{Ecn, Packet};
 use crate::params::{Invalid, Kind, Param, Value};
 use crate::sim::{Rng, Time, MS};
-use std::collections::VecDeque;
 
 /// Linux `psched_mtu()` of an Ethernet device: 1500 + 14 bytes of header. CoDel never drops
 /// while the backlog is at most this, so a single packet on a slow link is never dropped.
@@ -241,36 +240,27 @@ impl CodelState {
     }
 }
 
-/// The head of a FIFO and its byte count, as CoDel sees them.
-struct FifoHead<'a> {
-    queue: &'a mut VecDeque<Packet>,
-    bytes: &'a mut u64,
-}
-
-impl CodelQueue for FifoHead<'_> {
+/// A tail-drop FIFO as CoDel sees it: its head and its bytes.
+impl CodelQueue for Fifo {
     fn pop(&mut self) -> Option<Packet> {
-        let pkt = self.queue.pop_front()?;
-        *self.bytes -= u64::from(pkt.size);
-        Some(pkt)
+        self.pop_head()
     }
 
     fn backlog(&self) -> u64 {
-        *self.bytes
+        self.bytes()
     }
 }
 
 /// Linux `sch_codel`: a FIFO of at most `limit` packets (tail drop beyond) under CoDel.
 pub struct Codel {
-    queue: VecDeque<Packet>,
-    bytes: u64,
-    limit: u32,
+    fifo: Fifo,
     params: CodelParams,
     state: CodelState,
 }
 
 impl Codel {
     pub fn new(limit: u32, params: CodelParams) -> Self {
-        Codel { queue: VecDeque::new(), bytes: 0, limit, params, state: CodelState::default() }
+        Codel { fifo: Fifo::pfifo(limit), params, state: CodelState::default() }
     }
 }
 
@@ -279,27 +269,20 @@ impl Qdisc for Codel {
         "codel"
     }
 
-    fn enqueue(&mut self, mut pkt: Packet, now: Time, out: &mut Verdicts) {
-        if self.queue.len() < self.limit as usize {
-            pkt.enqueued_at = now;
-            self.bytes += u64::from(pkt.size);
-            self.queue.push_back(pkt);
-        } else {
-            out.dropped.push(pkt);
-        }
+    fn enqueue(&mut self, pkt: Packet, now: Time, out: &mut Verdicts) {
+        self.fifo.enqueue(pkt, now, out);
     }
 
     fn dequeue(&mut self, now: Time, out: &mut Verdicts) -> Option<Packet> {
-        let mut head = FifoHead { queue: &mut self.queue, bytes: &mut self.bytes };
-        self.state.dequeue(&self.params, &mut head, now, out)
+        self.state.dequeue(&self.params, &mut self.fifo, now, out)
     }
 
     fn len(&self) -> usize {
-        self.queue.len()
+        self.fifo.len()
     }
 
     fn bytes(&self) -> u64 {
-        self.bytes
+        self.fifo.bytes()
     }
 }
 

@@ -1,4 +1,5 @@
-//! Tail-drop FIFOs: `pfifo` (packet limit) and `bfifo` (byte limit), as Linux `sch_fifo.c`.
+//! The FIFOs of Linux `sch_fifo.c`: tail-drop `pfifo` (packet limit) and `bfifo` (byte limit),
+//! and `pfifo_head_drop` (its component is in [`super::pfifo_head_drop`]).
 
 use super::{Build, Component, Config, Qdisc, Verdicts};
 use crate::net::Packet;
@@ -14,13 +15,19 @@ pub const PACKET_LIMIT: Param = Param {
     doc: "packets queued at most (Linux default: 1000, a device's txqueuelen)",
 };
 
-pub static PFIFO: Component = Component {
-    name: "pfifo",
-    doc: "tail-drop FIFO with a packet limit (Linux pfifo)",
-    params: &[PACKET_LIMIT],
-    check: no_check,
-    build: Build(|c: &Config, _: Rng| Box::new(Fifo::pfifo(c.int("limit") as u32)), super::one_queue),
-};
+/// A FIFO-like qdisc whose one parameter is [`PACKET_LIMIT`], with one queue.
+pub(super) const fn packet_limited(
+    name: &'static str,
+    doc: &'static str,
+    build: fn(&Config, Rng) -> Box<dyn Qdisc>,
+) -> Component {
+    Component { name, doc, params: &[PACKET_LIMIT], check: no_check, build: Build(build, super::one_queue) }
+}
+
+pub static PFIFO: Component =
+    packet_limited("pfifo", "tail-drop FIFO with a packet limit (Linux pfifo)", |c: &Config, _: Rng| {
+        Box::new(Fifo::pfifo(c.int("limit") as u32))
+    });
 
 pub static BFIFO: Component = Component {
     name: "bfifo",
@@ -35,14 +42,17 @@ pub static BFIFO: Component = Component {
     build: Build(|c: &Config, _: Rng| Box::new(Fifo::bfifo(c.bytes("limit"))), super::one_queue),
 };
 
-/// What bounds a tail-drop FIFO.
+/// What bounds a FIFO.
 #[derive(Clone, Copy, Debug)]
 enum Limit {
     Packets(u32),
     Bytes(u64),
+    /// A packet limit kept by dropping the oldest packet.
+    HeadDrop(u32),
 }
 
-/// A FIFO that tail-drops an arriving packet that would exceed its limit.
+/// A FIFO that tail-drops an arriving packet that would exceed its limit, or with
+/// [`Fifo::pfifo_head_drop`] drops its oldest packet to make room.
 pub struct Fifo {
     queue: VecDeque<Packet>,
     bytes: u64,
@@ -59,6 +69,18 @@ impl Fifo {
     pub fn bfifo(limit: u64) -> Self {
         Fifo { queue: VecDeque::new(), bytes: 0, limit: Limit::Bytes(limit) }
     }
+
+    /// Linux `pfifo_head_drop`: at most `limit` packets; a full queue drops its oldest.
+    pub fn pfifo_head_drop(limit: u32) -> Self {
+        Fifo { queue: VecDeque::new(), bytes: 0, limit: Limit::HeadDrop(limit) }
+    }
+
+    /// Takes the head packet out.
+    pub(super) fn pop_head(&mut self) -> Option<Packet> {
+        let pkt = self.queue.pop_front()?;
+        self.bytes -= pkt.size as u64;
+        Some(pkt)
+    }
 }
 
 impl Qdisc for Fifo {
@@ -66,12 +88,19 @@ impl Qdisc for Fifo {
         match self.limit {
             Limit::Packets(_) => "pfifo",
             Limit::Bytes(_) => "bfifo",
+            Limit::HeadDrop(_) => "pfifo_head_drop",
         }
     }
 
     fn enqueue(&mut self, mut pkt: Packet, now: Time, out: &mut Verdicts) {
+        if let Limit::HeadDrop(n) = self.limit {
+            if self.queue.len() >= n as usize {
+                let oldest = self.pop_head().expect("a full queue has a head");
+                out.dropped.push(oldest);
+            }
+        }
         let fits = match self.limit {
-            Limit::Packets(n) => self.queue.len() < n as usize,
+            Limit::Packets(n) | Limit::HeadDrop(n) => self.queue.len() < n as usize,
             Limit::Bytes(n) => self.bytes + pkt.size as u64 <= n,
         };
         if fits {
@@ -84,9 +113,7 @@ impl Qdisc for Fifo {
     }
 
     fn dequeue(&mut self, _now: Time, _out: &mut Verdicts) -> Option<Packet> {
-        let pkt = self.queue.pop_front()?;
-        self.bytes -= pkt.size as u64;
-        Some(pkt)
+        self.pop_head()
     }
 
     fn len(&self) -> usize {

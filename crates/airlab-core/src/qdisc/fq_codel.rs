@@ -330,11 +330,17 @@ mod tests {
         conns
     }
 
+    /// An `fq_codel` of `cfg`, `n` connections of it that hash to different buckets, and
+    /// the verdicts of its calls.
+    fn with_distinct_conns(cfg: FqCodelConfig, n: usize) -> (FqCodel, Vec<u32>, Verdicts) {
+        let q = FqCodel::new(cfg, 7);
+        let c = distinct_conns(&q, n);
+        (q, c, Verdicts::default())
+    }
+
     #[test]
     fn drr_shares_bytes_equally_between_packet_sizes() {
-        let mut q = FqCodel::new(config(), 7);
-        let c = distinct_conns(&q, 2);
-        let mut out = Verdicts::default();
+        let (mut q, c, mut out) = with_distinct_conns(config(), 2);
         for k in 0..300 {
             q.enqueue(pkt(c[0], 1500, k), 0, &mut out);
             for j in 0..3 {
@@ -354,9 +360,7 @@ mod tests {
 
     #[test]
     fn a_sparse_flow_goes_before_backlogged_ones() {
-        let mut q = FqCodel::new(config(), 7);
-        let c = distinct_conns(&q, 3);
-        let mut out = Verdicts::default();
+        let (mut q, c, mut out) = with_distinct_conns(config(), 3);
         for k in 0..50 {
             q.enqueue(pkt(c[0], 1500, k), 0, &mut out);
             q.enqueue(pkt(c[1], 1500, k), 0, &mut out);
@@ -375,10 +379,8 @@ mod tests {
 
     #[test]
     fn an_emptied_new_flow_takes_a_turn_in_old_flows() {
-        let mut q = FqCodel::new(FqCodelConfig { quantum: 5000, ..config() }, 7);
-        let c = distinct_conns(&q, 2);
+        let (mut q, c, mut out) = with_distinct_conns(FqCodelConfig { quantum: 5000, ..config() }, 2);
         let (bulk, sparse) = (c[0], c[1]);
-        let mut out = Verdicts::default();
         for k in 0..20 {
             q.enqueue(pkt(bulk, 1000, k), 0, &mut out);
         }
@@ -399,9 +401,7 @@ mod tests {
 
     #[test]
     fn overflow_drops_half_the_fattest_flow_from_its_head() {
-        let mut q = FqCodel::new(FqCodelConfig { limit: 10, ..config() }, 7);
-        let c = distinct_conns(&q, 2);
-        let mut out = Verdicts::default();
+        let (mut q, c, mut out) = with_distinct_conns(FqCodelConfig { limit: 10, ..config() }, 2);
         for k in 0..8 {
             q.enqueue(pkt(c[0], 1000, k), 0, &mut out);
         }
@@ -426,9 +426,7 @@ mod tests {
 
     #[test]
     fn memory_limit_is_respected() {
-        let mut q = FqCodel::new(FqCodelConfig { memory_limit: 20_000, ..config() }, 7);
-        let c = distinct_conns(&q, 4);
-        let mut out = Verdicts::default();
+        let (mut q, c, mut out) = with_distinct_conns(FqCodelConfig { memory_limit: 20_000, ..config() }, 4);
         for k in 0..200 {
             q.enqueue(pkt(c[k % 4], 1500, k as u64), 0, &mut out);
             assert!(q.bytes() <= 20_000, "{} bytes queued", q.bytes());
@@ -438,9 +436,7 @@ mod tests {
 
     #[test]
     fn codel_acts_per_flow() {
-        let mut q = FqCodel::new(config(), 7);
-        let c = distinct_conns(&q, 2);
-        let mut out = Verdicts::default();
+        let (mut q, c, mut out) = with_distinct_conns(config(), 2);
         // A standing queue in one flow only, drained slower than it fills.
         let mut now = 0;
         let mut seq = 0;

@@ -3,66 +3,25 @@
 //! earlier than with tail drop, since the dropped packet's successors are already queued
 //! behind it, not yet to be sent.
 
-use super::fifo::PACKET_LIMIT;
-use super::{Build, Component, Config, Fifo, Qdisc, Verdicts};
-use crate::net::Packet;
-use crate::params::no_check;
-use crate::sim::{Rng, Time};
+use super::fifo::packet_limited;
+use super::{Component, Config, Fifo};
+use crate::sim::Rng;
 
-pub static PFIFO_HEAD_DROP: Component = Component {
-    name: "pfifo_head_drop",
-    doc: "FIFO with a packet limit that drops its oldest packet when full (Linux pfifo_head_drop)",
-    params: &[PACKET_LIMIT],
-    check: no_check,
-    build: Build(|c: &Config, _: Rng| Box::new(HeadDrop::new(c.int("limit") as usize)), super::one_queue),
-};
-
-/// A [`Fifo`] that makes room at its head.
-pub struct HeadDrop {
-    fifo: Fifo,
-    limit: usize,
-}
-
-impl HeadDrop {
-    pub fn new(limit: usize) -> Self {
-        HeadDrop { fifo: Fifo::pfifo(limit as u32), limit }
-    }
-}
-
-impl Qdisc for HeadDrop {
-    fn kind(&self) -> &'static str {
-        PFIFO_HEAD_DROP.name
-    }
-
-    fn enqueue(&mut self, pkt: Packet, now: Time, out: &mut Verdicts) {
-        if self.fifo.len() >= self.limit {
-            let oldest = self.fifo.dequeue(now, out).expect("a full queue has a head");
-            out.dropped.push(oldest);
-        }
-        self.fifo.enqueue(pkt, now, out);
-    }
-
-    fn dequeue(&mut self, now: Time, out: &mut Verdicts) -> Option<Packet> {
-        self.fifo.dequeue(now, out)
-    }
-
-    fn len(&self) -> usize {
-        self.fifo.len()
-    }
-
-    fn bytes(&self) -> u64 {
-        self.fifo.bytes()
-    }
-}
+pub static PFIFO_HEAD_DROP: Component = packet_limited(
+    "pfifo_head_drop",
+    "FIFO with a packet limit that drops its oldest packet when full (Linux pfifo_head_drop)",
+    |c: &Config, _: Rng| Box::new(Fifo::pfifo_head_drop(c.int("limit") as u32)),
+);
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::{Ecn, TcpSegment};
+    use crate::net::{Ecn, Packet, TcpSegment};
+    use crate::qdisc::{Qdisc, Verdicts};
 
     #[test]
     fn a_full_queue_drops_its_oldest_packet() {
-        let mut q = HeadDrop::new(3);
+        let mut q = Fifo::pfifo_head_drop(3);
         let mut v = Verdicts::default();
         for seq in 0..5u32 {
             let pkt = Packet::tcp_packet(0, 0, 0, 1, 1000 + seq, Ecn::NotEct, TcpSegment::default());

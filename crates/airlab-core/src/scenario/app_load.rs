@@ -105,40 +105,55 @@ impl<'a> Hops<'a> {
 /// The apps together send at most [`MAX_APP_PACKETS`] packets (times hops) and open at most
 /// [`MAX_CONNECTIONS`] connections in a run.
 pub(super) fn check_app_load(r: &Resolved, loads: &[AppLoad]) -> Result<(), KeyError> {
-    let s = &r.scenario;
-    let connections = loads.iter().fold(0u64, |sum, l| sum.saturating_add(l.connections));
-    if connections > MAX_CONNECTIONS {
-        let (i, most) = loads.iter().enumerate().max_by_key(|(_, l)| l.connections).expect("from flows");
-        let flow = &s.flows[i];
-        return Err(KeyError::new(
-            format!("flow[{i}].{}", rate_key(&flow.app)),
+    check_total(
+        r,
+        loads,
+        |l| l.connections,
+        MAX_CONNECTIONS,
+        |i, flow, most, connections| {
             format!(
-                "{} opens {} TCP connections, and the flows together {connections}, more than the \
-                 {MAX_CONNECTIONS} a run may open (each is held to the end of the run, about 2 KB); {}",
+                "{} opens {most} TCP connections, and the flows together {connections}, more than the \
+             {MAX_CONNECTIONS} a run may open (each is held to the end of the run, about 2 KB); {}",
                 copies(i, flow),
-                most.connections,
                 advice(&flow.app)
-            ),
-        ));
-    }
-    let packets = loads.iter().fold(0u64, |sum, l| sum.saturating_add(l.packets));
-    if packets > MAX_APP_PACKETS {
-        let (i, most) = loads.iter().enumerate().max_by_key(|(_, l)| l.packets).expect("from flows");
-        let flow = &s.flows[i];
-        return Err(KeyError::new(
-            format!("flow[{i}].{}", rate_key(&flow.app)),
+            )
+        },
+    )?;
+    check_total(
+        r,
+        loads,
+        |l| l.packets,
+        MAX_APP_PACKETS,
+        |i, flow, most, packets| {
             format!(
                 "{} sends {}: {:.3e} packets over the run, each counted once per hop it crosses; the apps \
-                 together send {packets:.3e}, more than the {MAX_APP_PACKETS} a run may carry (two to three \
-                 events per packet and hop: a run at the bound takes one to one and a half minutes); {}",
+             together send {packets:.3e}, more than the {MAX_APP_PACKETS} a run may carry (two to three \
+             events per packet and hop: a run at the bound takes one to one and a half minutes); {}",
                 copies(i, flow),
                 describe_app(&flow.app),
-                most.packets as f64,
+                most as f64,
                 advice(&flow.app)
-            ),
-        ));
+            )
+        },
+    )
+}
+
+/// The flows' `load` together is at most `max`; beyond, the error is at the flow with the most,
+/// worded by `message(index, flow, its load, the total)`.
+fn check_total(
+    r: &Resolved,
+    loads: &[AppLoad],
+    load: fn(&AppLoad) -> u64,
+    max: u64,
+    message: impl Fn(usize, &Flow, u64, u64) -> String,
+) -> Result<(), KeyError> {
+    let total = loads.iter().fold(0u64, |sum, l| sum.saturating_add(load(l)));
+    if total <= max {
+        return Ok(());
     }
-    Ok(())
+    let (i, most) = loads.iter().enumerate().max_by_key(|(_, l)| load(l)).expect("from flows");
+    let flow = &r.scenario.flows[i];
+    Err(KeyError::new(format!("flow[{i}].{}", rate_key(&flow.app)), message(i, flow, load(most), total)))
 }
 
 /// The key that sets how often a flow's app sends or connects, for errors about its load.

@@ -52,30 +52,11 @@ mod tests {
 
     #[test]
     fn streams_are_reproducible_and_independent() {
-        let a: Vec<u64> = (0..4)
-            .map({
-                let mut r = Rng::stream(7, "x");
-                move |_| r.next_u64()
-            })
-            .collect();
-        let b: Vec<u64> = (0..4)
-            .map({
-                let mut r = Rng::stream(7, "x");
-                move |_| r.next_u64()
-            })
-            .collect();
-        let c: Vec<u64> = (0..4)
-            .map({
-                let mut r = Rng::stream(7, "y");
-                move |_| r.next_u64()
-            })
-            .collect();
-        let d: Vec<u64> = (0..4)
-            .map({
-                let mut r = Rng::stream(8, "x");
-                move |_| r.next_u64()
-            })
-            .collect();
+        let draws = |seed: u64, name: &str| -> Vec<u64> {
+            let mut r = Rng::stream(seed, name);
+            (0..4).map(|_| r.next_u64()).collect()
+        };
+        let (a, b, c, d) = (draws(7, "x"), draws(7, "x"), draws(7, "y"), draws(8, "x"));
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a, d);

@@ -310,6 +310,20 @@ mod tests {
         Packet::tcp_packet(conn, conn, 0, 1, 1500, Ecn::NotEct, TcpSegment::default())
     }
 
+    /// A MAC of `peers` stations (no perturbation), the verdicts of its calls, and the next
+    /// sequence number of each station (room for three).
+    fn mac(params: Mac80211Params, peers: usize) -> (Mac80211, Verdicts, [u64; 3]) {
+        (Mac80211::new(params, peers, 0), Verdicts::default(), [0u64; 3])
+    }
+
+    /// The firmware sends up to `max` of `peer`'s frames in `airtime` and reports them done;
+    /// returns how many it sent.
+    fn send(m: &mut Mac80211, peer: u16, max: usize, airtime: Time) -> usize {
+        let sent = m.take(peer, max, |_, _| true);
+        m.complete(peer, airtime, sent.iter().map(|f| f.aql).sum());
+        sent.len()
+    }
+
     #[test]
     fn expected_airtime_follows_linux_estimate() {
         // HT MCS 7, 20 MHz, long GI: 65 Mbit/s, 126 µs per KiB, so Linux assumes aggregates of
@@ -327,9 +341,7 @@ mod tests {
     fn aql_gives_the_first_stations_the_high_limit_and_the_rest_the_low_one() {
         // Three backlogged stations, 1 ms per packet: the first two fill to the 12 ms limit,
         // which brings the interface to its 24 ms threshold, so the third gets 5 ms.
-        let mut m = Mac80211::new(Mac80211Params::LINUX, 3, 0);
-        let mut out = Verdicts::default();
-        let mut seq = [0u64; 3];
+        let (mut m, mut out, mut seq) = mac(Mac80211Params::LINUX, 3);
         for peer in 0..3 {
             for conn in 0..100 {
                 m.push(peer, pkt(conn), 0, &mut out);
@@ -340,9 +352,7 @@ mod tests {
         assert_eq!(pending, [12, 12, 5]);
         assert_eq!(m.len(), 300);
         // Completing station 2's frames frees its share; the refill takes it back to 5 ms.
-        let done = m.take(2, 64, |_, _| true);
-        assert_eq!(done.len(), 5);
-        m.complete(2, 5 * MS, done.iter().map(|f| f.aql).sum());
+        assert_eq!(send(&mut m, 2, 64, 5 * MS), 5);
         assert_eq!(m.pending_airtime(2), 0);
         m.fill(MS, &mut seq, &mut out, |_, _| MS);
         assert_eq!(m.pending_airtime(2), 5 * MS);
@@ -354,9 +364,7 @@ mod tests {
         // One station, a standing queue from t = 0, the firmware drained one packet per ms:
         // the sojourn passes 20 ms at t = 20 ms, so CoDel's first drop comes at the first
         // dequeue after 120 ms.
-        let mut m = Mac80211::new(Mac80211Params::LINUX, 1, 0);
-        let mut out = Verdicts::default();
-        let mut seq = [0u64; 3];
+        let (mut m, mut out, mut seq) = mac(Mac80211Params::LINUX, 1);
         for _ in 0..400 {
             m.push(0, pkt(7), 0, &mut out);
         }
@@ -367,8 +375,7 @@ mod tests {
             if first_drop.is_none() && !out.dropped.is_empty() {
                 first_drop = Some(now);
             }
-            let sent = m.take(0, 1, |_, _| true);
-            m.complete(0, MS, sent.iter().map(|f| f.aql).sum());
+            send(&mut m, 0, 1, MS);
         }
         let first = first_drop.expect("CoDel drops");
         assert!((120 * MS..=122 * MS).contains(&first), "first drop at {} ms", first / MS);
@@ -376,9 +383,7 @@ mod tests {
 
     #[test]
     fn the_firmware_serves_stations_in_turn_and_only_retries_jump_the_queue() {
-        let mut m = Mac80211::new(Mac80211Params::LINUX, 2, 0);
-        let mut out = Verdicts::default();
-        let mut seq = [0u64; 3];
+        let (mut m, mut out, mut seq) = mac(Mac80211Params::LINUX, 2);
         for conn in 0..4 {
             m.push(0, pkt(conn), 0, &mut out);
             m.push(1, pkt(conn), 0, &mut out);
@@ -405,9 +410,7 @@ mod tests {
         // Both stations backlogged and allowed by AQL; station 0 used 1 ms of airtime, so the
         // scheduler skips it until station 1 has been served.
         let params = Mac80211Params { aql_low: MS, aql_high: MS, ..Mac80211Params::LINUX };
-        let mut m = Mac80211::new(params, 2, 0);
-        let mut out = Verdicts::default();
-        let mut seq = [0u64; 3];
+        let (mut m, mut out, mut seq) = mac(params, 2);
         for conn in 0..10 {
             m.push(0, pkt(conn), 0, &mut out);
             m.push(1, pkt(conn), 0, &mut out);

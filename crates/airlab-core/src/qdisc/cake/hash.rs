@@ -4,7 +4,7 @@
 //! only shares a queue when all 8 are busy. Host slots for the per-host fairness of the dual
 //! and triple modes are found the same way.
 
-use super::tins::{FlowSet, Tin, QUEUES};
+use super::tins::{Flow, FlowSet, Host, Tin, QUEUES};
 use crate::net::Packet;
 
 /// Queues per associative set (Linux `CAKE_SET_WAYS`).
@@ -143,38 +143,47 @@ pub fn classify(tin: &mut Tin, pkt: &Packet, mode: CakeIsolation, key: u64) -> u
     };
     tin.tags[idx] = flow_hash;
     if allocate && mode.fair_srchost() {
-        let slot = host_slot(tin, srchost_hash, |h| h.srchost_tag, |h| h.srchost_bulk_flows);
-        tin.hosts[slot].srchost_tag = srchost_hash;
-        if tin.flows[idx].set == FlowSet::Bulk {
-            tin.hosts[slot].srchost_bulk_flows += 1;
-        }
-        tin.flows[idx].srchost = slot as u16;
+        reserve_host(tin, idx, srchost_hash, &SRCHOST);
     }
     if allocate && mode.fair_dsthost() {
-        let slot = host_slot(tin, dsthost_hash, |h| h.dsthost_tag, |h| h.dsthost_bulk_flows);
-        tin.hosts[slot].dsthost_tag = dsthost_hash;
-        if tin.flows[idx].set == FlowSet::Bulk {
-            tin.hosts[slot].dsthost_bulk_flows += 1;
-        }
-        tin.flows[idx].dsthost = slot as u16;
+        reserve_host(tin, idx, dsthost_hash, &DSTHOST);
     }
     idx
 }
 
-/// The host slot for `hash`: the one tagged with it, else one without bulk flows, else (a
-/// host collision) the hash's own slot.
-fn host_slot(
-    tin: &Tin,
-    hash: u32,
-    tag: impl Fn(&super::tins::Host) -> u32,
-    bulk: impl Fn(&super::tins::Host) -> u16,
-) -> usize {
+/// One side of the per-host fairness: a host slot's tag and bulk-flow count, and a flow's
+/// host slot.
+struct HostSide {
+    tag: fn(&mut Host) -> &mut u32,
+    bulk_flows: fn(&mut Host) -> &mut u16,
+    slot: fn(&mut Flow) -> &mut u16,
+}
+
+const SRCHOST: HostSide =
+    HostSide { tag: |h| &mut h.srchost_tag, bulk_flows: |h| &mut h.srchost_bulk_flows, slot: |f| &mut f.srchost };
+const DSTHOST: HostSide =
+    HostSide { tag: |h| &mut h.dsthost_tag, bulk_flows: |h| &mut h.dsthost_bulk_flows, slot: |f| &mut f.dsthost };
+
+/// Gives the flow of queue `idx` the host slot of `hash` on `side`, tagging the slot and
+/// counting the flow there if it is bulk.
+fn reserve_host(tin: &mut Tin, idx: usize, hash: u32, side: &HostSide) {
+    let slot = host_slot(tin, hash, side);
+    *(side.tag)(&mut tin.hosts[slot]) = hash;
+    if tin.flows[idx].set == FlowSet::Bulk {
+        *(side.bulk_flows)(&mut tin.hosts[slot]) += 1;
+    }
+    *(side.slot)(&mut tin.flows[idx]) = slot as u16;
+}
+
+/// The host slot for `hash` on `side`: the one tagged with it, else one without bulk flows,
+/// else (a host collision) the hash's own slot.
+fn host_slot(tin: &mut Tin, hash: u32, side: &HostSide) -> usize {
     let reduced = hash as usize % QUEUES;
     let inner = reduced % WAYS;
     let outer = reduced - inner;
     let ways = || (0..WAYS).map(move |i| outer + (inner + i) % WAYS);
     ways()
-        .find(|&k| tag(&tin.hosts[k]) == hash)
-        .or_else(|| ways().find(|&k| bulk(&tin.hosts[k]) == 0))
+        .find(|&k| *(side.tag)(&mut tin.hosts[k]) == hash)
+        .or_else(|| ways().find(|&k| *(side.bulk_flows)(&mut tin.hosts[k]) == 0))
         .unwrap_or(reduced)
 }

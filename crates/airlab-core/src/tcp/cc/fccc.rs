@@ -265,6 +265,22 @@ mod tests {
         s
     }
 
+    /// FCCC with the default parameters, initialized on a flow at time 0.
+    fn started() -> (Fccc, CcState) {
+        let mut f = Fccc::new(params());
+        let mut s = state(0);
+        f.init(&mut s);
+        (f, s)
+    }
+
+    /// `n` ACKs of `ack`, the k-th (from 1) at `k * every`.
+    fn acks_every(f: &mut Fccc, s: &mut CcState, n: u64, every: Time, ack: &AckSample) {
+        for k in 1..=n {
+            s.now = k * every;
+            f.on_ack(s, ack);
+        }
+    }
+
     fn telemetry(dr_mbps: u32, ts: Time, sp: f64, w_ar: Option<f64>, loss_w: u16) -> AckSample {
         let int = Telemetry {
             dr_kbps: dr_mbps * 1000,
@@ -287,9 +303,7 @@ mod tests {
 
     #[test]
     fn one_update_is_eq_10_with_its_clamps() {
-        let mut f = Fccc::new(params());
-        let mut s = state(0);
-        f.init(&mut s);
+        let (mut f, mut s) = started();
         // Under-use: sp 0.4, w_ar 0.1, ts 1 s at 24 Mbit/s. e_p = 0.12, e_i = 0.1 x 0.4 x 0.3
         // x 1 s = 0.012; (e_p + e_i) ts / t_p = 215.8 clamps to sp = 0.4, so cwnd = 0.4 x 10 /
         // 0.1 + 10 = 50, under cwnd_up = floor(1 + 0.4 x 1 s / 611.58 us) = 655.
@@ -309,31 +323,20 @@ mod tests {
 
     #[test]
     fn the_integral_is_clamped_and_the_window_floored_and_bounded() {
-        let mut f = Fccc::new(params());
-        let mut s = state(0);
-        f.init(&mut s);
+        let (mut f, mut s) = started();
         // A long over-use: e_i runs to -1 and stays there; cwnd never drops below cwnd_min.
-        for k in 1..=50u64 {
-            s.now = k * 10 * SEC;
-            f.on_ack(&mut s, &telemetry(24, SEC, 0.4, Some(1.0), 0));
-        }
+        acks_every(&mut f, &mut s, 50, 10 * SEC, &telemetry(24, SEC, 0.4, Some(1.0), 0));
         assert_eq!(f.e_i, -1.0);
         assert_eq!(s.cwnd, 10);
         // With cwnd_min = 1 it falls to one packet.
         let mut low = Fccc::new(Params { cwnd_min: 1.0, ..params() });
         let mut s = state(0);
-        for k in 1..=20u64 {
-            s.now = k * SEC;
-            low.on_ack(&mut s, &telemetry(24, SEC, 0.4, Some(1.0), 0));
-        }
+        acks_every(&mut low, &mut s, 20, SEC, &telemetry(24, SEC, 0.4, Some(1.0), 0));
         assert_eq!(s.cwnd, 1);
         // A long under-use at 6 Mbit/s and ts 100 ms: cwnd_up = floor(1 + 0.4 x 0.1 / 2168 us) = 19.
         let mut f = Fccc::new(params());
         let mut s = state(0);
-        for k in 1..=20u64 {
-            s.now = k * 100 * MS;
-            f.on_ack(&mut s, &telemetry(6, 100 * MS, 0.4, Some(0.01), 0));
-        }
+        acks_every(&mut f, &mut s, 20, 100 * MS, &telemetry(6, 100 * MS, 0.4, Some(0.01), 0));
         assert_eq!(s.cwnd, 19);
     }
 
@@ -341,10 +344,7 @@ mod tests {
     fn the_bound_follows_a_rate_change_at_once() {
         let mut f = Fccc::new(params());
         let mut s = state(0);
-        for k in 1..=30u64 {
-            s.now = k * SEC;
-            f.on_ack(&mut s, &telemetry(24, SEC, 0.8, Some(0.05), 0));
-        }
+        acks_every(&mut f, &mut s, 30, SEC, &telemetry(24, SEC, 0.8, Some(0.05), 0));
         let fast = s.cwnd;
         assert_eq!(fast, (1.0 + 0.8 * 1e6 / 611.58f64).floor() as u32);
         // The rate drops to 6 Mbit/s: the next ACK, without a new w_ar, bounds cwnd by eq. 11
@@ -375,9 +375,7 @@ mod tests {
 
     #[test]
     fn without_telemetry_the_window_holds() {
-        let mut f = Fccc::new(params());
-        let mut s = state(0);
-        f.init(&mut s);
+        let (mut f, mut s) = started();
         for _ in 0..100 {
             f.on_ack(&mut s, &AckSample { acked: 1, ..Default::default() });
         }

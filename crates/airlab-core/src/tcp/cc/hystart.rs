@@ -337,12 +337,19 @@ mod tests {
         s.delivered += 1;
     }
 
+    /// Feed `n` ACKs `gap` apart with equal RTT samples `rtt` (the path's being `min_rtt`) to
+    /// classic HyStart.
+    fn classic_acks(h: &mut ClassicHystart, s: &mut CcState, n: u32, gap: Time, rtt: Time, min_rtt: Time) {
+        for _ in 0..n {
+            ack(s, gap);
+            h.on_rtt(s, rtt, min_rtt);
+        }
+    }
+
     /// Feed a full round (one ACK per segment in flight) of equal RTT samples to classic HyStart.
     fn classic_round(h: &mut ClassicHystart, s: &mut CcState, rtt: Time) {
-        for _ in 0..s.cwnd {
-            ack(s, 5 * MS);
-            h.on_rtt(s, rtt, MIN_RTT);
-        }
+        let n = s.cwnd;
+        classic_acks(h, s, n, 5 * MS, rtt, MIN_RTT);
     }
 
     #[test]
@@ -359,13 +366,9 @@ mod tests {
             let mut s = flow(20);
             // ACKs 5 ms apart never form a train, so only the delay test can fire.
             classic_round(&mut h, &mut s, MIN_RTT);
-            for _ in 0..ClassicHystart::MIN_SAMPLES {
-                ack(&mut s, 5 * MS);
-                h.on_rtt(&mut s, rtt, MIN_RTT);
-            }
+            classic_acks(&mut h, &mut s, ClassicHystart::MIN_SAMPLES, 5 * MS, rtt, MIN_RTT);
             assert_eq!(s.ssthresh, u32::MAX, "8 samples only form the round's minimum");
-            ack(&mut s, 5 * MS);
-            h.on_rtt(&mut s, rtt, MIN_RTT);
+            classic_acks(&mut h, &mut s, 1, 5 * MS, rtt, MIN_RTT);
             assert_eq!(h.found(), exits, "rtt {rtt}");
             assert_eq!(s.ssthresh, if exits { 20 } else { u32::MAX });
         }
@@ -377,12 +380,8 @@ mod tests {
         let mut s = flow(20);
         classic_round(&mut h, &mut s, MIN_RTT);
         // One fast sample in the round keeps its minimum at the path's minimum.
-        ack(&mut s, 5 * MS);
-        h.on_rtt(&mut s, MIN_RTT, MIN_RTT);
-        for _ in 0..19 {
-            ack(&mut s, 5 * MS);
-            h.on_rtt(&mut s, MIN_RTT + 30 * MS, MIN_RTT);
-        }
+        classic_acks(&mut h, &mut s, 1, 5 * MS, MIN_RTT, MIN_RTT);
+        classic_acks(&mut h, &mut s, 19, 5 * MS, MIN_RTT + 30 * MS, MIN_RTT);
         assert!(!h.found());
     }
 
@@ -396,21 +395,22 @@ mod tests {
         assert_eq!(s.ssthresh, u32::MAX);
     }
 
+    /// The ACK-train tests' path: 40 ms, every RTT sample at the minimum.
+    const TRAIN_MIN_RTT: Time = 40 * MS;
+
+    /// `n` ACKs `gap` apart on the ACK-train tests' path.
+    fn train_acks(h: &mut ClassicHystart, s: &mut CcState, n: u32, gap: Time) {
+        classic_acks(h, s, n, gap, TRAIN_MIN_RTT, TRAIN_MIN_RTT);
+    }
+
     #[test]
     fn classic_ack_train_spanning_half_min_rtt_exits() {
         let mut h = ClassicHystart::new();
         let mut s = flow(100);
-        let min_rtt = 40 * MS;
-        // The round starts at the first ACK; 1 ms spacing keeps the train going.
-        ack(&mut s, MS);
-        h.on_rtt(&mut s, min_rtt, min_rtt);
-        for _ in 0..20 {
-            ack(&mut s, MS);
-            h.on_rtt(&mut s, min_rtt, min_rtt);
-        }
+        // The round starts at the first ACK; 1 ms spacing keeps the train going for 20 more.
+        train_acks(&mut h, &mut s, 1 + 20, MS);
         assert!(!h.found(), "a train of exactly min_rtt / 2 is not enough");
-        ack(&mut s, MS);
-        h.on_rtt(&mut s, min_rtt, min_rtt);
+        train_acks(&mut h, &mut s, 1, MS);
         assert!(h.found());
         assert_eq!(s.ssthresh, 100);
     }
@@ -419,15 +419,9 @@ mod tests {
     fn classic_ack_train_breaks_on_a_gap() {
         let mut h = ClassicHystart::new();
         let mut s = flow(100);
-        let min_rtt = 40 * MS;
-        ack(&mut s, MS);
-        h.on_rtt(&mut s, min_rtt, min_rtt);
-        ack(&mut s, 3 * MS);
-        h.on_rtt(&mut s, min_rtt, min_rtt);
-        for _ in 0..40 {
-            ack(&mut s, MS);
-            h.on_rtt(&mut s, min_rtt, min_rtt);
-        }
+        train_acks(&mut h, &mut s, 1, MS);
+        train_acks(&mut h, &mut s, 1, 3 * MS);
+        train_acks(&mut h, &mut s, 40, MS);
         assert!(!h.found());
     }
 

@@ -10,6 +10,7 @@
 
 pub mod bbr;
 pub mod bbr1;
+mod bbr_shared;
 pub mod cubic;
 pub mod fairtt;
 pub mod fccc;

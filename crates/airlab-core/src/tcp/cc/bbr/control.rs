@@ -129,7 +129,7 @@ impl Bbr {
     /// Linux `bbr_ack_aggregation_cwnd`.
     fn ack_aggregation_cwnd(&self) -> u32 {
         let max_aggr = self.bw() * self.c.extra_acked_max as f64 / SEC as f64;
-        let aggr = self.c.extra_acked_gain * f64::from(self.extra_acked[0].max(self.extra_acked[1]));
+        let aggr = self.c.extra_acked_gain * f64::from(self.ack_aggregation.max());
         aggr.min(max_aggr) as u32
     }
 

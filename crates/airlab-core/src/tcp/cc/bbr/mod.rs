@@ -23,6 +23,8 @@ mod tests;
 pub use bdp::{BdpModel, BdpObservation, PlainBdp};
 pub use params::{Constants, Generation, V2ALPHA, V3_IETF, V3_LINUX};
 
+pub use super::bbr_shared::Mode;
+use super::bbr_shared::{AckAggregation, ProbeRttHold};
 use super::{AckSample, Build, CaState, CcEnv, CcState, CcVar, Component, Config, CongestionControl};
 use crate::params::{no_check, Kind, Param, Value};
 use crate::sim::{Rng, Time, MS, SEC};
@@ -73,14 +75,6 @@ use crate::tcp::rate::TxSnapshot;
 const INF: u32 = u32::MAX;
 /// "No RTT sample yet" (Linux `~0U` for min_rtt_us).
 const NO_RTT: Time = Time::MAX;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    Startup = 0,
-    Drain = 1,
-    ProbeBw = 2,
-    ProbeRtt = 3,
-}
 
 /// ProbeBW sub-phases, numbered as exported in `bbr_phase`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -165,8 +159,7 @@ pub struct Bbr {
     min_rtt_stamp: Time,
     probe_rtt_min: Time,
     probe_rtt_min_stamp: Time,
-    probe_rtt_done_stamp: Option<Time>,
-    probe_rtt_round_done: bool,
+    probe_rtt: ProbeRttHold,
     idle_restart: bool,
     /// Emulates Linux marking the socket app-limited in ProbeRTT: samples of packets sent
     /// while `delivered` was within this range are treated as app-limited.
@@ -182,11 +175,7 @@ pub struct Bbr {
     conservation_until: Option<u64>,
 
     // ACK aggregation (extra_acked).
-    ack_epoch_start: Time,
-    ack_epoch_acked: u32,
-    extra_acked: [u32; 2],
-    extra_acked_win_rtts: u32,
-    extra_acked_win_idx: usize,
+    ack_aggregation: AckAggregation,
 
     // Loss and ECN signals.
     loss_round_delivered: u64,
@@ -261,8 +250,7 @@ impl Bbr {
             min_rtt_stamp: 0,
             probe_rtt_min: NO_RTT,
             probe_rtt_min_stamp: 0,
-            probe_rtt_done_stamp: None,
-            probe_rtt_round_done: false,
+            probe_rtt: ProbeRttHold::default(),
             idle_restart: false,
             app_limited_range: None,
             init_cwnd: 10,
@@ -271,11 +259,7 @@ impl Bbr {
             has_seen_rtt: false,
             conservation_pending: false,
             conservation_until: None,
-            ack_epoch_start: 0,
-            ack_epoch_acked: 0,
-            extra_acked: [0; 2],
-            extra_acked_win_rtts: 0,
-            extra_acked_win_idx: 0,
+            ack_aggregation: AckAggregation::new(1),
             loss_round_delivered: 1,
             loss_round_start: false,
             loss_in_round: false,
@@ -417,7 +401,7 @@ impl CongestionControl for Bbr {
         self.min_rtt = min_rtt;
         self.min_rtt_stamp = s.now;
         self.init_pacing_rate_from_rtt(s);
-        self.ack_epoch_start = s.now;
+        self.ack_aggregation.epoch_start = s.now;
         // Start sampling ECN and loss rounds after the first full flight is ACKed.
         self.loss_round_delivered = s.delivered + 1;
         self.ecn_alpha = 1.0;
@@ -505,8 +489,7 @@ impl CongestionControl for Bbr {
     fn on_tx_restart(&mut self, s: &mut CcState, _idle: Time) {
         // Linux CA_EVENT_TX_START while app-limited.
         self.idle_restart = true;
-        self.ack_epoch_start = s.now;
-        self.ack_epoch_acked = 0;
+        self.ack_aggregation.restart_epoch(s.now);
         match self.mode {
             Mode::ProbeBw => self.set_pacing_rate(s, self.bw(), 1.0),
             Mode::ProbeRtt => self.check_probe_rtt_done(s),

@@ -3,11 +3,7 @@
 //! ProbeRTT (Linux `bbr_update_model` and what it calls).
 
 use super::{AckPhase, Bbr, Generation, Mode, Sample, INF};
-use crate::sim::SEC;
 use crate::tcp::cc::{CaState, CcState};
-
-/// Linux `bbr_ack_epoch_acked_reset_thresh`.
-const ACK_EPOCH_ACKED_RESET: u32 = 1 << 20;
 
 impl Bbr {
     pub(super) fn update_model(&mut self, s: &mut CcState, rs: &Sample) {
@@ -190,26 +186,8 @@ impl Bbr {
         if self.c.extra_acked_gain <= 0.0 || rs.acked == 0 || rs.interval == 0 {
             return;
         }
-        if self.round_start {
-            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(31);
-            let thresh = if self.full_bw_reached { self.c.extra_acked_win_rtts } else { 1 };
-            if self.extra_acked_win_rtts >= thresh {
-                self.extra_acked_win_rtts = 0;
-                self.extra_acked_win_idx ^= 1;
-                self.extra_acked[self.extra_acked_win_idx] = 0;
-            }
-        }
-        let epoch = s.now.saturating_sub(self.ack_epoch_start);
-        let mut expected = (self.bw() * epoch as f64 / SEC as f64) as u32;
-        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + rs.acked >= ACK_EPOCH_ACKED_RESET {
-            self.ack_epoch_acked = 0;
-            self.ack_epoch_start = s.now;
-            expected = 0;
-        }
-        self.ack_epoch_acked = (self.ack_epoch_acked + rs.acked).min(ACK_EPOCH_ACKED_RESET - 1);
-        let extra = (self.ack_epoch_acked - expected).min(s.cwnd);
-        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
-        *slot = (*slot).max(extra);
+        let win_rtts = if self.full_bw_reached { self.c.extra_acked_win_rtts } else { 1 };
+        self.ack_aggregation.update(self.round_start, win_rtts, s.now, self.bw(), rs.acked, s.cwnd);
     }
 
     /// Linux `bbr_handle_queue_too_high_in_startup`: the pipe is full, and inflight_hi starts
@@ -334,7 +312,7 @@ impl Bbr {
         if self.c.probe_rtt_duration > 0 && probe_rtt_expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
             self.mode = Mode::ProbeRtt;
             self.save_cwnd(s);
-            self.probe_rtt_done_stamp = None;
+            self.probe_rtt.enter();
             self.ack_phase = AckPhase::ProbeStopping;
             self.next_rtt_delivered = s.delivered;
         }
@@ -346,17 +324,9 @@ impl Bbr {
                 .app_limited_range
                 .map_or(s.delivered, |(from, to)| if to >= s.delivered { from } else { s.delivered });
             self.app_limited_range = Some((from, until));
-            if self.probe_rtt_done_stamp.is_none() && s.packets_in_flight <= self.probe_rtt_cwnd() {
-                self.probe_rtt_done_stamp = Some(s.now + self.c.probe_rtt_duration);
-                self.probe_rtt_round_done = false;
-                self.next_rtt_delivered = s.delivered;
-            } else if self.probe_rtt_done_stamp.is_some() {
-                if self.round_start {
-                    self.probe_rtt_round_done = true;
-                }
-                if self.probe_rtt_round_done {
-                    self.check_probe_rtt_done(s);
-                }
+            let (cwnd, duration) = (self.probe_rtt_cwnd(), self.c.probe_rtt_duration);
+            if self.probe_rtt.on_ack(s, cwnd, duration, self.round_start, &mut self.next_rtt_delivered) {
+                self.check_probe_rtt_done(s);
             }
         }
         if rs.delivered > 0 {
@@ -366,7 +336,7 @@ impl Bbr {
 
     /// Linux `bbr_check_probe_rtt_done`.
     pub(super) fn check_probe_rtt_done(&mut self, s: &mut CcState) {
-        if self.probe_rtt_done_stamp.is_none_or(|done| s.now <= done) {
+        if !self.probe_rtt.is_over(s.now) {
             return;
         }
         self.probe_rtt_min_stamp = s.now; // schedule the next ProbeRTT

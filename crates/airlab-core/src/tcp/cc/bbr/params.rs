@@ -129,47 +129,19 @@ pub const V2ALPHA: Constants = Constants {
     draft_recovery: false,
 };
 
-/// Google's BBRv3 (`tcp_bbr.c` on the v3 branch); the default of `bbr3`.
+/// Google's BBRv3 (`tcp_bbr.c` on the v3 branch); the default of `bbr3`. Written as what v3
+/// changed from v2alpha: its logic, Startup's gains, a shallower ProbeBW DOWN, a larger cwnd
+/// gain in UP, Startup's loss exit after 6 loss events, and ECN reprobing.
 pub const V3_LINUX: Constants = Constants {
     name: "linux",
     generation: Generation::V3,
     startup_pacing_gain: 2.77,
     startup_cwnd_gain: 2.0,
-    drain_pacing_gain: 1.0 / 2.885,
-    drain_max_rounds: None,
-    cwnd_gain: 2.0,
     probe_up_cwnd_gain: 2.25,
     pacing_gain_down: 0.91,
-    pacing_gain_cruise: 1.0,
-    pacing_gain_refill: 1.0,
-    pacing_gain_up: 1.25,
-    bw_probe_pif_gain: 1.25,
-    probe_rtt_cwnd_gain: 0.5,
-    probe_rtt_interval: 5 * SEC,
-    probe_rtt_duration: 200 * MS,
-    min_rtt_window: 10 * SEC,
-    full_bw_thresh: 1.25,
-    full_bw_cnt: 3,
     full_loss_cnt: 6,
-    full_ecn_cnt: 2,
-    loss_thresh: 0.02,
-    beta: 0.7,
-    inflight_headroom: 0.15,
-    ecn_alpha_gain: 1.0 / 16.0,
-    ecn_factor: 1.0 / 3.0,
-    ecn_thresh: 0.5,
-    ecn_max_rtt: 5 * MS,
     ecn_reprobe_gain: 0.5,
-    bw_probe_max_rounds: 63,
-    bw_probe_rand_rounds: 2,
-    bw_probe_base: 2 * SEC,
-    bw_probe_rand: SEC,
-    extra_acked_gain: 1.0,
-    extra_acked_win_rtts: 5,
-    extra_acked_max: 100 * MS,
-    pacing_margin: 0.01,
-    min_cwnd: 4,
-    draft_recovery: false,
+    ..V2ALPHA
 };
 
 /// draft-ietf-ccwg-bbr-06: v3's logic with the draft's constants, Drain's 3-round exit and

@@ -24,6 +24,8 @@
 //! Linux's. The socket does not expose its earliest departure time, so the data "in the network
 //! at EDT" is the data in flight (plus the EDT burst when probing up). See `docs/models/bbr1.md`.
 
+pub use super::bbr_shared::Mode;
+use super::bbr_shared::{AckAggregation, ProbeRttHold};
 use super::minmax::WindowedFilter;
 use super::{AckSample, Build, CaState, CcEnv, CcState, CcVar, Component, Config, CongestionControl};
 use crate::params::{no_check, Kind, Param, Range, Value};
@@ -83,8 +85,6 @@ const PACING_SHIFT: u32 = 10;
 const GSO_MAX_BYTES: u64 = 65_536 - 1 - 320;
 /// Rounds per half of the extra_acked max filter (`bbr_extra_acked_win_rtts`).
 const EXTRA_ACKED_WIN_RTTS: u32 = 5;
-/// ACK-epoch reset threshold (`bbr_ack_epoch_acked_reset_thresh`).
-const ACK_EPOCH_ACKED_RESET: u32 = 1 << 20;
 /// extra_acked is capped at this much time at the estimated bandwidth (`bbr_extra_acked_max_us`).
 const EXTRA_ACKED_MAX: Time = 100 * MS;
 /// Long-term sampling: rounds per interval, at least 4 and at most 16 (`bbr_lt_intvl_min_rtts`).
@@ -97,25 +97,6 @@ const LT_BW_RATIO: u32 = UNIT / 8;
 const LT_BW_DIFF: f64 = 4000.0 / 8.0;
 /// Rounds to use the long-term rate once policing is detected (`bbr_lt_bw_max_rtts`).
 const LT_BW_MAX_RTTS: u32 = 48;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    Startup,
-    Drain,
-    ProbeBw,
-    ProbeRtt,
-}
-
-impl Mode {
-    fn index(self) -> u32 {
-        match self {
-            Mode::Startup => 0,
-            Mode::Drain => 1,
-            Mode::ProbeBw => 2,
-            Mode::ProbeRtt => 3,
-        }
-    }
-}
 
 /// Linux orders the CA states; BBR compares against Recovery.
 fn rank(state: CaState) -> u8 {
@@ -186,8 +167,7 @@ pub struct Bbr1 {
 
     min_rtt: Option<Time>,
     min_rtt_stamp: Time,
-    probe_rtt_done_stamp: Option<Time>,
-    probe_rtt_round_done: bool,
+    probe_rtt: ProbeRttHold,
     idle_restart: bool,
 
     prior_cwnd: u32,
@@ -202,11 +182,7 @@ pub struct Bbr1 {
     cycle_idx: usize,
     cycle_mstamp: Time,
 
-    ack_epoch_mstamp: Time,
-    ack_epoch_acked: u32,
-    extra_acked: [u32; 2],
-    extra_acked_win_rtts: u32,
-    extra_acked_win_idx: usize,
+    ack_aggregation: AckAggregation,
 
     lt: LongTerm,
 
@@ -235,8 +211,7 @@ impl Bbr1 {
             delivered_mstamp: 0,
             min_rtt: None,
             min_rtt_stamp: 0,
-            probe_rtt_done_stamp: None,
-            probe_rtt_round_done: false,
+            probe_rtt: ProbeRttHold::default(),
             idle_restart: false,
             prior_cwnd: 0,
             prev_ca_state: CaState::Open,
@@ -247,11 +222,7 @@ impl Bbr1 {
             full_bw_cnt: 0,
             cycle_idx: 0,
             cycle_mstamp: 0,
-            ack_epoch_mstamp: 0,
-            ack_epoch_acked: 0,
-            extra_acked: [0; 2],
-            extra_acked_win_rtts: 0,
-            extra_acked_win_idx: 0,
+            ack_aggregation: AckAggregation::new(US),
             lt: LongTerm::default(),
             app_limited_from: 0,
             app_limited_to: 0,
@@ -306,10 +277,6 @@ impl Bbr1 {
     /// True while the long-term (policed) rate is in use.
     pub fn lt_use_bw(&self) -> bool {
         self.lt.use_bw
-    }
-
-    fn extra_acked(&self) -> u32 {
-        self.extra_acked[0].max(self.extra_acked[1])
     }
 
     /// Linux `bbr_rate_bytes_per_sec`: bytes per second for `bw` at `gain`, less the margin.
@@ -388,7 +355,7 @@ impl Bbr1 {
             return 0;
         }
         let max_aggr = (self.bw() * EXTRA_ACKED_MAX as f64 / SEC as f64) as u32;
-        self.extra_acked().min(max_aggr)
+        self.ack_aggregation.max().min(max_aggr)
     }
 
     fn advance_cycle_phase(&mut self) {
@@ -514,32 +481,15 @@ impl Bbr1 {
         }
     }
 
-    /// Linux `bbr_update_ack_aggregation`: how far deliveries ran ahead of the estimated rate.
+    /// Linux `bbr_update_ack_aggregation`: how far deliveries ran ahead of the estimated rate,
+    /// max-filtered over two windows of [`EXTRA_ACKED_WIN_RTTS`] rounds, on Linux's clock of
+    /// the latest delivery in whole microseconds.
     fn update_ack_aggregation(&mut self, s: &CcState, rs: &Sample) {
         if rs.acked == 0 || !rs.valid {
             return;
         }
-        if self.round_start {
-            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(0x1f);
-            if self.extra_acked_win_rtts >= EXTRA_ACKED_WIN_RTTS {
-                self.extra_acked_win_rtts = 0;
-                self.extra_acked_win_idx ^= 1;
-                self.extra_acked[self.extra_acked_win_idx] = 0;
-            }
-        }
-        let epoch = self.delivered_mstamp.saturating_sub(self.ack_epoch_mstamp);
-        // Linux measures the epoch in whole microseconds.
-        let epoch_us = epoch / US;
-        let mut expected = (self.bw() * epoch_us as f64 / 1e6) as u32;
-        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + rs.acked >= ACK_EPOCH_ACKED_RESET {
-            self.ack_epoch_acked = 0;
-            self.ack_epoch_mstamp = self.delivered_mstamp;
-            expected = 0;
-        }
-        self.ack_epoch_acked = (self.ack_epoch_acked + rs.acked).min(0xfffff);
-        let extra = (self.ack_epoch_acked - expected).min(s.cwnd);
-        let slot = &mut self.extra_acked[self.extra_acked_win_idx];
-        *slot = (*slot).max(extra);
+        let now = self.delivered_mstamp;
+        self.ack_aggregation.update(self.round_start, EXTRA_ACKED_WIN_RTTS, now, self.bw(), rs.acked, s.cwnd);
     }
 
     fn is_next_cycle_phase(&self, s: &CcState, rs: &Sample) -> bool {
@@ -586,7 +536,7 @@ impl Bbr1 {
     }
 
     fn check_probe_rtt_done(&mut self, s: &mut CcState) {
-        if self.probe_rtt_done_stamp.is_none_or(|done| s.now <= done) {
+        if !self.probe_rtt.is_over(s.now) {
             return;
         }
         // Wait a full window before the next ProbeRTT.
@@ -606,7 +556,7 @@ impl Bbr1 {
         if filter_expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
             self.mode = Mode::ProbeRtt;
             self.save_cwnd(s);
-            self.probe_rtt_done_stamp = None;
+            self.probe_rtt.enter();
         }
         if self.mode == Mode::ProbeRtt {
             // Ignore the low delivery rates of this mode: mark what is sent now app-limited.
@@ -616,17 +566,8 @@ impl Bbr1 {
             }
             self.app_limited_until = (s.delivered + u64::from(s.packets_in_flight)).max(1);
             // Hold the minimum flight for max(200 ms, 1 round).
-            if self.probe_rtt_done_stamp.is_none() && s.packets_in_flight <= CWND_MIN {
-                self.probe_rtt_done_stamp = Some(s.now + PROBE_RTT_TIME);
-                self.probe_rtt_round_done = false;
-                self.next_rtt_delivered = s.delivered;
-            } else if self.probe_rtt_done_stamp.is_some() {
-                if self.round_start {
-                    self.probe_rtt_round_done = true;
-                }
-                if self.probe_rtt_round_done {
-                    self.check_probe_rtt_done(s);
-                }
+            if self.probe_rtt.on_ack(s, CWND_MIN, PROBE_RTT_TIME, self.round_start, &mut self.next_rtt_delivered) {
+                self.check_probe_rtt_done(s);
             }
         }
         if rs.delivered > 0 {
@@ -727,8 +668,7 @@ impl CongestionControl for Bbr1 {
         self.next_rtt_delivered = s.delivered;
         self.prev_ca_state = CaState::Open;
         self.packet_conservation = false;
-        self.probe_rtt_done_stamp = None;
-        self.probe_rtt_round_done = false;
+        self.probe_rtt = ProbeRttHold::default();
         self.min_rtt = (s.min_rtt > 0).then_some(s.min_rtt);
         self.min_rtt_stamp = s.now;
         self.bw = WindowedFilter::max();
@@ -745,11 +685,7 @@ impl CongestionControl for Bbr1 {
         self.reset_lt(s);
         self.mode = Mode::Startup;
         self.update_gains();
-        self.ack_epoch_mstamp = s.now;
-        self.ack_epoch_acked = 0;
-        self.extra_acked = [0; 2];
-        self.extra_acked_win_rtts = 0;
-        self.extra_acked_win_idx = 0;
+        self.ack_aggregation.reset(s.now);
     }
 
     fn on_ack(&mut self, s: &mut CcState, ack: &AckSample) {
@@ -794,8 +730,7 @@ impl CongestionControl for Bbr1 {
     /// nothing in flight, i.e. when Linux's `tp->app_limited` is set.
     fn on_tx_restart(&mut self, s: &mut CcState, _idle: Time) {
         self.idle_restart = true;
-        self.ack_epoch_mstamp = s.now;
-        self.ack_epoch_acked = 0;
+        self.ack_aggregation.restart_epoch(s.now);
         match self.mode {
             // Restarting app-limited from idle: pace at the estimated rate, no faster.
             Mode::ProbeBw => self.set_pacing_rate(s, self.bw(), UNIT),
@@ -813,7 +748,7 @@ impl CongestionControl for Bbr1 {
     }
 
     fn vars(&self, out: &mut Vec<CcVar>) {
-        out.push(("bbr_state", f64::from(self.mode.index())));
+        out.push(("bbr_state", f64::from(self.mode as u8)));
         out.push(("bbr_cycle_idx", self.cycle_idx as f64));
         out.push(("bbr_bw_mbps", self.bw() * f64::from(self.mss) * 8.0 / 1e6));
         out.push(("bbr_min_rtt_ms", self.min_rtt.map_or(f64::NAN, |m| m as f64 / MS as f64)));

@@ -88,6 +88,20 @@ impl Feed {
         assert_eq!(self.cc.mode(), Mode::ProbeBw);
     }
 
+    /// A fresh instance run through [`Feed::fill_pipe`] into ProbeBW.
+    fn in_probe_bw(seed: u64) -> Feed {
+        let mut feed = Feed::new(seed);
+        feed.fill_pipe();
+        feed
+    }
+
+    /// `n` ACKs within the round at the filled pipe's rate (1000 segments/s, 10 ms apart).
+    fn acks_in_round(&mut self, n: usize, inflight: u32) {
+        for _ in 0..n {
+            self.ack_in_round(10 * MS, 1000.0, RTT, inflight);
+        }
+    }
+
     fn target_cwnd(&self) -> u32 {
         let c = &self.cc;
         c.quantization_budget(&self.s, c.bdp(c.bw(), c.cwnd_gain) + c.ack_aggregation_cwnd())
@@ -168,8 +182,7 @@ fn drain_exits_when_inflight_falls_to_one_bdp() {
 fn probe_bw_starts_at_a_random_phase_other_than_three_quarters() {
     let mut seen = [0u32; 8];
     for seed in 0..300 {
-        let mut feed = Feed::new(seed);
-        feed.fill_pipe();
+        let feed = Feed::in_probe_bw(seed);
         seen[feed.cc.cycle_idx()] += 1;
     }
     assert_eq!(seen[1], 0, "{seen:?}");
@@ -181,8 +194,7 @@ fn probe_bw_starts_at_a_random_phase_other_than_three_quarters() {
 
 #[test]
 fn probe_bw_cycles_through_the_eight_phases_one_min_rtt_each() {
-    let mut feed = Feed::new(7);
-    feed.fill_pipe();
+    let mut feed = Feed::in_probe_bw(7);
     let start = feed.cc.cycle_idx();
     let mut idx = start;
     let mut since = feed.s.now;
@@ -208,8 +220,7 @@ fn probe_bw_cycles_through_the_eight_phases_one_min_rtt_each() {
 
 #[test]
 fn gain_phases_end_on_inflight_and_loss() {
-    let mut feed = Feed::new(7);
-    feed.fill_pipe();
+    let mut feed = Feed::in_probe_bw(7);
     // Run to the start of the 5/4 phase.
     while feed.cc.cycle_idx() != 0 {
         feed.ack_in_round(10 * MS, 1000.0, RTT, 100);
@@ -234,9 +245,7 @@ fn gain_phases_end_on_inflight_and_loss() {
     while feed.cc.cycle_idx() != 0 {
         feed.ack_in_round(10 * MS, 1000.0, RTT, 100);
     }
-    for _ in 0..10 {
-        feed.ack_in_round(10 * MS, 1000.0, RTT, 100);
-    }
+    feed.acks_in_round(10, 100);
     assert_eq!(feed.cc.cycle_idx(), 0);
     let prior = feed.round_mark - 1;
     feed.ack(10 * MS, 1000.0, RTT, 100, prior, 1);
@@ -245,8 +254,7 @@ fn gain_phases_end_on_inflight_and_loss() {
 
 #[test]
 fn pacing_rate_is_gain_times_bw_less_one_percent() {
-    let mut feed = Feed::new(7);
-    feed.fill_pipe();
+    let mut feed = Feed::in_probe_bw(7);
     // Inflight 140 lets the 5/4 phase end after one min_rtt (its target is 134).
     for _ in 0..100 {
         feed.ack_in_round(10 * MS, 1000.0, RTT, 140);
@@ -276,8 +284,7 @@ fn startup_pacing_starts_from_cwnd_over_srtt_and_never_falls() {
 /// Steady ProbeBW at 1000 segments/s, RTT samples of 120 ms (a standing queue) so the
 /// 100 ms min_rtt is never refreshed. Returns the feed on the ACK that entered ProbeRTT.
 fn until_probe_rtt(seed: u64) -> (Feed, u32) {
-    let mut feed = Feed::new(seed);
-    feed.fill_pipe();
+    let mut feed = Feed::in_probe_bw(seed);
     let mut cwnd = feed.s.cwnd;
     loop {
         let before = feed.s.now;
@@ -303,11 +310,11 @@ fn probe_rtt_holds_four_segments_for_200_ms_and_a_round() {
     for inflight in [60, 30, 10, 5] {
         feed.ack_in_round(10 * MS, 1000.0, 100 * MS, inflight);
         assert_eq!(feed.s.cwnd, 4);
-        assert!(feed.cc.probe_rtt_done_stamp.is_none());
+        assert!(feed.cc.probe_rtt.done_stamp.is_none());
     }
     feed.ack_in_round(10 * MS, 1000.0, 100 * MS, 4);
     let t0 = feed.s.now;
-    assert_eq!(feed.cc.probe_rtt_done_stamp, Some(t0 + 200 * MS));
+    assert_eq!(feed.cc.probe_rtt.done_stamp, Some(t0 + 200 * MS));
     // A round ends 50 ms later, but 200 ms must pass too.
     let mark = feed.s.delivered;
     feed.ack(50 * MS, 1000.0, 100 * MS, 4, mark, 0);
@@ -360,11 +367,8 @@ fn probe_rtt_samples_are_treated_as_app_limited() {
 
 #[test]
 fn recovery_conserves_packets_then_restores_the_saved_cwnd() {
-    let mut feed = Feed::new(9);
-    feed.fill_pipe();
-    for _ in 0..200 {
-        feed.ack_in_round(10 * MS, 1000.0, RTT, 150);
-    }
+    let mut feed = Feed::in_probe_bw(9);
+    feed.acks_in_round(200, 150);
     let cwnd = feed.s.cwnd;
     assert!(cwnd > 200, "cwnd at its target of 2 BDP + budget: {cwnd}");
     // The socket enters Recovery: ssthresh() saves cwnd and leaves ssthresh alone.
@@ -390,8 +394,7 @@ fn recovery_conserves_packets_then_restores_the_saved_cwnd() {
 
 #[test]
 fn policer_detection_uses_the_long_term_rate_for_48_rounds() {
-    let mut feed = Feed::new(11);
-    feed.fill_pipe();
+    let mut feed = Feed::in_probe_bw(11);
     // A token-bucket policer: bursts measure 1000 segments/s, but in the long run 10
     // segments are delivered per 100 ms round and 3 in 10 are dropped.
     let mut rounds = 0;
