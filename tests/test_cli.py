@@ -131,7 +131,7 @@ def test_list_params_prints_defaults_and_units(cli) -> None:
     assert "constants" in out and "linux, ietf" in out and 'cc = "bbr3"' in out
     out = cli("list", "--params", "proportional_fair", check=True).stdout
     assert "window" in out and "100" in out
-    assert 'ofdma_scheduler = { kind = "proportional_fair"' in out
+    assert 'ofdma_scheduler = "proportional_fair" in an 802.11ax BSS' in out
     proc = cli("list", "--params", "vegas")
     assert proc.returncode == 2
     assert "no qdisc, congestion control, OFDMA scheduler or rate control is called 'vegas'" in (

@@ -10,24 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from airlab import components, params
-
-#: The families with declared parameters, in the page's order: (key of :func:`components`,
-#: heading, how a scenario writes one).
-FAMILIES = (
-    ("qdisc", "Queue disciplines", '`qdisc = {{ kind = "{name}", ... }}` on a link or Wi-Fi node'),
-    ("cc", "Congestion controls", '`cc = "{name}"`, `cc_params = {{ ... }}` on a flow'),
-    (
-        "ofdma_scheduler",
-        "OFDMA schedulers",
-        '`ofdma_scheduler = "{name}"` or `{{ kind = "{name}", ... }}` in an 802.11ax BSS',
-    ),
-    (
-        "rate_control",
-        "Wi-Fi rate controls",
-        '`rate_control = "{name}"` or `{{ kind = "{name}", ... }}` in `[[wifi]]` or a node',
-    ),
-)
+from airlab.engine import FAMILIES, components, params
 
 PAGE = Path("docs/components.md")
 
@@ -46,11 +29,11 @@ def render() -> str:
         "",
     ]
     comps = components()
-    for family, heading, written in FAMILIES:
-        out += [f"## {heading}", ""]
+    for family, (what, written, place) in FAMILIES.items():
+        out += [f"## {what[0].upper()}{what[1:]}", ""]
         for name in comps[family]:
             found = params(name)
-            usage = written.format(name=name)
+            usage = f"`{written.format(name=name)}` {place}"
             out += [f"### `{name}`", "", f"{found['doc']}. In a scenario: {usage}.", ""]
             if not found["params"]:
                 out += ["No parameters.", ""]

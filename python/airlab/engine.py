@@ -221,6 +221,16 @@ def validate(scenario: str | os.PathLike[str], set: Overrides = None) -> dict[st
     return json.loads(_core.validate(text, file, overrides))
 
 
+#: The component families that declare parameters, in listing order: the key of
+#: :func:`components` -> (what they are, how a scenario writes one called ``{name}``, where).
+FAMILIES: dict[str, tuple[str, str, str]] = {
+    "qdisc": ("queue disciplines", 'qdisc = {{ kind = "{name}", ... }}', "on a link or Wi-Fi node"),
+    "cc": ("congestion controls", 'cc = "{name}", cc_params = {{ ... }}', "on a flow"),
+    "ofdma_scheduler": ("OFDMA schedulers", 'ofdma_scheduler = "{name}"', "in an 802.11ax BSS"),
+    "rate_control": ("Wi-Fi rate controls", 'rate_control = "{name}"', "in [[wifi]] or a node"),
+}
+
+
 def components() -> dict[str, list[str]]:
     """The registered congestion controls, queue disciplines, OFDMA schedulers, rate controls
     and apps."""
@@ -229,17 +239,15 @@ def components() -> dict[str, list[str]]:
 
 def params(name: str) -> dict[str, Any]:
     """The parameters of a queue discipline, congestion control, OFDMA scheduler or rate
-    control, as its own file declares them: ``{"name", "family" ("qdisc", "cc",
-    "ofdma_scheduler" or "rate_control"), "doc",
-    "params": [{"name", "accepts",
-    "default", "doc"}]}``. Defaults are written as a scenario file writes them ("5ms").
+    control, as its own file declares them: ``{"name", "family" (a key of :data:`FAMILIES`),
+    "doc", "params": [{"name", "accepts", "default", "doc"}]}``. Defaults are written as a
+    scenario file writes them ("5ms").
     Raises ``KeyError`` naming the registered components for an unknown name.
     """
     found = _core.params(name)
     if found is None:
         comps = _core.components()
-        families = ("qdisc", "cc", "ofdma_scheduler", "rate_control")
-        known = ", ".join(known for family in families for known in comps[family])
+        known = ", ".join(known for family in FAMILIES for known in comps[family])
         raise KeyError(
             f"no qdisc, congestion control, OFDMA scheduler or rate control is called {name!r}; "
             f"expected one of: {known}"

@@ -451,6 +451,19 @@ pub fn find<B>(registry: &'static [&'static Component<B>], name: &str) -> Option
     registry.iter().copied().find(|c| c.name == name)
 }
 
+/// Every component of `registry` at its defaults, each default checked against its own
+/// parameter's range (a registry's tests then build them).
+#[cfg(test)]
+pub(crate) fn admitted_defaults<B>(registry: &'static [&'static Component<B>]) -> impl Iterator<Item = Config<B>> {
+    registry.iter().map(|component| {
+        let config = Config::defaults(component);
+        for (param, value) in config.iter() {
+            assert!(param.admits(value), "{}.{} default {value:?}", component.name, param.name);
+        }
+        config
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 import airlab
@@ -24,6 +25,7 @@ from airlab.cli.common import (
     _run_and_save,
     _run_options,
 )
+from airlab.engine import FAMILIES
 
 
 @click.command()
@@ -128,13 +130,7 @@ def list_(component: str | None) -> None:
     t = Table(title="Components", title_justify="left", title_style="bold")
     t.add_column("kind")
     t.add_column("available")
-    labels = {
-        "cc": "congestion controls",
-        "qdisc": "queue disciplines",
-        "ofdma_scheduler": "OFDMA schedulers",
-        "rate_control": "Wi-Fi rate controls",
-        "app": "apps",
-    }
+    labels = {family: what for family, (what, _, _) in FAMILIES.items()} | {"app": "apps"}
     for key, values in comps.items():
         t.add_row(labels.get(key, key), ", ".join(values))
     console.print(t)
@@ -160,12 +156,8 @@ def _print_params(console: Console, name: str) -> None:
         found = airlab.params(name)
     except KeyError as e:
         raise click.UsageError(str(e.args[0])) from None
-    where = {
-        "qdisc": f'qdisc = {{ kind = "{name}", ... }}',
-        "cc": f'cc = "{name}", cc_params = {{ ... }}',
-        "ofdma_scheduler": f'ofdma_scheduler = {{ kind = "{name}", ... }} in a [[wifi]] BSS',
-        "rate_control": f'rate_control = {{ kind = "{name}", ... }} in [[wifi]] or a node',
-    }[found["family"]]
+    _, written, place = FAMILIES[found["family"]]
+    where = escape(f"{written.format(name=name)} {place}")
     t = Table(title=f"{name}: {found['doc']}", caption=f"In a scenario: {where}",
               title_justify="left", title_style="bold")  # fmt: skip
     t.add_column("parameter")
