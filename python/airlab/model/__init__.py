@@ -7,29 +7,3 @@ BBRv3 and CUBIC under PFIFO, FQ-CoDel and CAKE (eqs. 9-24); :mod:`airlab.model.b
 two together on paper 000's testbed (``airlab model bbr-wifi6``). The modules depend only on
 numpy, scipy and pandas, not on the engine.
 """
-
-from __future__ import annotations
-
-from airlab.model.bianchi import (
-    BianchiResult,
-    DcfTimes,
-    basic_times,
-    fhss_times,
-    rts_cts_times,
-    saturation_throughput,
-    single_station_throughput,
-    solve,
-    tau_of_p,
-)
-
-__all__ = [
-    "BianchiResult",
-    "DcfTimes",
-    "basic_times",
-    "fhss_times",
-    "rts_cts_times",
-    "saturation_throughput",
-    "single_station_throughput",
-    "solve",
-    "tau_of_p",
-]

@@ -535,6 +535,66 @@ fn default_discard() -> u32 {
     1
 }
 
+/// Declares a table of the scenario that also takes the PHY keys of a Wi-Fi link, between
+/// its own keys `{ before }` and `{ after }`, and its `phy_keys()`. serde cannot flatten
+/// shared keys into a table that refuses unknown ones (`deny_unknown_fields`), so they are
+/// written once here.
+macro_rules! with_phy_keys {
+    ($(#[$meta:meta])* pub struct $name:ident { $($before:tt)* } { $($after:tt)* }) => {
+        $(#[$meta])*
+        pub struct $name {
+            $($before)*
+        /// Non-HT rate (802.11a only).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub rate: Option<Rate>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub mcs: Option<u8>,
+        /// Channel width in MHz.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub width: Option<u16>,
+        /// Guard interval.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub gi: Option<Duration>,
+        /// Spatial streams (802.11ac/ax; 802.11n derives them from the MCS).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub nss: Option<u8>,
+        /// Per-MPDU error probability, in [0, 1).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub per: Option<f64>,
+        /// Distance between the link's ends, in metres (the SNR follows from `channel`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub distance_m: Option<f64>,
+        /// The receiver's SNR over the channel width, in dB (instead of a distance).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pub snr_db: Option<f64>,
+        /// "fixed" (the `mcs`/`rate` keys) or "ideal" (the fastest the SNR allows), or a table of
+        /// a rate control's `kind` and parameters (read in resolution).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(with = "Option<super::component_schema::NameOrTable<crate::wifi::rate::Build>>")]
+        pub rate_control: Option<toml::Value>,
+            $($after)*
+        }
+
+        impl $name {
+            /// Its PHY keys, to layer them over other tables'.
+            pub fn phy_keys(&self) -> WifiPhyKeys {
+                WifiPhyKeys {
+                    rate: self.rate,
+                    mcs: self.mcs,
+                    width: self.width,
+                    gi: self.gi,
+                    nss: self.nss,
+                    per: self.per,
+                    distance_m: self.distance_m,
+                    snr_db: self.snr_db,
+                    rate_control: self.rate_control.clone(),
+                }
+            }
+        }
+    };
+}
+
+with_phy_keys! {
 /// A Wi-Fi network (`[[wifi]]`): an infrastructure BSS (`ap` and `stations`) or an ad hoc/mesh
 /// network (`nodes`, and optionally `peers`). Its PHY keys apply to every link of the network
 /// unless a member's `[[wifi.node]]` table overrides them; `None` means the standard's default.
@@ -561,34 +621,8 @@ pub struct Wifi {
     /// absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hears: Option<Vec<[String; 2]>>,
-    /// Non-HT rate (802.11a only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate: Option<Rate>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mcs: Option<u8>,
-    /// Channel width in MHz.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub width: Option<u16>,
-    /// Guard interval.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gi: Option<Duration>,
-    /// Spatial streams (802.11ac/ax; 802.11n derives them from the MCS).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nss: Option<u8>,
-    /// Per-MPDU error probability, in [0, 1).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub per: Option<f64>,
-    /// Distance between the link's ends, in metres (the SNR follows from `channel`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub distance_m: Option<f64>,
-    /// The receiver's SNR over the channel width, in dB (instead of a distance).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub snr_db: Option<f64>,
-    /// "fixed" (the `mcs`/`rate` keys) or "ideal" (the fastest the SNR allows), or a table of
-    /// a rate control's `kind` and parameters (read in resolution).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<super::component_schema::NameOrTable<crate::wifi::rate::Build>>")]
-    pub rate_control: Option<toml::Value>,
+    }
+    {
     /// Transmit power, noise and path loss of the network's radio channel (ns-3's defaults).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<WifiChannel>,
@@ -638,36 +672,17 @@ pub struct Wifi {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub node: Vec<WifiNode>,
 }
+}
 
+with_phy_keys! {
 /// The settings of one member of a Wi-Fi network (`[[wifi.node]]`), over the network's.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiNode {
     /// A member of the network.
     pub name: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rate: Option<Rate>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mcs: Option<u8>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub width: Option<u16>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gi: Option<Duration>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub nss: Option<u8>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub per: Option<f64>,
-    /// Distance between the link's ends, in metres (the SNR follows from `channel`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub distance_m: Option<f64>,
-    /// The receiver's SNR over the channel width, in dB (instead of a distance).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub snr_db: Option<f64>,
-    /// "fixed" (the `mcs`/`rate` keys) or "ideal" (the fastest the SNR allows), or a table of
-    /// a rate control's `kind` and parameters (read in resolution).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<super::component_schema::NameOrTable<crate::wifi::rate::Build>>")]
-    pub rate_control: Option<toml::Value>,
+    }
+    {
     /// Layered key by key over the network's `aggregation`.
     #[serde(default)]
     pub aggregation: WifiAggregation,
@@ -679,6 +694,7 @@ pub struct WifiNode {
     /// PHY changes over time, of the links this table's PHY keys apply to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<WifiSchedule>,
+}
 }
 
 /// A member's PHY over time (`schedule` in `[[wifi.node]]`): from each step's `at` on, the
@@ -695,7 +711,7 @@ pub struct WifiSchedule {
 }
 
 /// One step of a [`WifiSchedule`]: when it starts and the PHY keys it sets (none: back to
-/// the links' own PHY).
+/// the links' own PHY). A step has no `per` or `rate_control`: those stay the member's.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiScheduleStep {
@@ -716,6 +732,15 @@ pub struct WifiScheduleStep {
     pub distance_m: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snr_db: Option<f64>,
+}
+
+impl WifiScheduleStep {
+    /// The step's PHY keys.
+    pub fn phy_keys(&self) -> WifiPhyKeys {
+        let (rate, mcs, width, gi, nss) = (self.rate, self.mcs, self.width, self.gi, self.nss);
+        let (distance_m, snr_db) = (self.distance_m, self.snr_db);
+        WifiPhyKeys { rate, mcs, width, gi, nss, distance_m, snr_db, ..WifiPhyKeys::default() }
+    }
 }
 
 /// The radio channel of a network as written; missing keys take ns-3's defaults.
@@ -844,12 +869,6 @@ pub struct WifiPhyKeys {
 }
 
 impl Wifi {
-    pub fn phy_keys(&self) -> WifiPhyKeys {
-        let (rate, mcs, width, gi, nss, per) = (self.rate, self.mcs, self.width, self.gi, self.nss, self.per);
-        let (distance_m, snr_db, rate_control) = (self.distance_m, self.snr_db, self.rate_control.clone());
-        WifiPhyKeys { rate, mcs, width, gi, nss, per, distance_m, snr_db, rate_control }
-    }
-
     /// The members: the AP then the stations (a BSS), or `nodes` (ad hoc/mesh).
     pub fn members(&self) -> Vec<&str> {
         let ap = self.ap.iter();
@@ -874,22 +893,5 @@ impl Wifi {
             }
         }
         pairs
-    }
-}
-
-impl WifiNode {
-    pub fn phy_keys(&self) -> WifiPhyKeys {
-        let (rate, mcs, width, gi, nss, per) = (self.rate, self.mcs, self.width, self.gi, self.nss, self.per);
-        let (distance_m, snr_db, rate_control) = (self.distance_m, self.snr_db, self.rate_control.clone());
-        WifiPhyKeys { rate, mcs, width, gi, nss, per, distance_m, snr_db, rate_control }
-    }
-}
-
-impl WifiScheduleStep {
-    /// The step's PHY keys (a step has no `per` and no `rate_control`).
-    pub fn phy_keys(&self) -> WifiPhyKeys {
-        let (rate, mcs, width, gi, nss) = (self.rate, self.mcs, self.width, self.gi, self.nss);
-        let (distance_m, snr_db) = (self.distance_m, self.snr_db);
-        WifiPhyKeys { rate, mcs, width, gi, nss, distance_m, snr_db, ..WifiPhyKeys::default() }
     }
 }
