@@ -452,14 +452,20 @@ pub fn find<B>(registry: &'static [&'static Component<B>], name: &str) -> Option
 }
 
 /// Every component of `registry` at its defaults, each default checked against its own
-/// parameter's range (a registry's tests then build them).
+/// parameter's range, then made whole by `complete` (a value for each required parameter)
+/// and passed through the component's own checks; a registry's tests then build them.
 #[cfg(test)]
-pub(crate) fn admitted_defaults<B>(registry: &'static [&'static Component<B>]) -> impl Iterator<Item = Config<B>> {
-    registry.iter().map(|component| {
+pub(crate) fn checked_defaults<B>(
+    registry: &'static [&'static Component<B>],
+    complete: fn(Config<B>) -> Config<B>,
+) -> impl Iterator<Item = Config<B>> {
+    registry.iter().map(move |component| {
         let config = Config::defaults(component);
         for (param, value) in config.iter() {
             assert!(param.admits(value), "{}.{} default {value:?}", component.name, param.name);
         }
+        let config = complete(config);
+        assert_eq!(config.check(), Ok(()), "{}", component.name);
         config
     })
 }
