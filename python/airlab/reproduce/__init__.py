@@ -1,20 +1,21 @@
 """Paper reproductions: ``airlab reproduce NAME`` runs every experiment of one seed paper,
 draws its figures, and compares our numbers with the paper's in ``targets.json``.
 
-Each paper is a module with ``TITLE``, ``jobs(quick)`` (the runs), ``SERIES_LINKS`` (and
-optionally ``SERIES``: the time series its runs keep), ``analyze(records, out_dir, quick)``
-(tables, figures, targets) and ``report(analysis, out_dir, quick)`` (the HTML page).
+Each paper is a module that is a :class:`~airlab.reproduce.runner.Paper`: ``TITLE``,
+``jobs(quick)`` (the runs), ``SERIES_LINKS`` and ``SERIES`` (the time series its runs keep),
+``analyze(records, out_dir, quick)`` (tables, figures, targets) and ``report(analysis,
+out_dir, quick)`` (the HTML page).
 :mod:`airlab.reproduce.runner` runs the jobs on a process pool, resumably.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from types import ModuleType
 
 from airlab.reproduce import bbr_wifi6, bufferbloat_11n, fairtt, fccc, xlayer_aqm
+from airlab.reproduce.runner import Paper
 
-PAPERS: dict[str, ModuleType] = {
+PAPERS: dict[str, Paper] = {
     "fairtt": fairtt,
     "bufferbloat-11n": bufferbloat_11n,
     "bbr-wifi6": bbr_wifi6,
@@ -23,7 +24,7 @@ PAPERS: dict[str, ModuleType] = {
 }
 
 
-def paper(name: str) -> ModuleType:
+def paper(name: str) -> Paper:
     """The reproduction module called ``name``; ``KeyError`` naming the known ones if absent."""
     try:
         return PAPERS[name]

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from airlab.jobs import SeriesSpec
 from airlab.reproduce import figures
 from airlab.reproduce.runner import (
     Job,
@@ -199,6 +200,7 @@ def jobs(quick: bool = False) -> list[Job]:
 
 
 SERIES_LINKS = (BOTTLENECK,)
+SERIES: SeriesSpec | None = None
 
 
 # -- per-run metrics ---------------------------------------------------------------------------

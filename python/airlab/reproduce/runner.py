@@ -13,30 +13,56 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from scipy import stats
 
 from airlab import _io
-from airlab.jobs import Job, Keep
+from airlab.jobs import Job, Keep, SeriesSpec
 from airlab.reproduce import explain
 from airlab.reproduce.explain import Explanation
 from airlab.schema import provenance
 from airlab.stats import mean_ci
 
-__all__ = ["Job", "keep_for"]
+__all__ = ["Job", "Paper", "keep_for"]
 
 
-def keep_for(paper: ModuleType) -> Keep:
+class Paper(Protocol):
+    """What a paper's reproduction module provides (``airlab reproduce NAME`` runs it): its
+    title, its runs, the time series those keep, and the analysis and page of their records.
+    The modules in :data:`airlab.reproduce.PAPERS` are checked against it by mypy."""
+
+    @property
+    def TITLE(self) -> str: ...
+
+    @property
+    def SERIES_LINKS(self) -> tuple[str, ...]:
+        """The links whose utilization series its records keep."""
+
+    @property
+    def SERIES(self) -> SeriesSpec | None:
+        """Further time series its records keep (None: none)."""
+
+    def jobs(self, quick: bool = False) -> list[Job]:
+        """Every run of the reproduction (``quick``: the smoke-test subset)."""
+        ...
+
+    def analyze(
+        self, records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool
+    ) -> dict[str, Any]:
+        """Tables, figures and ``targets.json`` from the runs' records."""
+        ...
+
+    def report(self, analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
+        """The HTML page of an analysis."""
+        ...
+
+
+def keep_for(paper: Paper) -> Keep:
     """What a paper module's records keep: goodput series, its links' utilization and its
     further series."""
-    return Keep(
-        goodput=True,
-        links=tuple(paper.SERIES_LINKS),
-        series=getattr(paper, "SERIES", None),
-    )
+    return Keep(goodput=True, links=tuple(paper.SERIES_LINKS), series=paper.SERIES)
 
 
 def seed_means(df: Any, by: Sequence[str], metrics: Sequence[str]) -> Any:

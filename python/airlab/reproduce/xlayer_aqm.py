@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from airlab.jobs import SeriesSpec
 from airlab.reproduce.metrics_xlayer import (
     AQMS,
     METRICS,
@@ -54,6 +55,7 @@ from airlab.stats import mean_ci
 
 TITLE = "Cross-layer AQM for mice flows: smart home and eHealth (paper 001)"
 SERIES_LINKS: tuple[str, ...] = ()
+SERIES: SeriesSpec | None = None
 #: The K run: those of Tables 1/2.
 KS = TABLE_KS
 DEVICE_KEY = "wifi.ward.node.ap.device"
