@@ -2,6 +2,7 @@
 //! management. See `docs/design.md` for the map of the code.
 
 pub mod app;
+pub mod counters;
 pub mod metrics;
 pub mod net;
 pub mod params;

@@ -2,10 +2,10 @@
 //! moves packets between them.
 
 use crate::app::{Action, App};
+use crate::counters::{FlowStats, PingReply};
 use crate::metrics::batches::Batches;
 use crate::metrics::recorder::Recorder;
 use crate::metrics::view::RunView;
-use crate::metrics::{FlowStats, PingReply};
 use crate::net::iface::Next;
 use crate::net::{ConnId, Iface, IfaceId, NodeId, Packet, Payload, Release};
 use crate::sim::{EventQueue, Rng, Time};

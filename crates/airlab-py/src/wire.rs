@@ -12,7 +12,7 @@
 //! microseconds of its due time when the machine is not overloaded; the lateness of every
 //! packet is measured and reported, so a run states how good its wire was.
 
-use airlab_core::metrics::Quantiles;
+use airlab_core::counters::Quantiles;
 use airlab_core::sim::Rng;
 use std::collections::VecDeque;
 use std::os::fd::RawFd;

@@ -12,7 +12,7 @@
 
 use super::columns::batch;
 use super::series::Table;
-use super::{FlowCounters, FlowStats};
+use crate::counters::{FlowCounters, FlowStats};
 use crate::sim::{secs, Time, MS};
 
 /// `[metrics] batches`: how the run is cut.

@@ -6,7 +6,7 @@
 use super::columns::{flow, link, queue, wifi, CC_PREFIX, QDISC_PREFIX};
 use super::series::Table;
 use super::view::{direction_name, RunView};
-use super::FlowCounters;
+use crate::counters::FlowCounters;
 use crate::net::iface::{IfaceCounters, TxMeter};
 use crate::sim::{secs, Time, MS};
 use crate::wifi::link::LinkStats;

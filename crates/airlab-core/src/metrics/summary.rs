@@ -6,7 +6,7 @@
 use super::recorder::{Counters, Recorder};
 use super::series::Table;
 use super::view::{direction_name, RunView};
-use super::Quantiles;
+use crate::counters::Quantiles;
 use crate::net::iface::{IfaceCounters, IfaceStats};
 use crate::sim::{secs, Time, MS, US};
 use crate::wifi::net::UlStats;

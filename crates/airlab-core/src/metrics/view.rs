@@ -2,7 +2,7 @@
 //! recorder and the summary see a run only through it, so measuring cannot change the run and
 //! the metrics do not depend on how the world wires its models together.
 
-use super::FlowStats;
+use crate::counters::FlowStats;
 use crate::net::{Iface, NodeId};
 use crate::sim::Time;
 use crate::tcp::TcpSender;

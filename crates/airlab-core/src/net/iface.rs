@@ -10,7 +10,7 @@
 
 use super::packet::Release;
 use super::{NodeId, Packet};
-use crate::metrics::{counters, FlowStats, Quantiles};
+use crate::counters::{counters, FlowStats, Quantiles};
 use crate::qdisc::{Qdisc, Verdicts};
 use crate::sim::{tx_time, Rng, Time};
 use std::collections::VecDeque;

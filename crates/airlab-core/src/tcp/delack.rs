@@ -299,7 +299,7 @@ mod tests {
     fn the_timer_is_held_to_the_receivers_srtt_and_fires_early_when_nearly_due() {
         let mut out = Vec::new();
         let mut timers = Vec::new();
-        let mut flow = crate::metrics::FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
+        let mut flow = crate::counters::FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
         let mut d = DelayedAck::new(true, Jiffies::default());
         d.on_handshake_rtt(100 * MS);
         d.on_data(0, 16);
@@ -319,7 +319,7 @@ mod tests {
     fn acks_of_out_of_order_data_are_compressed_after_three() {
         let mut out = Vec::new();
         let mut timers = Vec::new();
-        let mut flow = crate::metrics::FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
+        let mut flow = crate::counters::FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
         let mut d = engine();
         d.on_data(0, 16);
         d.quick = 0;

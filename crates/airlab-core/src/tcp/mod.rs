@@ -19,7 +19,7 @@ pub mod sender;
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
 
-use crate::metrics::FlowStats;
+use crate::counters::FlowStats;
 use crate::net::Packet;
 use crate::sim::Time;
 use jiffies::Jiffies;

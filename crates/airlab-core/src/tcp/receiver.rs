@@ -11,7 +11,7 @@
 use super::delack::{AckPolicy, DelayedAck};
 use super::rcvbuf::RcvBuf;
 use super::{Ctx, TimerKind};
-use crate::metrics::Completion;
+use crate::counters::Completion;
 use crate::net::packet::{flags, SYN_SIZE, TCP_HEADER};
 use crate::net::{ConnId, Ecn, Extension, FlowId, NodeId, Packet, SackBlocks, TcpSegment};
 use crate::sim::Time;
@@ -268,7 +268,7 @@ impl TcpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::metrics::FlowStats;
+    use crate::counters::FlowStats;
     use crate::sim::MS;
     use crate::tcp::{RMEM_LINUX_6, WINDOW_RATIO_LINUX_6};
 

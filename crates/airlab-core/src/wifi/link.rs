@@ -7,7 +7,7 @@
 use super::channel::Radio;
 use super::phy::{self, TxVector};
 use super::reorder::Reorder;
-use crate::metrics::counters;
+use crate::counters::counters;
 use crate::net::NodeId;
 use crate::sim::Time;
 

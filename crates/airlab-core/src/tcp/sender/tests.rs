@@ -3,7 +3,7 @@
 //! probe's timeout.
 
 use super::*;
-use crate::metrics::FlowStats;
+use crate::counters::FlowStats;
 use crate::net::SackBlocks;
 use crate::sim::MS;
 use crate::tcp::jiffies::Jiffies;

@@ -3,7 +3,7 @@
 //! while the medium is busy), or with the MU EDCA parameters after uplink OFDMA.
 
 use super::{MuAp, WifiEvent, WifiNet};
-use crate::metrics::FlowStats;
+use crate::counters::FlowStats;
 use crate::sim::Time;
 use crate::wifi::mac80211;
 use crate::wifi::ofdma::MuEdca;

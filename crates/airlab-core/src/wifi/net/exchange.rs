@@ -4,7 +4,7 @@
 //! hear it; within a TXOP the next exchange follows a SIFS after the response.
 
 use super::{Exchange, Frame, Part, Pending, Stage, Tx, WifiDev, WifiEvent, WifiNet, GROUP};
-use crate::metrics::FlowStats;
+use crate::counters::FlowStats;
 use crate::sim::Time;
 use crate::wifi::ofdma;
 use crate::wifi::phy;

@@ -45,7 +45,7 @@ use super::ofdma::sched::{self, MuScheduler};
 use super::ofdma::{Obo, Ofdma, UlScheduler};
 use super::phy::{self, TxVector};
 use super::queues::DeviceQueues;
-use crate::metrics::FlowStats;
+use crate::counters::FlowStats;
 use crate::net::iface::IfaceStats;
 use crate::net::{NodeId, Packet, Release};
 use crate::qdisc::{Qdisc, Verdicts};

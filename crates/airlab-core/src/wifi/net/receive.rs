@@ -4,7 +4,7 @@
 //! contention window resets or doubles for the next access.
 
 use super::{Frame, Part, PartOf, Pending, Stage, Tx, WifiDev, WifiEvent, WifiNet};
-use crate::metrics::FlowStats;
+use crate::counters::FlowStats;
 use crate::net::Release;
 use crate::sim::Time;
 

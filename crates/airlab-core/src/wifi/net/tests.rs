@@ -1,5 +1,5 @@
 use super::*;
-use crate::metrics::FlowStats;
+use crate::counters::FlowStats;
 use crate::sim::{EventQueue, US};
 use crate::wifi::link::RateSchedule;
 use crate::wifi::queues::DeviceLayer;

@@ -4,7 +4,7 @@
 //! the MU EDCA parameters.
 
 use super::{Exchange, Frame, Part, PartOf, Pending, Stage, Tx, WifiEvent, WifiNet, GROUP};
-use crate::metrics::FlowStats;
+use crate::counters::FlowStats;
 use crate::sim::Time;
 use crate::wifi::ofdma::sched::{Eligible, Served};
 use crate::wifi::ofdma::{self, ul};
