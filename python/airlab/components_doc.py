@@ -10,13 +10,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from airlab import _io
 from airlab.engine import FAMILIES, components, params
+from airlab.reproduce.pages import table_cell
 
 PAGE = Path("docs/components.md")
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def render() -> str:
@@ -41,7 +39,7 @@ def render() -> str:
             out += ["| parameter | default | accepts | meaning |", "| --- | --- | --- | --- |"]
             for p in found["params"]:
                 row = (f"`{p['name']}`", f"`{p['default']}`", p["accepts"], p["doc"])
-                out.append("| " + " | ".join(_cell(c) for c in row) + " |")
+                out.append("| " + " | ".join(table_cell(c) for c in row) + " |")
             out.append("")
     return "\n".join(out)
 
@@ -54,7 +52,7 @@ def stale(root: Path) -> bool:
 
 def main() -> None:
     root = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(".")
-    (root / PAGE).write_text(render())
+    _io.write_text(root / PAGE, render())
 
 
 if __name__ == "__main__":

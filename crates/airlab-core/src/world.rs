@@ -477,7 +477,7 @@ impl World {
 
 impl RunView for World {
     fn now(&self) -> Time {
-        self.events.now()
+        World::now(self)
     }
 
     fn duration(&self) -> Time {

@@ -57,7 +57,8 @@ def _num(v: Any) -> str:
     return str(v)
 
 
-def _cell(text: str) -> str:
+def table_cell(text: str) -> str:
+    """``text`` as one cell of a Markdown table (pipes escaped, on one line)."""
     return text.replace("|", "\\|").replace("\n", " ")
 
 
@@ -136,7 +137,7 @@ def _calibration(cal: Mapping[str, Any] | None) -> list[str]:
     ]  # fmt: skip
     for u in cal["unknowns"]:
         reg = cal["region"][u["key"]]
-        lines.append("| " + " | ".join(_cell(x) for x in (
+        lines.append("| " + " | ".join(table_cell(x) for x in (
             f"`{u['key']}`" + (f" (also {', '.join(u['also'])})" if u.get("also") else ""),
             f"{_interval(u, u['low'], u['high'])}: {' '.join(spec['plausible'][u['key']].split())}",
             _interval(u, *reg) if reg else "none holds",
@@ -154,7 +155,7 @@ def _calibration(cal: Mapping[str, Any] | None) -> list[str]:
             f"`{k}` {_num(v['spearman'])}; {_num(v['span_in_tolerances'])}"
             for k, v in cal["sensitivity"][g["metric"]].items()
         )
-        lines.append("| " + " | ".join(_cell(x) for x in (
+        lines.append("| " + " | ".join(table_cell(x) for x in (
             f"`{g['metric']}` ({spec['rows'][g['metric']]})",
             f"{_num(g['value'])} ± {_num(g['tol'])}",
             _num(cal["best"][g["metric"]]),
@@ -222,7 +223,7 @@ def paper_page(
         lines.append(
             "| "
             + " | ".join(
-                _cell(x)
+                table_cell(x)
                 for x in (
                     r["experiment"],
                     r["variant"],
