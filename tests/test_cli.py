@@ -134,9 +134,7 @@ def test_list_params_prints_defaults_and_units(cli) -> None:
     assert 'ofdma_scheduler = "proportional_fair" in an 802.11ax BSS' in out
     proc = cli("list", "--params", "vegas")
     assert proc.returncode == 2
-    assert "no qdisc, congestion control, OFDMA scheduler or rate control is called 'vegas'" in (
-        proc.stderr
-    )
+    assert "no component is called 'vegas'; expected one of: pfifo" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

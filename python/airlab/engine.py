@@ -221,13 +221,11 @@ def validate(scenario: str | os.PathLike[str], set: Overrides = None) -> dict[st
     return json.loads(_core.validate(text, file, overrides))
 
 
-#: The component families that declare parameters, in listing order: the key of
-#: :func:`components` -> (what they are, how a scenario writes one called ``{name}``, where).
+#: The component families that declare parameters, in listing order, as the engine registers
+#: them: the key of :func:`components` -> (what they are, how a scenario writes one called
+#: ``{name}``, where).
 FAMILIES: dict[str, tuple[str, str, str]] = {
-    "qdisc": ("queue disciplines", 'qdisc = {{ kind = "{name}", ... }}', "on a link or Wi-Fi node"),
-    "cc": ("congestion controls", 'cc = "{name}", cc_params = {{ ... }}', "on a flow"),
-    "ofdma_scheduler": ("OFDMA schedulers", 'ofdma_scheduler = "{name}"', "in an 802.11ax BSS"),
-    "rate_control": ("Wi-Fi rate controls", 'rate_control = "{name}"', "in [[wifi]] or a node"),
+    key: (title, written, place) for key, title, written, place in _core.families()
 }
 
 
@@ -238,8 +236,8 @@ def components() -> dict[str, list[str]]:
 
 
 def params(name: str) -> dict[str, Any]:
-    """The parameters of a queue discipline, congestion control, OFDMA scheduler or rate
-    control, as its own file declares them: ``{"name", "family" (a key of :data:`FAMILIES`),
+    """The parameters of a registered component (a family of :data:`FAMILIES`), as its own
+    file declares them: ``{"name", "family" (a key of :data:`FAMILIES`),
     "doc", "params": [{"name", "accepts", "default", "doc"}]}``. Defaults are written as a
     scenario file writes them ("5ms").
     Raises ``KeyError`` naming the registered components for an unknown name.
@@ -249,8 +247,7 @@ def params(name: str) -> dict[str, Any]:
         comps = _core.components()
         known = ", ".join(known for family in FAMILIES for known in comps[family])
         raise KeyError(
-            f"no qdisc, congestion control, OFDMA scheduler or rate control is called {name!r}; "
-            f"expected one of: {known}"
+            f"no component is called {name!r}; expected one of: {known}"
         )
     family, doc, rows = found
     keys = ("name", "accepts", "default", "doc")

@@ -446,6 +446,32 @@ impl<B> fmt::Debug for Config<B> {
     }
 }
 
+/// A family of components (queue disciplines, congestion controls, ...): the type its members
+/// build with, the registry of every member a scenario can name, and how listings present it.
+/// Each family implements it beside its registry; `scenario` lists [`FAMILIES`] of them.
+///
+/// [`FAMILIES`]: crate::scenario::FAMILIES
+pub trait Family: Sized + 'static {
+    const REGISTRY: &'static [&'static Component<Self>];
+    const LISTING: Listing;
+}
+
+/// How listings, errors and docs name a family.
+#[derive(Debug, Clone, Copy)]
+pub struct Listing {
+    /// Its key in listings and in `airlab.components()` ("qdisc").
+    pub key: &'static str,
+    /// What its members are, plural ("queue disciplines").
+    pub title: &'static str,
+    /// One member, in errors ("qdisc": "unknown qdisc kind `x`").
+    pub one: &'static str,
+    /// Its definition's name in the JSON schema ("Qdisc").
+    pub schema: &'static str,
+    /// How a scenario writes the member called `{name}`, and where.
+    pub written: &'static str,
+    pub place: &'static str,
+}
+
 /// The component called `name` among `registry`.
 pub fn find<B>(registry: &'static [&'static Component<B>], name: &str) -> Option<&'static Component<B>> {
     registry.iter().copied().find(|c| c.name == name)

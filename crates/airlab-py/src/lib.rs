@@ -103,24 +103,25 @@ fn columns(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(d)
 }
 
-/// Registered congestion controls, queue disciplines, OFDMA schedulers, rate controls and
-/// apps.
+/// Registered components by family key, in listing order, and apps.
 #[pyfunction]
 fn components(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
-    let cc: Vec<&str> = airlab_core::tcp::cc::REGISTRY.iter().map(|c| c.name).collect();
-    let qdisc: Vec<&str> = airlab_core::qdisc::REGISTRY.iter().map(|c| c.name).collect();
-    let sched: Vec<&str> = airlab_core::wifi::ofdma::sched::REGISTRY.iter().map(|c| c.name).collect();
-    d.set_item("cc", cc)?;
-    d.set_item("qdisc", qdisc)?;
-    let rate: Vec<&str> = airlab_core::wifi::rate::REGISTRY.iter().map(|c| c.name).collect();
-    d.set_item("ofdma_scheduler", sched)?;
-    d.set_item("rate_control", rate)?;
+    for family in scenario::FAMILIES {
+        d.set_item(family.listing.key, (family.names)())?;
+    }
     d.set_item("app", ["bulk", "transfer", "periodic", "udp", "ping"])?;
     Ok(d)
 }
 
-/// The parameters of the qdisc, congestion control, OFDMA scheduler or rate control `name`: `(family, doc, [(name, accepts,
+/// The families of registered components, in listing order: `(key, title, written, place)`,
+/// where `written` shows how a scenario writes the member called `{name}`.
+#[pyfunction]
+fn families() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
+    scenario::FAMILIES.iter().map(|f| (f.listing.key, f.listing.title, f.listing.written, f.listing.place)).collect()
+}
+
+/// The parameters of the registered component `name`: `(family, doc, [(name, accepts,
 /// default, doc)])`, or None if no component has that name.
 #[pyfunction]
 #[allow(clippy::type_complexity)]
@@ -204,6 +205,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(components, m)?)?;
+    m.add_function(wrap_pyfunction!(families, m)?)?;
     m.add_function(wrap_pyfunction!(columns, m)?)?;
     m.add_function(wrap_pyfunction!(params, m)?)?;
     m.add_function(wrap_pyfunction!(delay_line, m)?)?;

@@ -39,6 +39,18 @@ pub static REGISTRY: &[&Component] = &[
     &htb::HTB,
 ];
 
+impl params::Family for Build {
+    const REGISTRY: &'static [&'static Component] = REGISTRY;
+    const LISTING: params::Listing = params::Listing {
+        key: "qdisc",
+        title: "queue disciplines",
+        one: "qdisc",
+        schema: "Qdisc",
+        written: "qdisc = {{ kind = \"{name}\", ... }}",
+        place: "on a link or Wi-Fi node",
+    };
+}
+
 /// How a qdisc is built from its checked configuration (`rng` is the interface's own stream,
 /// for what Linux randomizes, e.g. the flow-hash perturbation), and how many queues it
 /// allocates when built: its own and its nested qdiscs' (a flow queue is about 100 bytes, and

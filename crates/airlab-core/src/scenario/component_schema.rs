@@ -5,28 +5,28 @@
 
 use super::components::written_form;
 use super::units::{Bytes, Duration, Rate};
-use crate::params::{Component, Config, Kind, Param};
-use crate::wifi::{ofdma::sched, rate};
+use crate::params::{Component, Config, Family, Kind, Param};
 use crate::{qdisc, tcp::cc};
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde_json::{json, Map, Value};
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
-/// A `qdisc` table: `kind` and that queue discipline's own parameters.
-pub struct QdiscTable;
+/// A component written as a table of its `kind` and parameters (`qdisc = { kind = ... }`:
+/// [`KindTable<qdisc::Build>`]).
+pub struct KindTable<B>(PhantomData<B>);
 
-impl JsonSchema for QdiscTable {
+impl<B: Family> JsonSchema for KindTable<B> {
     fn schema_name() -> Cow<'static, str> {
-        "Qdisc".into()
+        B::LISTING.schema.into()
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         json_schema!({
-            "description": "A queue discipline: `kind` and its parameters (`airlab list --params KIND`).",
+            "description": format!("Which {}: `kind` and its parameters (`airlab list --params KIND`).", B::LISTING.one),
             "type": "object",
             "required": ["kind"],
-            "oneOf": kind_tables(qdisc::REGISTRY, generator),
+            "oneOf": kind_tables(B::REGISTRY, generator),
         })
     }
 }
@@ -35,32 +35,15 @@ impl JsonSchema for QdiscTable {
 /// `ofdma_scheduler` ([`NameOrTable<sched::Build>`]) or a link's `rate_control`.
 pub struct NameOrTable<B>(PhantomData<B>);
 
-/// A family written as a [`NameOrTable`]: its registry and how the schema names it.
-pub trait Family: Sized + 'static {
-    const REGISTRY: &'static [&'static Component<Self>];
-    /// The schema's name for its definition, and the family in a sentence.
-    const NAMES: (&'static str, &'static str);
-}
-
-impl Family for sched::Build {
-    const REGISTRY: &'static [&'static Component<Self>] = sched::REGISTRY;
-    const NAMES: (&'static str, &'static str) = ("OfdmaScheduler", "An OFDMA scheduler");
-}
-
-impl Family for rate::Build {
-    const REGISTRY: &'static [&'static Component<Self>] = rate::REGISTRY;
-    const NAMES: (&'static str, &'static str) = ("RateControl", "A rate control");
-}
-
 impl<B: Family> JsonSchema for NameOrTable<B> {
     fn schema_name() -> Cow<'static, str> {
-        B::NAMES.0.into()
+        B::LISTING.schema.into()
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         let names: Vec<&str> = B::REGISTRY.iter().map(|c| c.name).collect();
         json_schema!({
-            "description": format!("{}: its name, or `kind` and its parameters (`airlab list --params KIND`).", B::NAMES.1),
+            "description": format!("Which {}: its name, or `kind` and its parameters (`airlab list --params KIND`).", B::LISTING.one),
             "anyOf": [
                 { "enum": names },
                 { "type": "object", "required": ["kind"], "oneOf": kind_tables(B::REGISTRY, generator) },
@@ -158,7 +141,7 @@ fn param_schema(param: &Param, generator: &mut SchemaGenerator) -> Value {
         Kind::Bytes { .. } => generator.subschema_for::<Bytes>().to_value(),
         Kind::Choice(words) => json!({ "enum": words }),
         Kind::Text => json!({ "type": "string", "minLength": 1 }),
-        Kind::Qdisc { .. } => generator.subschema_for::<QdiscTable>().to_value(),
+        Kind::Qdisc { .. } => generator.subschema_for::<KindTable<qdisc::Build>>().to_value(),
         Kind::Hosts => json!({
             "anyOf": [
                 { "type": "string", "minLength": 1 },

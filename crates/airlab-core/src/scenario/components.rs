@@ -7,7 +7,7 @@
 
 use super::units::{Bytes, Duration, Rate};
 use super::{join_key, KeyError};
-use crate::params::{self, Component, Config, Kind, Param, Value};
+use crate::params::{self, Component, Config, Family, Kind, Listing, Param, Value};
 use crate::wifi::{ofdma::sched, rate};
 use crate::{qdisc, tcp::cc};
 use serde::de::DeserializeOwned;
@@ -17,62 +17,52 @@ use toml::Value as Toml;
 
 /// The qdisc written at `key` as `table` (its `kind` and parameters).
 pub(crate) fn qdisc(table: &toml::Table, key: &str) -> Result<qdisc::Config, KeyError> {
-    kind_table(qdisc::REGISTRY, "qdisc", table, key)
+    kind_table(table, key)
 }
 
 /// The OFDMA scheduler written at `key`: its name, or a table of its `kind` and parameters.
 pub(crate) fn mu_scheduler(written: &Toml, key: &str) -> Result<sched::Config, KeyError> {
-    name_or_table(sched::REGISTRY, "OFDMA scheduler", written, key)
+    name_or_table(written, key)
 }
 
 /// The rate control written at `key`: its name, or a table of its `kind` and parameters.
 pub(crate) fn rate_control(written: &Toml, key: &str) -> Result<rate::Config, KeyError> {
-    name_or_table(rate::REGISTRY, "rate control", written, key)
+    name_or_table(written, key)
 }
 
-/// A component of `registry` written as its name (with its defaults) or as a table of its
+/// A component of family `B` written as its name (with its defaults) or as a table of its
 /// `kind` and parameters.
-fn name_or_table<B>(
-    registry: &'static [&'static Component<B>],
-    family: &str,
-    written: &Toml,
-    key: &str,
-) -> Result<Config<B>, KeyError> {
+fn name_or_table<B: Family>(written: &Toml, key: &str) -> Result<Config<B>, KeyError> {
     match written {
-        Toml::String(name) => match params::find(registry, name) {
+        Toml::String(name) => match params::find(B::REGISTRY, name) {
             Some(component) => Ok(Config::defaults(component)),
-            None => Err(unknown_kind(registry, family, name, key)),
+            None => Err(unknown_kind::<B>(name, key)),
         },
-        Toml::Table(table) => kind_table(registry, family, table, key),
+        Toml::Table(table) => kind_table(table, key),
         other => Err(KeyError::new(
             key,
-            format!("expected a {family}'s name or a table with its `kind` and parameters, got {other}"),
+            format!("expected a {}'s name or a table with its `kind` and parameters, got {other}", B::LISTING.one),
         )),
     }
 }
 
-/// The component of `registry` a table names by its `kind`, with the table's other keys as
+/// The component of family `B` a table names by its `kind`, with the table's other keys as
 /// its parameters.
-fn kind_table<B>(
-    registry: &'static [&'static Component<B>],
-    family: &str,
-    table: &toml::Table,
-    key: &str,
-) -> Result<Config<B>, KeyError> {
+fn kind_table<B: Family>(table: &toml::Table, key: &str) -> Result<Config<B>, KeyError> {
     let kind_key = join_key(key, "kind");
     let kind = match table.get("kind") {
         None => return Err(KeyError::new(kind_key, "missing required key")),
         Some(Toml::String(kind)) => kind,
         Some(other) => return Err(KeyError::new(kind_key, format!("expected a string naming the kind, got {other}"))),
     };
-    let Some(component) = params::find(registry, kind) else {
-        return Err(unknown_kind(registry, family, kind, &kind_key));
+    let Some(component) = params::find(B::REGISTRY, kind) else {
+        return Err(unknown_kind::<B>(kind, &kind_key));
     };
     read(component, table.iter().filter(|(name, _)| *name != "kind"), key)
 }
 
-fn unknown_kind<B>(registry: &[&Component<B>], family: &str, kind: &str, key: &str) -> KeyError {
-    KeyError::new(key, format!("unknown {family} kind `{kind}`, expected one of: {}", names(registry)))
+fn unknown_kind<B: Family>(kind: &str, key: &str) -> KeyError {
+    KeyError::new(key, format!("unknown {} kind `{kind}`, expected one of: {}", B::LISTING.one, names(B::REGISTRY)))
 }
 
 /// Congestion control `name` (written at `name_key`) with the parameters `table` (at
@@ -255,33 +245,44 @@ pub struct ParamInfo {
     pub doc: &'static str,
 }
 
-/// A registered qdisc or congestion control: its family ("qdisc" or "cc"), what it is, and
-/// its parameters.
+/// A family of components as listings show it: how it is presented, its members' names, and
+/// the parameters of a member.
+#[derive(Clone, Copy)]
+pub struct FamilyEntry {
+    pub listing: Listing,
+    pub names: fn() -> Vec<&'static str>,
+    describe: fn(&str) -> Option<Described>,
+}
+
+/// What a component is, and its parameters.
+type Described = (&'static str, Vec<ParamInfo>);
+
+const fn entry<B: Family>() -> FamilyEntry {
+    FamilyEntry { listing: B::LISTING, names: names_of::<B>, describe: describe_in::<B> }
+}
+
+/// Every family of registered components, in listing order; a new family is one line here.
+pub static FAMILIES: &[FamilyEntry] =
+    &[entry::<qdisc::Build>(), entry::<cc::Build>(), entry::<sched::Build>(), entry::<rate::Build>()];
+
+fn names_of<B: Family>() -> Vec<&'static str> {
+    B::REGISTRY.iter().map(|c| c.name).collect()
+}
+
+fn describe_in<B: Family>(name: &str) -> Option<Described> {
+    let c = params::find(B::REGISTRY, name)?;
+    let defaults = Config::defaults(c);
+    let params = defaults
+        .iter()
+        .map(|(p, v)| ParamInfo { name: p.name, accepts: describe(&p.kind), default: written_form(v), doc: p.doc })
+        .collect();
+    Some((c.doc, params))
+}
+
+/// A registered component called `name`: its family's key ("qdisc"), what it is, and its
+/// parameters.
 pub fn describe_component(name: &str) -> Option<(&'static str, &'static str, Vec<ParamInfo>)> {
-    fn info<B>(c: &'static Component<B>) -> (&'static str, Vec<ParamInfo>) {
-        let defaults = Config::defaults(c);
-        let params = defaults
-            .iter()
-            .map(|(p, v)| ParamInfo { name: p.name, accepts: describe(&p.kind), default: written_form(v), doc: p.doc })
-            .collect();
-        (c.doc, params)
-    }
-    if let Some(c) = qdisc::find(name) {
-        let (doc, params) = info(c);
-        return Some(("qdisc", doc, params));
-    }
-    if let Some(c) = sched::find(name) {
-        let (doc, params) = info(c);
-        return Some(("ofdma_scheduler", doc, params));
-    }
-    if let Some(c) = rate::find(name) {
-        let (doc, params) = info(c);
-        return Some(("rate_control", doc, params));
-    }
-    cc::find(name).map(|c| {
-        let (doc, params) = info(c);
-        ("cc", doc, params)
-    })
+    FAMILIES.iter().find_map(|f| (f.describe)(name).map(|(doc, params)| (f.listing.key, doc, params)))
 }
 
 /// Writes a resolved component as a table: `kind` and every parameter that has a value, in
@@ -355,10 +356,7 @@ mod tests {
 
     #[test]
     fn names_are_unique_across_families() {
-        let mut names: Vec<&str> = qdisc::REGISTRY.iter().map(|c| c.name).collect();
-        names.extend(cc::REGISTRY.iter().map(|c| c.name));
-        names.extend(sched::REGISTRY.iter().map(|c| c.name));
-        names.extend(rate::REGISTRY.iter().map(|c| c.name));
+        let mut names: Vec<&str> = FAMILIES.iter().flat_map(|f| (f.names)()).collect();
         let count = names.len();
         names.sort_unstable();
         names.dedup();

@@ -25,7 +25,7 @@ mod wifi_ofdma;
 mod wifi_phy_keys;
 mod wifi_telemetry;
 
-pub use components::{describe_component, ParamInfo};
+pub use components::{describe_component, FamilyEntry, ParamInfo, FAMILIES};
 pub use model::*;
 pub use resolved::{Resolved, ResolvedFlow};
 pub use schema::scenario_schema;

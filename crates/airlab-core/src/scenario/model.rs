@@ -137,7 +137,7 @@ pub struct LinkDirection {
     pub overhead: Option<u32>,
     /// The qdisc layer of the egress interface feeding this direction (`kind` and the
     /// parameters the qdisc declares; read in resolution).
-    #[schemars(with = "Option<super::component_schema::QdiscTable>")]
+    #[schemars(with = "Option<super::component_schema::KindTable<crate::qdisc::Build>>")]
     pub qdisc: Option<toml::Table>,
     /// Packets the device (driver ring) holds besides the one being serialized.
     pub device_queue: Option<u32>,
@@ -663,7 +663,7 @@ pub struct Wifi {
     pub aggregation: WifiAggregation,
     /// The qdisc layer of every member's Wi-Fi interface.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<super::component_schema::QdiscTable>")]
+    #[schemars(with = "Option<super::component_schema::KindTable<crate::qdisc::Build>>")]
     pub qdisc: Option<toml::Table>,
     /// The device layer of every member's Wi-Fi interface.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -687,7 +687,7 @@ pub struct WifiNode {
     #[serde(default)]
     pub aggregation: WifiAggregation,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<super::component_schema::QdiscTable>")]
+    #[schemars(with = "Option<super::component_schema::KindTable<crate::qdisc::Build>>")]
     pub qdisc: Option<toml::Table>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device: Option<DeviceSpec>,

@@ -207,6 +207,18 @@ pub trait CongestionControl {
 pub static REGISTRY: &[&Component] =
     &[&reno::RENO, &cubic::CUBIC, &bbr1::BBR1, &bbr::BBR2, &bbr::BBR3, &fairtt::FAIRTT, &fccc::FCCC];
 
+impl params::Family for Build {
+    const REGISTRY: &'static [&'static Component] = REGISTRY;
+    const LISTING: params::Listing = params::Listing {
+        key: "cc",
+        title: "congestion controls",
+        one: "congestion control",
+        schema: "CongestionControl",
+        written: "cc = \"{name}\", cc_params = {{ ... }}",
+        place: "on a flow",
+    };
+}
+
 /// How a congestion control is built for one connection from its checked configuration; an
 /// error is a conflict with other connections' shared state.
 pub struct Build(pub fn(&Config, &mut CcEnv) -> Built);

@@ -32,6 +32,18 @@ pub type Config = params::Config<Build>;
 /// Every rate control `rate_control` can name.
 pub static REGISTRY: &[&Component] = &[&fixed::FIXED, &ideal::IDEAL];
 
+impl params::Family for Build {
+    const REGISTRY: &'static [&'static Component] = REGISTRY;
+    const LISTING: params::Listing = params::Listing {
+        key: "rate_control",
+        title: "Wi-Fi rate controls",
+        one: "rate control",
+        schema: "RateControl",
+        written: "rate_control = \"{name}\"",
+        place: "in [[wifi]] or a node",
+    };
+}
+
 /// The rate control of a link whose tables name none.
 pub const DEFAULT: &str = "fixed";
 

@@ -54,6 +54,18 @@ pub type Config = params::Config<Build>;
 pub static REGISTRY: &[&Component] =
     &[&round_robin::ROUND_ROBIN, &proportional_fair::PROPORTIONAL_FAIR, &airtime_fair::AIRTIME_FAIR];
 
+impl params::Family for Build {
+    const REGISTRY: &'static [&'static Component] = REGISTRY;
+    const LISTING: params::Listing = params::Listing {
+        key: "ofdma_scheduler",
+        title: "OFDMA schedulers",
+        one: "OFDMA scheduler",
+        schema: "OfdmaScheduler",
+        written: "ofdma_scheduler = \"{name}\"",
+        place: "in an 802.11ax BSS",
+    };
+}
+
 /// The scheduler a BSS uses unless `ofdma_scheduler` names another.
 pub const DEFAULT: &str = "round_robin";
 
