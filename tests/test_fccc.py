@@ -28,5 +28,5 @@ def test_fccc_reads_the_aps_telemetry_per_device() -> None:
 
 
 def test_a_device_setpoint_must_name_a_station() -> None:
-    with pytest.raises(airlab.ScenarioError, match=r"airtime_telemetry\.setpoints\.ed9"):
-        airlab.run(SCENARIO, set={**SHORT, "wifi.senders.airtime_telemetry.setpoints.ed9": "0.2"})
+    with pytest.raises(airlab.ScenarioError, match=r"ap_hook\.setpoints\.ed9"):
+        airlab.run(SCENARIO, set={**SHORT, "wifi.senders.ap_hook.setpoints.ed9": "0.2"})

@@ -52,6 +52,11 @@ pub enum Kind {
     /// One or more hosts of the scenario, by name; bound to their node ids before the
     /// component is built ([`Config::bind_hosts`]).
     Hosts,
+    /// A number in `range` for each of some hosts, by name (`{ ed1 = 0.45 }`); bound to
+    /// node ids as [`Kind::Hosts`] is.
+    PerHost {
+        range: Range,
+    },
     /// 1 to `max` classes of a classful qdisc, each a table of `of`'s parameters.
     Classes {
         of: &'static Component<()>,
@@ -112,6 +117,9 @@ pub enum Value {
     /// Host names, and the node ids they become when bound ([`Kind::Hosts`]).
     Hosts(Vec<String>),
     Nodes(Vec<u32>),
+    /// A number per host, by name and, once bound, by node id ([`Kind::PerHost`]).
+    PerHost(Vec<(String, f64)>),
+    PerNode(Vec<(u32, f64)>),
 }
 
 /// One parameter of a component.
@@ -144,6 +152,10 @@ impl Param {
             (Kind::Classes { max, .. }, Value::Classes(c)) => (1..=max).contains(&c.len()),
             (Kind::Hosts, Value::Hosts(h)) => !h.is_empty() && h.iter().all(|n| !n.is_empty()),
             (Kind::Hosts, Value::Nodes(n)) => !n.is_empty(),
+            (Kind::PerHost { range }, Value::PerHost(h)) => {
+                h.iter().all(|(name, x)| !name.is_empty() && range.contains(*x))
+            }
+            (Kind::PerHost { range }, Value::PerNode(n)) => n.iter().all(|(_, x)| range.contains(*x)),
             _ => false,
         }
     }
@@ -250,6 +262,9 @@ impl<B> Config<B> {
         for (p, v) in self.iter() {
             match (p.kind, v) {
                 (_, Value::Hosts(names)) => refs.extend(names.iter().map(|n| (p.name.to_string(), n.clone()))),
+                (_, Value::PerHost(values)) => {
+                    refs.extend(values.iter().map(|(n, _)| (format!("{}.{n}", p.name), n.clone())))
+                }
                 (_, Value::Qdisc(q)) => {
                     refs.extend(q.host_refs().into_iter().map(|(k, n)| (format!("{}.{k}", p.name), n)))
                 }
@@ -269,6 +284,7 @@ impl<B> Config<B> {
         for v in &mut self.values {
             match v {
                 Value::Hosts(names) => *v = Value::Nodes(names.iter().map(|n| id(n)).collect()),
+                Value::PerHost(values) => *v = Value::PerNode(values.iter().map(|(n, x)| (id(n), *x)).collect()),
                 Value::Qdisc(q) => q.bind_hosts(id),
                 Value::Classes(cs) => cs.iter_mut().for_each(|c| c.bind_hosts(id)),
                 _ => {}
@@ -355,6 +371,14 @@ impl<B> Config<B> {
             Value::Unset => None,
             Value::Nodes(n) => Some(n),
             _ => self.mistyped(name, "bound hosts (see `bind_hosts`)"),
+        }
+    }
+
+    /// A per-host parameter's numbers by node id; the configuration must have been bound.
+    pub fn per_node(&self, name: &str) -> &[(u32, f64)] {
+        match self.get(name) {
+            Value::PerNode(n) => n,
+            _ => self.mistyped(name, "bound numbers per host (see `bind_hosts`)"),
         }
     }
 

@@ -236,7 +236,7 @@ def jobs(quick: bool = False) -> list[Job]:
             for scale in SCALES:
                 extra = [
                     *bulk,
-                    ("wifi.senders.airtime_telemetry.timeslot_scale", f"{scale:g}"),
+                    ("wifi.senders.ap_hook.timeslot_scale", f"{scale:g}"),
                     *_starts(seed, ("ed1", "ed3")),
                 ]
                 out.append(

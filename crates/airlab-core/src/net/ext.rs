@@ -10,8 +10,8 @@ use crate::sim::Time;
 pub enum Extension {
     #[default]
     None,
-    /// Paper 004's airtime telemetry: an AP's `airtime_telemetry` writes it into its stations'
-    /// segments (`crate::wifi::telemetry`), `fccc` reads the echo.
+    /// Paper 004's airtime telemetry: the `airtime_telemetry` AP hook writes it into its
+    /// stations' segments (`crate::wifi::hook::airtime_telemetry`), `fccc` reads the echo.
     Airtime(Telemetry),
 }
 

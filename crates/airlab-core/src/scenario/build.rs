@@ -2,21 +2,21 @@
 
 use super::model::App as AppSpec;
 use super::resolved::counts_toward;
-use super::wifi::{ResolvedTelemetry, ResolvedWifi};
+use super::wifi::ResolvedWifi;
 use super::Resolved;
 use crate::app::{App, AppKind};
 use crate::counters::FlowStats;
 use crate::metrics::batches::{BatchRule, Batches};
 use crate::metrics::view::direction_name;
 use crate::net::{Iface, IfaceId, NodeId};
-use crate::qdisc;
 use crate::sim::{Rng, Time};
+use crate::wifi::hook::{self, ApTiming};
 use crate::wifi::link::{Peer, RateSchedule};
 use crate::wifi::net::{WifiDev, WifiNet};
 use crate::wifi::phy::MacTiming;
 use crate::wifi::queues::DeviceQueues;
-use crate::wifi::telemetry::{AirtimeTable, TelemetryConfig};
 use crate::world::{Node, Route, TcpProfile, World};
+use crate::{params, qdisc};
 use std::collections::HashMap;
 
 pub fn build(r: &Resolved, seed: u64) -> World {
@@ -105,24 +105,10 @@ pub fn build(r: &Resolved, seed: u64) -> World {
 }
 
 /// `config` with the hosts it names as node ids.
-fn bound(config: &qdisc::Config, ids: &HashMap<&str, NodeId>) -> qdisc::Config {
+fn bound<B>(config: &params::Config<B>, ids: &HashMap<&str, NodeId>) -> params::Config<B> {
     let mut config = config.clone();
     config.bind_hosts(&|name| ids[name]);
     config
-}
-
-/// An AP's airtime table from its resolved settings.
-fn airtime_table(t: &ResolvedTelemetry, ids: &HashMap<&str, NodeId>) -> AirtimeTable {
-    let timing = MacTiming::ofdm_5ghz();
-    let cfg = TelemetryConfig {
-        airtime: t.airtime,
-        timeslot: t.timeslot,
-        share: t.share,
-        setpoints: t.setpoints.iter().map(|(host, sp)| (ids[host.as_str()], *sp)).collect(),
-        idle: t.idle,
-        header_bytes: t.header_bytes,
-    };
-    AirtimeTable::new(cfg, timing.difs(), timing.sifs)
 }
 
 /// The network a resolved `[[wifi]]` describes: one device per member with a peer per link
@@ -164,8 +150,12 @@ fn wifi_net(w: &ResolvedWifi, ids: &HashMap<&str, NodeId>, seed: u64) -> WifiNet
             let queues = DeviceQueues::new(&m.device, peers.len(), perturbation);
             let rng = Rng::stream(seed, &format!("backoff:{name}"));
             let dev = WifiDev::new(ids[m.name.as_str()], name, qdisc, queues, m.aggregation, peers, rng);
-            match &w.telemetry {
-                Some(t) if w.ap.as_deref() == Some(m.name.as_str()) => dev.with_hook(Box::new(airtime_table(t, ids))),
+            match &w.ap_hook {
+                Some(hook) if w.ap.as_deref() == Some(m.name.as_str()) => {
+                    let timing = MacTiming::ofdm_5ghz();
+                    let timing = ApTiming { difs: timing.difs(), sifs: timing.sifs };
+                    dev.with_hook(hook::create(&bound(hook, ids), timing))
+                }
                 _ => dev,
             }
         })

@@ -5,7 +5,7 @@
 
 use super::components::written_form;
 use super::units::{Bytes, Duration, Rate};
-use crate::params::{Component, Config, Family, Kind, Param};
+use crate::params::{Component, Config, Family, Kind, Param, Range};
 use crate::{qdisc, tcp::cc};
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde_json::{json, Map, Value};
@@ -125,16 +125,7 @@ fn component_table<B>(component: &'static Component<B>, generator: &mut SchemaGe
 fn param_schema(param: &Param, generator: &mut SchemaGenerator) -> Value {
     match param.kind {
         Kind::Int { min, max, .. } => json!({ "type": "integer", "minimum": min, "maximum": max }),
-        Kind::Real { range, .. } => {
-            let mut s = json!({ "type": "number" });
-            let lower = if range.min_open { "exclusiveMinimum" } else { "minimum" };
-            s[lower] = json!(range.min);
-            if range.max.is_finite() {
-                let upper = if range.max_open { "exclusiveMaximum" } else { "maximum" };
-                s[upper] = json!(range.max);
-            }
-            s
-        }
+        Kind::Real { range, .. } => real_schema(range),
         Kind::Flag => json!({ "type": "boolean" }),
         Kind::Time { .. } => generator.subschema_for::<Duration>().to_value(),
         Kind::Rate { .. } => generator.subschema_for::<Rate>().to_value(),
@@ -148,6 +139,10 @@ fn param_schema(param: &Param, generator: &mut SchemaGenerator) -> Value {
                 { "type": "array", "items": { "type": "string", "minLength": 1 }, "minItems": 1 },
             ]
         }),
+        Kind::PerHost { range } => json!({
+            "type": "object",
+            "additionalProperties": real_schema(range),
+        }),
         Kind::Classes { of, max } => json!({
             "type": "array",
             "items": component_table(of, generator),
@@ -155,4 +150,15 @@ fn param_schema(param: &Param, generator: &mut SchemaGenerator) -> Value {
             "maxItems": max,
         }),
     }
+}
+
+fn real_schema(range: Range) -> Value {
+    let mut s = json!({ "type": "number" });
+    let lower = if range.min_open { "exclusiveMinimum" } else { "minimum" };
+    s[lower] = json!(range.min);
+    if range.max.is_finite() {
+        let upper = if range.max_open { "exclusiveMaximum" } else { "maximum" };
+        s[upper] = json!(range.max);
+    }
+    s
 }

@@ -8,11 +8,12 @@
 use super::units::{Bytes, Duration, Rate};
 use super::{join_key, KeyError};
 use crate::params::{self, Component, Config, Family, Kind, Listing, Param, Value};
-use crate::wifi::{ofdma::sched, rate};
+use crate::wifi::{hook, ofdma::sched, rate};
 use crate::{qdisc, tcp::cc};
 use serde::de::DeserializeOwned;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use toml::Value as Toml;
 
 /// The qdisc written at `key` as `table` (its `kind` and parameters).
@@ -28,6 +29,11 @@ pub(crate) fn mu_scheduler(written: &Toml, key: &str) -> Result<sched::Config, K
 /// The rate control written at `key`: its name, or a table of its `kind` and parameters.
 pub(crate) fn rate_control(written: &Toml, key: &str) -> Result<rate::Config, KeyError> {
     name_or_table(written, key)
+}
+
+/// The AP hook written at `key` as `table` (its `kind` and parameters).
+pub(crate) fn ap_hook(table: &toml::Table, key: &str) -> Result<hook::Config, KeyError> {
+    kind_table(table, key)
 }
 
 /// A component of family `B` written as its name (with its defaults) or as a table of its
@@ -135,6 +141,19 @@ fn value(param: &Param, written: &Toml, key: &str) -> Result<Value, KeyError> {
             };
             Value::Hosts(names.ok_or_else(|| wrong(describe(&param.kind)))?)
         }
+        Kind::PerHost { range } => {
+            let Toml::Table(table) = written else { return Err(wrong(describe(&param.kind))) };
+            let mut values = Vec::with_capacity(table.len());
+            for (host, entry) in table {
+                let x = entry.as_float().or_else(|| entry.as_integer().map(|n| n as f64));
+                let Some(x) = x.filter(|x| range.contains(*x)) else {
+                    let message = format!("must be a number {}, got {entry}", phrase(range));
+                    return Err(KeyError::new(join_key(key, host), message));
+                };
+                values.push((host.clone(), x));
+            }
+            Value::PerHost(values)
+        }
         Kind::Qdisc { .. } => match written {
             Toml::Table(table) => Value::Qdisc(Box::new(qdisc(table, key)?)),
             _ => return Err(wrong("a table with a `kind`, such as { kind = \"fq_codel\" }".into())),
@@ -191,6 +210,7 @@ pub fn describe(kind: &Kind) -> String {
         Kind::Choice(words) => format!("one of: {}", words.join(", ")),
         Kind::Text => "a non-empty string".into(),
         Kind::Hosts => "a host's name or a list of them".into(),
+        Kind::PerHost { range } => format!("a table of host names to numbers {}", phrase(range)),
         Kind::Qdisc { .. } => "a qdisc table, such as { kind = \"fq_codel\" }".into(),
         Kind::Classes { of, max } => {
             let keys: Vec<&str> = of.params.iter().map(|p| p.name).collect();
@@ -231,6 +251,12 @@ pub fn written_form(value: &Value) -> String {
         Value::Classes(c) => format!("[{} class tables]", c.len()),
         Value::Hosts(h) => format!("{h:?}"),
         Value::Nodes(n) => format!("{n:?}"),
+        Value::PerHost(h) if h.is_empty() => "{}".into(),
+        Value::PerHost(h) => {
+            let pairs: Vec<String> = h.iter().map(|(n, x)| format!("{n} = {x}")).collect();
+            format!("{{ {} }}", pairs.join(", "))
+        }
+        Value::PerNode(n) => format!("{n:?}"),
     }
 }
 
@@ -262,8 +288,13 @@ const fn entry<B: Family>() -> FamilyEntry {
 }
 
 /// Every family of registered components, in listing order; a new family is one line here.
-pub static FAMILIES: &[FamilyEntry] =
-    &[entry::<qdisc::Build>(), entry::<cc::Build>(), entry::<sched::Build>(), entry::<rate::Build>()];
+pub static FAMILIES: &[FamilyEntry] = &[
+    entry::<qdisc::Build>(),
+    entry::<cc::Build>(),
+    entry::<sched::Build>(),
+    entry::<rate::Build>(),
+    entry::<hook::Build>(),
+];
 
 fn names_of<B: Family>() -> Vec<&'static str> {
     B::REGISTRY.iter().map(|c| c.name).collect()
@@ -328,6 +359,8 @@ fn write_params<M: SerializeMap, B>(map: &mut M, config: &Config<B>) -> Result<(
             }
             Value::Hosts(h) => map.serialize_entry(param.name, h)?,
             Value::Nodes(n) => map.serialize_entry(param.name, n)?,
+            Value::PerHost(h) => map.serialize_entry(param.name, &h.iter().cloned().collect::<BTreeMap<_, _>>())?,
+            Value::PerNode(n) => map.serialize_entry(param.name, n)?,
         }
     }
     Ok(())
@@ -343,6 +376,11 @@ impl Serialize for sched::Config {
 /// For `#[serde(serialize_with)]` on a resolved qdisc.
 pub(crate) fn serialize_qdisc<S: Serializer>(config: &qdisc::Config, s: S) -> Result<S::Ok, S::Error> {
     Written(config).serialize(s)
+}
+
+/// For `#[serde(serialize_with)]` on a resolved BSS's AP hook.
+pub(crate) fn serialize_ap_hook<S: Serializer>(config: &Option<hook::Config>, s: S) -> Result<S::Ok, S::Error> {
+    config.as_ref().map(Written).serialize(s)
 }
 
 /// For `#[serde(serialize_with)]` on a resolved flow's congestion control.

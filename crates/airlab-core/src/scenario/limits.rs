@@ -63,12 +63,6 @@ pub const MAX_INITIAL_CWND: u32 = 65_535;
 /// three of them (`link:from->to`); 64 characters is more than any label needs and keeps those
 /// at a line's width.
 pub const MAX_NAME_CHARS: usize = 64;
-/// Bytes the airtime telemetry adds to each packet: the largest IPv6 extension header, where
-/// paper 004 carries it ((255 + 1) x 8 octets, RFC 8200).
-pub const MAX_TELEMETRY_HEADER: u32 = 2_048;
-/// The longest telemetry timeslot: packets carry it in 32 bits of microseconds (the AP clamps a
-/// computed one to it too).
-pub const MAX_TIMESLOT: Time = crate::wifi::telemetry::MAX_TIMESLOT;
 /// The smallest quantum of a deficit round robin over flows (mac80211's TXQs as fq_codel's):
 /// a packet of L bytes waits L / quantum rounds, so a tiny quantum costs that many scheduler
 /// passes per packet; Linux raises fq_codel's quantum to at least 256 bytes.

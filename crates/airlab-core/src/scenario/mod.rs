@@ -23,7 +23,6 @@ pub mod wifi;
 mod wifi_access;
 mod wifi_ofdma;
 mod wifi_phy_keys;
-mod wifi_telemetry;
 
 pub use components::{describe_component, FamilyEntry, ParamInfo, FAMILIES};
 pub use model::*;

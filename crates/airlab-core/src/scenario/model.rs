@@ -6,7 +6,6 @@ use super::wifi::{DeviceSpec, OfdmaMode, Standard};
 use crate::tcp::{self, rto, TcpConfig};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -654,9 +653,11 @@ pub struct Wifi {
     /// Uplink OFDMA: the MU EDCA parameter set the AP advertises (none by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mu_edca: Option<WifiMuEdca>,
-    /// The AP accounts its stations' airtime and writes it into their packets (paper 004).
+    /// A hook at the AP that sees the packets it forwards: `{ kind = "airtime_telemetry", ... }`
+    /// accounts its stations' airtime and writes it into their packets (paper 004).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub airtime_telemetry: Option<WifiTelemetry>,
+    #[schemars(with = "Option<super::component_schema::KindTable<crate::wifi::hook::Build>>")]
+    pub ap_hook: Option<toml::Table>,
     #[serde(default)]
     pub edca: WifiEdca,
     #[serde(default)]
@@ -790,37 +791,6 @@ pub struct WifiUora {
     pub ocw_min: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ocw_max: Option<u32>,
-}
-
-/// An AP's airtime telemetry as written (`airtime_telemetry`); missing keys take the defaults
-/// of [`crate::scenario::wifi::ResolvedTelemetry`].
-#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct WifiTelemetry {
-    /// "formula" (eq. 1 as printed) or "ppdu" (the PPDU as sent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub airtime: Option<crate::wifi::telemetry::AirtimeMeasure>,
-    /// A fixed timeslot; without it the AP computes it (eq. 6).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeslot: Option<Duration>,
-    /// The computed timeslot times this (paper 004's x20 and /20 tests).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeslot_scale: Option<f64>,
-    /// The computed timeslot before the first measurement.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub initial_timeslot: Option<Duration>,
-    /// The share of the timeslot the devices divide equally (eq. 4: 0.8).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub share: Option<f64>,
-    /// Stations with a setpoint of their own: `{ ed1 = 0.45 }`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub setpoints: Option<BTreeMap<String, f64>>,
-    /// A device leaves the table after this long without a packet.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub idle: Option<Duration>,
-    /// Bytes the telemetry adds to each packet that carries it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub header_bytes: Option<u32>,
 }
 
 /// The MU EDCA parameter set as written; missing keys take OpenWrt's best-effort values

@@ -2,7 +2,7 @@
 //! form (every member with its interface, every directed link with its PHY). The checks of
 //! single tables are in the sibling files: PHY keys, schedules and the channel in
 //! `wifi_phy_keys.rs`, MAC settings and the device layer in `wifi_access.rs`, OFDMA in
-//! `wifi_ofdma.rs`, airtime telemetry in `wifi_telemetry.rs`; the 802.11 facts they check
+//! `wifi_ofdma.rs`, the AP hook here; the 802.11 facts they check
 //! against are in `wifi/phy/standard.rs`.
 //!
 //! Checks run on each table as written (the network's and each `[[wifi.node]]`), so that an
@@ -18,10 +18,10 @@ use super::wifi::*;
 use super::wifi_access::{check_aggregation_keys, check_device, default_device, resolve_edca};
 use super::wifi_ofdma::resolve_ofdma;
 use super::wifi_phy_keys::{check_phy_keys, check_schedule, resolve_channel};
-use super::wifi_telemetry::resolve_telemetry;
 use super::KeyError;
 use crate::qdisc;
 use crate::wifi::channel::{Propagation, Radio};
+use crate::wifi::hook;
 use crate::wifi::net::Aggregation;
 use crate::wifi::queues::DeviceLayer;
 use crate::wifi::rate::{self, RateControl};
@@ -542,8 +542,25 @@ fn resolve_network(
         }
     }
     let hears = w.hears.clone();
-    let telemetry = w.airtime_telemetry.as_ref().map(|t| resolve_telemetry(key, w, t)).transpose()?;
-    Ok(ResolvedWifi { name, standard, ap: w.ap.clone(), nodes, links, hears, edca, rts: w.rts, ofdma, telemetry })
+    let ap_hook = w.ap_hook.as_ref().map(|t| resolve_ap_hook(key, w, t)).transpose()?;
+    Ok(ResolvedWifi { name, standard, ap: w.ap.clone(), nodes, links, hears, edca, rts: w.rts, ofdma, ap_hook })
+}
+
+/// `ap_hook`: a component of a BSS's AP; the hosts it names are stations of the BSS.
+fn resolve_ap_hook(key: &str, w: &Wifi, table: &toml::Table) -> Result<hook::Config, KeyError> {
+    let at = format!("{key}.ap_hook");
+    if w.ap.is_none() {
+        return Err(KeyError::new(at, "needs a BSS: only an AP forwards its stations' packets; set `ap`"));
+    }
+    let config = components::ap_hook(table, &at)?;
+    let stations = w.stations.as_deref().unwrap_or_default();
+    if let Some((param, host)) = config.host_refs().into_iter().find(|(_, host)| !stations.contains(host)) {
+        return Err(KeyError::new(
+            format!("{at}.{param}"),
+            format!("\"{host}\" is not a station of this BSS (stations: {})", stations.join(", ")),
+        ));
+    }
+    Ok(config)
 }
 
 /// An aggregation key of a member: its own table's, else the network's.

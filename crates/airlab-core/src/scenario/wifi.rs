@@ -9,7 +9,6 @@ use crate::wifi::net::{Aggregation, Edca};
 use crate::wifi::ofdma::Ofdma;
 use crate::wifi::phy::TxVector;
 use crate::wifi::queues::DeviceLayer;
-use crate::wifi::telemetry::{AirtimeMeasure, Timeslot};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -179,29 +178,9 @@ pub struct ResolvedWifi {
     /// Downlink OFDMA at the AP.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ofdma: Option<Ofdma>,
-    /// The AP's airtime telemetry.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub telemetry: Option<ResolvedTelemetry>,
-}
-
-/// An AP's airtime telemetry (`airtime_telemetry`), its stations by name.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ResolvedTelemetry {
-    pub airtime: AirtimeMeasure,
-    pub timeslot: Timeslot,
-    pub share: f64,
-    pub setpoints: Vec<(String, f64)>,
-    pub idle: Time,
-    pub header_bytes: u32,
-}
-
-impl ResolvedTelemetry {
-    /// Eq. 4's share of the timeslot.
-    pub const DEFAULT_SHARE: f64 = 0.8;
-    /// The computed timeslot before the AP has measured a path.
-    pub const DEFAULT_INITIAL_TIMESLOT: Time = 100 * crate::sim::MS;
-    /// A device leaves the table after a second without a packet.
-    pub const DEFAULT_IDLE: Time = crate::sim::SEC;
+    /// The hook at the AP (`ap_hook`), its hosts by name.
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "super::components::serialize_ap_hook")]
+    pub ap_hook: Option<crate::wifi::hook::Config>,
 }
 
 /// The PHY settings of a scenario as the MAC uses them.

@@ -31,4 +31,3 @@ pub mod phy;
 pub mod queues;
 pub mod rate;
 pub mod reorder;
-pub mod telemetry;

@@ -71,13 +71,13 @@ fn fccc_shares_the_air_where_cubic_shares_the_throughput() {
 
 #[test]
 fn without_telemetry_fccc_holds_its_initial_window() {
-    let fixed =
-        [("duration", "5s"), ("metrics.warmup", "1s"), ("wifi.senders.airtime_telemetry", "{ timeslot = \"100ms\" }")];
+    let fixed = [("duration", "5s"), ("metrics.warmup", "1s"), ("wifi.senders.ap_hook.timeslot", "\"100ms\"")];
     let out = run("fccc", &fixed);
     assert!(series(&out, "ed1", "cc.fccc_ts_ms").iter().any(|&t| (t - 100.0).abs() < 1e-9));
     // The AP writes nothing into a network without the table: the window stays at 10 packets.
-    let text =
-        builtin(SCENARIO).replace("airtime_telemetry = {}\n", "").replace("duration = \"30s\"", "duration = \"5s\"");
+    let text = builtin(SCENARIO)
+        .replace("ap_hook = { kind = \"airtime_telemetry\" }\n", "")
+        .replace("duration = \"30s\"", "duration = \"5s\"");
     let bare = run_toml(&text.replace("warmup = \"5s\"", "warmup = \"1s\""), Some(1));
     let cwnd = series(&bare, "ed1", "cwnd_pkts");
     assert!(cwnd.iter().all(|&c| c == 10.0), "{:?}", &cwnd[..5]);
@@ -85,24 +85,23 @@ fn without_telemetry_fccc_holds_its_initial_window() {
 }
 
 #[test]
-fn airtime_telemetry_keys_are_checked() {
+fn airtime_telemetry_keys_are_checked_as_the_hook_declares_them() {
     let text = builtin(SCENARIO);
-    let with = |t: &str| replace_once(&text, "airtime_telemetry = {}", &format!("airtime_telemetry = {t}"));
+    let hook = "ap_hook = { kind = \"airtime_telemetry\" }";
+    let with = |t: &str| replace_once(&text, hook, &format!("ap_hook = {{ kind = \"airtime_telemetry\", {t} }}"));
     assert_errors(
         with,
         &[
-            ("{ share = 1.5 }", "wifi[0].airtime_telemetry.share", "(0, 1]"),
-            ("{ setpoints = { ed4 = 0.2 } }", "wifi[0].airtime_telemetry.setpoints.ed4", "not a station of this BSS"),
-            (
-                "{ timeslot = \"1s\", timeslot_scale = 20.0 }",
-                "wifi[0].airtime_telemetry.timeslot",
-                "takes no `timeslot_scale`",
-            ),
-            ("{ timeslot_scale = 0.0 }", "wifi[0].airtime_telemetry.timeslot_scale", "> 0"),
-            ("{ airtime = \"guess\" }", "wifi[0].airtime_telemetry.airtime", "expected `formula` or `ppdu`"),
+            ("share = 1.5", "wifi[0].ap_hook.share", "(0, 1]"),
+            ("setpoints = { ed4 = 0.2 }", "wifi[0].ap_hook.setpoints.ed4", "not a station of this BSS"),
+            ("setpoints = { ed1 = 1.2 }", "wifi[0].ap_hook.setpoints.ed1", "(0, 1]"),
+            ("timeslot = \"1s\", timeslot_scale = 20.0", "wifi[0].ap_hook.timeslot", "takes no `timeslot_scale`"),
+            ("timeslot_scale = 0.0", "wifi[0].ap_hook.timeslot_scale", "greater than 0"),
+            ("airtime = \"guess\"", "wifi[0].ap_hook.airtime", "one of: formula, ppdu"),
+            ("sharing = 0.5", "wifi[0].ap_hook.sharing", "unknown key for airtime_telemetry"),
         ],
     );
-    assert!(load_with(&with("{ setpoints = { ed1 = 0.45, ed2 = 0.15 }, timeslot_scale = 0.05 }"), &[]).is_ok());
+    assert!(load_with(&with("setpoints = { ed1 = 0.45, ed2 = 0.15 }, timeslot_scale = 0.05"), &[]).is_ok());
 }
 
 /// E4-4: a sender whose PHY rate alternates 24 / 6 Mbit/s every second. With the timeslot
@@ -111,8 +110,7 @@ fn airtime_telemetry_keys_are_checked() {
 /// timeslot, and the window never exceeds it.
 #[test]
 fn cwnd_up_follows_a_rate_switch_within_one_timeslot() {
-    let sets =
-        [("duration", "6s"), ("metrics.interval", "10ms"), ("wifi.senders.airtime_telemetry", "{ timeslot = \"1s\" }")];
+    let sets = [("duration", "6s"), ("metrics.interval", "10ms"), ("wifi.senders.ap_hook.timeslot", "\"1s\"")];
     let out = run_builtin("fccc/rate-switch", &sets, Some(1));
     let (dr, up, cwnd) = (
         series(&out, "ed1", "cc.fccc_dr_mbps"),

@@ -464,10 +464,10 @@ impl Topology {
             Defect::TinyTimeslot => {
                 let ts = ["1ns", "999ns", "0s"][pick(3)];
                 wifi = format!(
-                    "[[wifi]]\nstandard = \"a\"\nap = \"r0\"\nstations = [\"sta\"]\nairtime_telemetry = {{ timeslot = \"{ts}\" }}\n"
+                    "[[wifi]]\nstandard = \"a\"\nap = \"r0\"\nstations = [\"sta\"]\nap_hook = {{ kind = \"airtime_telemetry\", timeslot = \"{ts}\" }}\n"
                 );
                 hosts.push("sta".into());
-                Some("wifi[0].airtime_telemetry.timeslot".into())
+                Some("wifi[0].ap_hook.timeslot".into())
             }
             Defect::BatchesWithinTheWarmUp => {
                 // A few packets make every batch, long before the warm-up ends.

@@ -825,13 +825,14 @@ fn names_are_at_most_64_printable_characters() {
 #[test]
 fn timeslots_quanta_batches_and_links_are_bounded() {
     use crate::common::one_station_ax;
-    let telemetry = |keys: &str| load(&one_station_ax(&format!("airtime_telemetry = {{ {keys} }}")));
-    let at = "wifi[0].airtime_telemetry";
-    assert_error(telemetry(r#"timeslot = "1ns""#), &format!("{at}.timeslot"), "must be 1us to 4294967295us");
+    let telemetry =
+        |keys: &str| load(&one_station_ax(&format!("ap_hook = {{ kind = \"airtime_telemetry\", {keys} }}")));
+    let at = "wifi[0].ap_hook";
+    assert_error(telemetry(r#"timeslot = "1ns""#), &format!("{at}.timeslot"), "a duration of at least 1us");
     telemetry(r#"timeslot = "1us""#).expect("a microsecond");
     assert_error(telemetry(r#"timeslot = "4295s""#), &format!("{at}.timeslot"), "32 bits of microseconds");
-    assert_error(telemetry(r#"initial_timeslot = "999ns""#), &format!("{at}.initial_timeslot"), "at most once per 1us");
-    assert_error(telemetry("header_bytes = 2049"), &format!("{at}.header_bytes"), "RFC 8200");
+    assert_error(telemetry(r#"initial_timeslot = "999ns""#), &format!("{at}.initial_timeslot"), "at least 1us");
+    assert_error(telemetry("header_bytes = 2049"), &format!("{at}.header_bytes"), "from 0 to 2048 (bytes)");
     telemetry("header_bytes = 2048").expect("the largest IPv6 extension header");
     let quantum = |q: &str| load(&one_station_ax(&format!("device = {{ kind = \"mac80211\", quantum = \"{q}\" }}")));
     assert_error(quantum("255B"), "wifi[0].device.quantum", "must be 256B to 1MiB");

@@ -1,6 +1,6 @@
 //! FCCC (paper 004): a PI controller on the airtime the sender's device uses, as the access
-//! point measures it and sends it back in band (`airtime_telemetry` of a `[[wifi]]` BSS,
-//! [`crate::wifi::telemetry`]).
+//! point measures it and sends it back in band (the `airtime_telemetry` AP hook of a `[[wifi]]`
+//! BSS, [`crate::wifi::hook::airtime_telemetry`]).
 //!
 //! Each new weighted airtime ratio `w_ar` from the AP updates the window (Algorithm 1's
 //! `on_ack`, eqs. 8-10): with `error = sp - w_ar`,

@@ -16,28 +16,111 @@
 //! timeslot, the device's setpoint `sp = share / dc` (eq. 4, or the device's own), its MAC
 //! losses `loss_w`, and its `w_ar` in the first packet after each timeslot closes.
 
+use super::{ApHook, ApTiming, Build, Component, Config};
 use crate::net::packet::Payload;
 use crate::net::{ConnId, Extension, NodeId, Packet, Telemetry};
-use crate::sim::{Time, US};
-use crate::wifi::hook::ApHook;
+use crate::params::{Invalid, Kind, Param, Range, Value};
+use crate::sim::{Time, MS, SEC, US};
 use crate::wifi::phy::{self as phy, TxVector};
-use serde::{Deserialize, Serialize};
+
+/// A share of the timeslot: (0, 1].
+const FRACTION: Range = Range { min: 0.0, min_open: true, max: 1.0, max_open: false };
+
+pub static AIRTIME_TELEMETRY: Component = Component {
+    name: "airtime_telemetry",
+    doc: "paper 004's AP: an airtime table of its stations, written into every packet from them (eqs. 1-6)",
+    params: &[
+        Param {
+            name: "airtime",
+            kind: Kind::Choice(&["formula", "ppdu"]),
+            default: Value::Choice("formula"),
+            doc: "how a packet's airtime is priced: eq. 1 as printed (formula) or the PPDU as sent (ppdu)",
+        },
+        Param {
+            name: "timeslot",
+            kind: Kind::Time { min: US },
+            default: Value::Unset,
+            doc: "a fixed timeslot; unset, the AP computes it (eq. 6)",
+        },
+        Param {
+            name: "timeslot_scale",
+            kind: Kind::Real { range: Range::POSITIVE, unit: "" },
+            default: Value::Unset,
+            doc: "the computed timeslot times this (paper 004's x20 and /20 tests); unset: 1",
+        },
+        Param {
+            name: "initial_timeslot",
+            kind: Kind::Time { min: US },
+            default: Value::Unset,
+            doc: "the computed timeslot before the first measurement; unset: 100 ms",
+        },
+        Param {
+            name: "share",
+            kind: Kind::Real { range: FRACTION, unit: "" },
+            default: Value::Real(0.8),
+            doc: "the share of each timeslot the devices divide equally (eq. 4)",
+        },
+        Param {
+            name: "setpoints",
+            kind: Kind::PerHost { range: FRACTION },
+            default: Value::PerHost(Vec::new()),
+            doc: "stations with a setpoint of their own, a share of the timeslot: { ed1 = 0.45 }",
+        },
+        Param {
+            name: "idle",
+            kind: Kind::Time { min: 1 },
+            default: Value::Time(SEC),
+            doc: "a device leaves the table after this long without a packet",
+        },
+        Param {
+            name: "header_bytes",
+            kind: Kind::Int { min: 0, max: MAX_HEADER_BYTES, unit: "bytes" },
+            default: Value::Int(0),
+            doc: "bytes the telemetry adds to each packet that carries it",
+        },
+    ],
+    check,
+    build: Build(|c, timing| Box::new(AirtimeTable::new(TelemetryConfig::of(c), timing))),
+};
+
+/// The largest header the telemetry may add: the largest IPv6 extension header, where paper
+/// 004 carries it ((255 + 1) x 8 octets, RFC 8200).
+const MAX_HEADER_BYTES: i64 = 2_048;
+/// The computed timeslot before the AP has measured a path.
+const INITIAL_TIMESLOT: Time = 100 * MS;
+
+fn check(c: &Config) -> Result<(), Invalid> {
+    if c.opt_time("timeslot").is_some()
+        && (c.get("timeslot_scale") != &Value::Unset || c.opt_time("initial_timeslot").is_some())
+    {
+        return Err(Invalid::new(
+            "timeslot",
+            "a fixed timeslot takes no `timeslot_scale` or `initial_timeslot` (they shape the computed one); remove one",
+        ));
+    }
+    for key in ["timeslot", "initial_timeslot"] {
+        if c.opt_time(key).is_some_and(|t| t > MAX_TIMESLOT) {
+            return Err(Invalid::new(
+                key,
+                "must be at most 4294.967295s: packets carry the timeslot in 32 bits of microseconds",
+            ));
+        }
+    }
+    Ok(())
+}
 
 /// How the AP prices a packet's airtime.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AirtimeMeasure {
     /// Eq. 1 as the paper writes it: preamble plus service, tail and MPDU bits over the rate,
     /// unrounded to symbols.
-    #[default]
     Formula,
     /// The PPDU as the PHY sends it (whole symbols).
     Ppdu,
 }
 
 /// How long a timeslot lasts.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Timeslot {
     /// Eq. 6 times `scale`, starting at `initial` until the first sample.
     Auto {
@@ -47,8 +130,8 @@ pub enum Timeslot {
     Fixed(Time),
 }
 
-/// An AP's telemetry settings (`airtime_telemetry` of a `[[wifi]]` BSS).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// An AP's telemetry settings, as the table runs them.
+#[derive(Clone, Debug, PartialEq)]
 pub struct TelemetryConfig {
     pub airtime: AirtimeMeasure,
     pub timeslot: Timeslot,
@@ -60,6 +143,27 @@ pub struct TelemetryConfig {
     pub idle: Time,
     /// Bytes the telemetry adds to each packet it is written into.
     pub header_bytes: u32,
+}
+
+impl TelemetryConfig {
+    /// The settings `c` gives, its hosts bound.
+    fn of(c: &Config) -> Self {
+        let timeslot = match c.opt_time("timeslot") {
+            Some(fixed) => Timeslot::Fixed(fixed),
+            None => Timeslot::Auto {
+                scale: if c.get("timeslot_scale") == &Value::Unset { 1.0 } else { c.real("timeslot_scale") },
+                initial: c.opt_time("initial_timeslot").unwrap_or(INITIAL_TIMESLOT),
+            },
+        };
+        TelemetryConfig {
+            airtime: if c.choice("airtime") == "ppdu" { AirtimeMeasure::Ppdu } else { AirtimeMeasure::Formula },
+            timeslot,
+            share: c.real("share"),
+            setpoints: c.per_node("setpoints").to_vec(),
+            idle: c.time("idle"),
+            header_bytes: c.int("header_bytes") as u32,
+        }
+    }
 }
 
 /// The longest timeslot packets can carry: 32 bits of microseconds. A computed one is clamped
@@ -115,7 +219,8 @@ pub struct AirtimeTable {
 }
 
 impl AirtimeTable {
-    pub fn new(cfg: TelemetryConfig, difs: Time, sifs: Time) -> Self {
+    pub fn new(cfg: TelemetryConfig, timing: ApTiming) -> Self {
+        let ApTiming { difs, sifs } = timing;
         let slot = match cfg.timeslot {
             Timeslot::Auto { initial, .. } => initial,
             Timeslot::Fixed(t) => t,
@@ -260,6 +365,33 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_component_reads_as_the_paper_defaults() {
+        let mut c = crate::params::checked_defaults(super::super::REGISTRY, |c| c).next().expect("registered");
+        c.bind_hosts(&|_| 0);
+        let defaults = TelemetryConfig {
+            timeslot: Timeslot::Auto { scale: 1.0, initial: 100 * MS },
+            idle: SEC,
+            ..config(Timeslot::Fixed(0))
+        };
+        assert_eq!(TelemetryConfig::of(&c), defaults);
+        let c = Config::defaults(&AIRTIME_TELEMETRY)
+            .with("timeslot", Value::Time(960 * MS))
+            .with("airtime", Value::Choice("ppdu"))
+            .with("setpoints", Value::PerHost(vec![("ed1".into(), 0.45)]));
+        assert_eq!(c.check(), Ok(()));
+        let mut bound = c.clone();
+        bound.bind_hosts(&|name| if name == "ed1" { 7 } else { 0 });
+        let t = TelemetryConfig::of(&bound);
+        assert_eq!(
+            (t.timeslot, t.airtime, t.setpoints),
+            (Timeslot::Fixed(960 * MS), AirtimeMeasure::Ppdu, vec![(7, 0.45)])
+        );
+        // A fixed timeslot with a knob of the computed one is refused, naming the timeslot.
+        let both = c.with("initial_timeslot", Value::Time(50 * MS));
+        assert_eq!(both.check().map_err(|e| e.key), Err("timeslot".to_string()));
+    }
+
     fn data(device: u32, seq: u64, flags: u8, tsval: Time) -> Packet {
         let len = if flags & flags::SYN != 0 { 0 } else { 1448 };
         let seg = TcpSegment { seq, len, flags, tsval, ..Default::default() };
@@ -285,7 +417,7 @@ mod tests {
 
     #[test]
     fn a_device_joins_on_syn_and_gets_its_airtime_ratio_and_weighted_average() {
-        let mut t = AirtimeTable::new(config(Timeslot::Fixed(100 * MS)), DIFS, SIFS);
+        let mut t = AirtimeTable::new(config(Timeslot::Fixed(100 * MS)), ApTiming { difs: DIFS, sifs: SIFS });
         let txv = TxVector::non_ht(6);
         // Not in the table yet: no telemetry, no charge.
         let mut p = data(1, 0, flags::ACK, 0);
@@ -325,7 +457,7 @@ mod tests {
     fn the_setpoint_divides_the_share_among_devices_unless_a_device_has_its_own() {
         let mut cfg = config(Timeslot::Fixed(100 * MS));
         cfg.setpoints = vec![(3, 0.45)];
-        let mut t = AirtimeTable::new(cfg, DIFS, SIFS);
+        let mut t = AirtimeTable::new(cfg, ApTiming { difs: DIFS, sifs: SIFS });
         let txv = TxVector::non_ht(24);
         for dev in [1, 2, 3] {
             t.on_uplink(dev, &mut data(dev, 0, flags::SYN, 0), &txv, 0, MS);
@@ -342,7 +474,7 @@ mod tests {
     #[test]
     fn the_timeslot_follows_eq_6_and_idle_devices_leave() {
         let cfg = TelemetryConfig { idle: 300 * MS, ..config(Timeslot::Auto { scale: 1.0, initial: 100 * MS }) };
-        let mut t = AirtimeTable::new(cfg, DIFS, SIFS);
+        let mut t = AirtimeTable::new(cfg, ApTiming { difs: DIFS, sifs: SIFS });
         let txv = TxVector::non_ht(24);
         t.on_uplink(1, &mut data(1, 0, flags::SYN, 0), &txv, 0, MS);
         // A segment sent at 9 ms reaches the AP at 10 ms (e2a 1 ms); its ACK is back at 30 ms
@@ -375,7 +507,7 @@ mod tests {
     #[test]
     fn a_computed_timeslot_is_clamped_to_what_packets_carry() {
         let cfg = config(Timeslot::Auto { scale: 1e300, initial: 100 * MS });
-        let mut t = AirtimeTable::new(cfg, DIFS, SIFS);
+        let mut t = AirtimeTable::new(cfg, ApTiming { difs: DIFS, sifs: SIFS });
         let txv = TxVector::non_ht(24);
         t.on_uplink(1, &mut data(1, 0, flags::SYN, 0), &txv, 0, MS);
         t.on_uplink(1, &mut data(1, 0, flags::ACK, 9 * MS), &txv, 0, 10 * MS);
@@ -391,7 +523,7 @@ mod tests {
     #[test]
     fn header_bytes_are_added_once() {
         let cfg = TelemetryConfig { header_bytes: 24, ..config(Timeslot::Fixed(100 * MS)) };
-        let mut t = AirtimeTable::new(cfg, DIFS, SIFS);
+        let mut t = AirtimeTable::new(cfg, ApTiming { difs: DIFS, sifs: SIFS });
         let txv = TxVector::non_ht(24);
         let mut syn = data(1, 0, flags::SYN, 0);
         t.on_uplink(1, &mut syn, &txv, 0, MS);
