@@ -56,6 +56,23 @@ def test_the_scenario_schema_refuses_what_the_engine_refuses() -> None:
         assert _errors("scenario", bad), path
 
 
+def test_the_scenario_schema_checks_wifi_device_layers_as_the_engine_does() -> None:
+    good = tomllib.loads(airlab.resolve("wifi/ax-cell-10").read_text(encoding="utf-8"))
+    for device in [{"kind": "mac80211", "flows": 1024}, {"kind": "fifo", "lifetime": "500ms"}]:
+        good["wifi"][0]["device"] = device
+        assert _errors("scenario", good) == [], device
+    for device in [
+        {"kind": "drr"},  # an unregistered device layer
+        {"size": 128},  # no kind
+        {"kind": "fifo", "airtime_fairness": True},  # another layer's key
+        {"kind": "per_station", "size": 0},  # below the declared range
+        {"kind": "mac80211", "flows": 65537},  # above it
+    ]:
+        bad = copy.deepcopy(good)
+        bad["wifi"][0]["device"] = device
+        assert _errors("scenario", bad), device
+
+
 def _summary_is_valid(summary: dict) -> None:
     assert _errors("summary", summary) == []
 

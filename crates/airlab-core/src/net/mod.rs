@@ -8,6 +8,10 @@ pub use ext::{Extension, Telemetry};
 pub use iface::Iface;
 pub use packet::{Ecn, Packet, Payload, Release, SackBlocks, TcpSegment};
 
+/// Packets a device ring (a wired interface's, or a Wi-Fi interface's driver queues) holds at
+/// most: beyond this the "device" is really a second, hidden qdisc.
+pub const MAX_DEVICE_QUEUE: u32 = 100_000;
+
 /// Index of a node (host or router) in the world.
 pub type NodeId = u32;
 /// Index of an egress interface (one direction of a link).

@@ -10,11 +10,12 @@ use crate::metrics::batches::{BatchRule, Batches};
 use crate::metrics::view::direction_name;
 use crate::net::{Iface, IfaceId, NodeId};
 use crate::sim::{Rng, Time};
+use crate::wifi::device;
+use crate::wifi::device::queues::DeviceQueues;
 use crate::wifi::hook::{self, ApTiming};
 use crate::wifi::link::{Peer, RateSchedule};
 use crate::wifi::net::{WifiDev, WifiNet};
 use crate::wifi::phy::MacTiming;
-use crate::wifi::queues::DeviceQueues;
 use crate::world::{Node, Route, TcpProfile, World};
 use crate::{params, qdisc};
 use std::collections::HashMap;
@@ -147,7 +148,7 @@ fn wifi_net(w: &ResolvedWifi, ids: &HashMap<&str, NodeId>, seed: u64) -> WifiNet
             let name = format!("{}:{}", w.name, m.name);
             let qdisc = qdisc::create(&bound(&m.qdisc, ids), Rng::stream(seed, &format!("qdisc:{name}")));
             let perturbation = Rng::stream(seed, &format!("txq:{name}")).next_u64();
-            let queues = DeviceQueues::new(&m.device, peers.len(), perturbation);
+            let queues = DeviceQueues::new(&device::layer(&m.device), peers.len(), perturbation);
             let rng = Rng::stream(seed, &format!("backoff:{name}"));
             let dev = WifiDev::new(ids[m.name.as_str()], name, qdisc, queues, m.aggregation, peers, rng);
             match &w.ap_hook {

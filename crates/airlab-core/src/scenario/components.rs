@@ -1,5 +1,6 @@
 //! Component tables of a scenario (`qdisc = { kind = "fq_codel", ... }`, a flow's `cc` and
-//! `cc_params`, a BSS's `ofdma_scheduler`, a Wi-Fi link's `rate_control`), read against the parameters each component declares in its own file
+//! `cc_params`, a BSS's `ofdma_scheduler`, a Wi-Fi link's `rate_control`, a Wi-Fi interface's
+//! `device`), read against the parameters each component declares in its own file
 //! ([`crate::params`]): every key is checked for its type, unit and range and named exactly
 //! in errors (`link[0].qdisc.target`), and the ones not given take their defaults. Also the
 //! listing of a component's parameters (`airlab list --params NAME`) and how a resolved
@@ -8,7 +9,7 @@
 use super::units::{Bytes, Duration, Rate};
 use super::{join_key, KeyError};
 use crate::params::{self, Component, Config, Family, Kind, Listing, Param, Value};
-use crate::wifi::{hook, ofdma::sched, rate};
+use crate::wifi::{device, hook, ofdma::sched, rate};
 use crate::{qdisc, tcp::cc};
 use serde::de::DeserializeOwned;
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -33,6 +34,11 @@ pub(crate) fn rate_control(written: &Toml, key: &str) -> Result<rate::Config, Ke
 
 /// The AP hook written at `key` as `table` (its `kind` and parameters).
 pub(crate) fn ap_hook(table: &toml::Table, key: &str) -> Result<hook::Config, KeyError> {
+    kind_table(table, key)
+}
+
+/// The device layer written at `key` as `table` (its `kind` and parameters).
+pub(crate) fn device(table: &toml::Table, key: &str) -> Result<device::Config, KeyError> {
     kind_table(table, key)
 }
 
@@ -294,6 +300,7 @@ pub static FAMILIES: &[FamilyEntry] = &[
     entry::<sched::Build>(),
     entry::<rate::Build>(),
     entry::<hook::Build>(),
+    entry::<device::Build>(),
 ];
 
 fn names_of<B: Family>() -> Vec<&'static str> {
@@ -368,6 +375,13 @@ fn write_params<M: SerializeMap, B>(map: &mut M, config: &Config<B>) -> Result<(
 
 /// An OFDMA scheduler in a resolved BSS's settings, written as a qdisc is.
 impl Serialize for sched::Config {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        Written(self).serialize(s)
+    }
+}
+
+/// A device layer in a resolved Wi-Fi interface, written as a qdisc is.
+impl Serialize for device::Config {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         Written(self).serialize(s)
     }

@@ -24,7 +24,7 @@ pub const MAX_NODES: usize = 1_024;
 /// every pair of its members a link.
 pub const MAX_LINKS: usize = 4_096;
 /// Bounds on a driver ring: beyond this the "device" is really a second, hidden qdisc.
-pub const MAX_DEVICE_QUEUE: u32 = 100_000;
+pub const MAX_DEVICE_QUEUE: u32 = crate::net::MAX_DEVICE_QUEUE;
 /// Flows, after `count` copies.
 pub const MAX_FLOWS: u64 = 10_000;
 /// Rows of all result tables together: the time series' samples (duration / interval) times
@@ -66,7 +66,7 @@ pub const MAX_NAME_CHARS: usize = 64;
 /// The smallest quantum of a deficit round robin over flows (mac80211's TXQs as fq_codel's):
 /// a packet of L bytes waits L / quantum rounds, so a tiny quantum costs that many scheduler
 /// passes per packet; Linux raises fq_codel's quantum to at least 256 bytes.
-pub const MIN_QUANTUM: u64 = 256;
+pub const MIN_QUANTUM: u64 = crate::wifi::device::mac80211::MIN_QUANTUM;
 
 /// Checks the name `name` written at `key`: not empty, at most [`MAX_NAME_CHARS`] characters,
 /// no control characters (a line break or an escape would garble every table it is printed

@@ -1,9 +1,9 @@
 //! Pinpoints errors inside tables that serde buffers before deserializing them: a link's shared
-//! settings (`#[serde(flatten)]`) and the internally tagged `app` and Wi-Fi `device` tables.
-//! Inside those, `serde_path_to_error` only sees the enclosing table (`link[0]`), so we
-//! re-check that table field by field against the schema's types to name the offending key
-//! (`flow[0].app.size`). (Qdisc tables are read against their qdisc's declared parameters in
-//! resolution, which names keys itself.)
+//! settings (`#[serde(flatten)]`) and the internally tagged `app` table. Inside those,
+//! `serde_path_to_error` only sees the enclosing table (`link[0]`), so we re-check that table
+//! field by field against the schema's types to name the offending key (`flow[0].app.size`).
+//! (Component tables, such as `qdisc` and a Wi-Fi `device`, are read against their
+//! component's declared parameters in resolution, which names keys itself.)
 
 use super::overrides::parse_path;
 use super::units::{Bytes, Duration, Rate};
@@ -18,8 +18,6 @@ enum Buffered {
     /// A link's shared settings or its `forward`/`reverse` table (`LinkDirection`).
     LinkSettings,
     App,
-    /// The device layer of a Wi-Fi interface (`DeviceSpec`).
-    Device,
 }
 
 type Check = fn(Value) -> Result<(), String>;
@@ -58,7 +56,6 @@ fn buffered(key: &str) -> Option<Buffered> {
     let (parent, last) = key.rsplit_once('.').unwrap_or(("", key));
     match last {
         "app" if parent.starts_with("flow[") => Some(Buffered::App),
-        "device" if parent.starts_with("wifi[") => Some(Buffered::Device),
         "forward" | "reverse" if parent.starts_with("link[") => Some(Buffered::LinkSettings),
         _ if parent.is_empty() && last.starts_with("link[") => Some(Buffered::LinkSettings),
         _ => None,
@@ -79,9 +76,6 @@ fn field_check(table: Buffered, tag: Option<&str>, field: &str) -> Option<Check>
         (Buffered::App, Some("udp"), "rate") => check::<Rate>,
         (Buffered::App, Some("periodic"), "period" | "random_start") => check::<Duration>,
         (Buffered::App, Some("ping"), "interval") => check::<Duration>,
-        (Buffered::Device, Some("fifo" | "per_station"), "size") => check::<u32>,
-        (Buffered::Device, Some("per_station"), "airtime_fairness") => check::<bool>,
-        (Buffered::Device, Some("fifo"), "lifetime") => check::<Duration>,
         _ => return None,
     })
 }

@@ -2,7 +2,7 @@
 //! Quantities with units are parsed by the newtypes in [`super::units`].
 
 use super::units::{Bytes, Duration, Rate};
-use super::wifi::{DeviceSpec, OfdmaMode, Standard};
+use super::wifi::{OfdmaMode, Standard};
 use crate::tcp::{self, rto, TcpConfig};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -666,9 +666,11 @@ pub struct Wifi {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<super::component_schema::KindTable<crate::qdisc::Build>>")]
     pub qdisc: Option<toml::Table>,
-    /// The device layer of every member's Wi-Fi interface.
+    /// The device layer of every member's Wi-Fi interface: a table of its `kind` and
+    /// parameters (read in resolution).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub device: Option<DeviceSpec>,
+    #[schemars(with = "Option<super::component_schema::KindTable<crate::wifi::device::Build>>")]
+    pub device: Option<toml::Table>,
     /// Per-member settings (`[[wifi.node]]`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub node: Vec<WifiNode>,
@@ -691,7 +693,8 @@ pub struct WifiNode {
     #[schemars(with = "Option<super::component_schema::KindTable<crate::qdisc::Build>>")]
     pub qdisc: Option<toml::Table>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub device: Option<DeviceSpec>,
+    #[schemars(with = "Option<super::component_schema::KindTable<crate::wifi::device::Build>>")]
+    pub device: Option<toml::Table>,
     /// PHY changes over time, of the links this table's PHY keys apply to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<WifiSchedule>,

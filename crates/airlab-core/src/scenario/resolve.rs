@@ -13,7 +13,8 @@ use super::units::{Bytes, Duration, Rate};
 use super::KeyError;
 use crate::sim::{Time, SEC};
 use crate::tcp::cc;
-use crate::wifi::queues::DeviceLayer;
+use crate::wifi::device;
+use crate::wifi::device::DeviceLayer;
 use std::collections::BTreeMap;
 
 /// Largest IPv4 UDP payload.
@@ -510,7 +511,7 @@ fn check_queues(r: &Resolved) -> Result<(), KeyError> {
                 None => format!("wifi[{i}].{field}"),
             };
             add(crate::qdisc::queues(&m.qdisc), at(|t| t.qdisc.is_some(), "qdisc"))?;
-            if let DeviceLayer::Mac80211(p) = &m.device {
+            if let DeviceLayer::Mac80211(p) = device::layer(&m.device) {
                 let peers = w.links.iter().filter(|l| l.from == m.name).count() as u64;
                 add(u64::from(p.flows) * peers, at(|t| t.device.is_some(), "device.flows"))?;
             }

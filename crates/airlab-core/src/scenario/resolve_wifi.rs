@@ -15,16 +15,16 @@ use super::model::*;
 use super::nodes::Nodes;
 use super::resolved::DEFAULT_QDISC;
 use super::wifi::*;
-use super::wifi_access::{check_aggregation_keys, check_device, default_device, resolve_edca};
+use super::wifi_access::{check_aggregation_keys, default_device, resolve_edca};
 use super::wifi_ofdma::resolve_ofdma;
 use super::wifi_phy_keys::{check_phy_keys, check_schedule, resolve_channel};
 use super::KeyError;
 use crate::qdisc;
 use crate::wifi::channel::{Propagation, Radio};
-use crate::wifi::hook;
+use crate::wifi::device::DeviceLayer;
 use crate::wifi::net::Aggregation;
-use crate::wifi::queues::DeviceLayer;
 use crate::wifi::rate::{self, RateControl};
+use crate::wifi::{device, hook};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Bounds that let a Wi-Fi event fit the engine's 8-byte event (`wifi::net::WifiEvent::pack`).
@@ -53,17 +53,23 @@ impl ResolvedWifi {
     }
 }
 
+/// The interface layers one table names, each read at its key; a member's replace the
+/// network's whole.
+struct Interface {
+    qdisc: Option<qdisc::Config>,
+    device: Option<device::Config>,
+}
+
 /// Checks the settings of one table (the network's, at `at` = `wifi[i]`, or a member's, at
-/// `wifi[i].node[j]`) on their own.
+/// `wifi[i].node[j]`) on their own, and reads the interface layers it names.
 fn check_table(
     standard: Standard,
     at: &str,
     phy: &WifiPhyKeys,
     aggregation: &WifiAggregation,
-    qdisc: Option<&toml::Table>,
-    device: Option<&DeviceSpec>,
+    (qdisc, device): (Option<&toml::Table>, Option<&toml::Table>),
     nodes: &Nodes,
-) -> Result<Option<qdisc::Config>, KeyError> {
+) -> Result<Interface, KeyError> {
     let under = |table: &str, (field, message): (&str, String)| KeyError::new(format!("{at}{table}.{field}"), message);
     check_phy_keys(standard, phy).map_err(|e| under("", e))?;
     check_aggregation_keys(standard, aggregation).map_err(|e| under(".aggregation", e))?;
@@ -71,10 +77,8 @@ fn check_table(
     if let Some(q) = &qdisc {
         nodes.check_host_refs(q, &format!("{at}.qdisc"))?;
     }
-    if let Some(device) = device {
-        check_device(device).map_err(|e| under(".device", e))?;
-    }
-    Ok(qdisc)
+    let device = device.map(|table| components::device(table, &format!("{at}.device"))).transpose()?;
+    Ok(Interface { qdisc, device })
 }
 
 /// One table of PHY keys in the precedence order of a link, and where it is written.
@@ -414,15 +418,15 @@ fn resolve_network(
         }
     }
 
-    let net_qdisc =
-        check_table(standard, key, &w.phy_keys(), &w.aggregation, w.qdisc.as_ref(), w.device.as_ref(), nodes)?;
+    let tables_of_net = (w.qdisc.as_ref(), w.device.as_ref());
+    let net_interface = check_table(standard, key, &w.phy_keys(), &w.aggregation, tables_of_net, nodes)?;
     let edca =
         resolve_edca(&w.edca).map_err(|(field, message)| KeyError::new(format!("{key}.edca.{field}"), message))?;
     let ofdma = resolve_ofdma(key, w)?;
     let channel = resolve_channel(w.channel.as_ref().unwrap_or(&WifiChannel::default()))
         .map_err(|(field, message)| KeyError::new(format!("{key}.channel.{field}"), message))?;
     let mut tables: BTreeMap<&str, (String, &WifiNode)> = BTreeMap::new();
-    let mut qdiscs: BTreeMap<&str, qdisc::Config> = BTreeMap::new();
+    let mut interfaces: BTreeMap<&str, Interface> = BTreeMap::new();
     for (j, table) in w.node.iter().enumerate() {
         let at = format!("{key}.node[{j}]");
         if !members.contains(&table.name.as_str()) {
@@ -431,10 +435,9 @@ fn resolve_network(
                 format!("\"{}\" is not a member of this network, expected one of: {}", table.name, members.join(", ")),
             ));
         }
-        let (phy, qdisc, device) = (table.phy_keys(), table.qdisc.as_ref(), table.device.as_ref());
-        if let Some(qdisc) = check_table(standard, &at, &phy, &table.aggregation, qdisc, device, nodes)? {
-            qdiscs.insert(&table.name, qdisc);
-        }
+        let own_tables = (table.qdisc.as_ref(), table.device.as_ref());
+        let interface = check_table(standard, &at, &table.phy_keys(), &table.aggregation, own_tables, nodes)?;
+        interfaces.insert(&table.name, interface);
         if let Some(schedule) = &table.schedule {
             check_schedule(standard, &format!("{at}.schedule"), schedule)?;
         }
@@ -514,11 +517,13 @@ fn resolve_network(
                 max_bytes: layered(own, w, |a| a.max_bytes).unwrap_or(defaults.max_bytes),
                 max_duration: layered(own, w, |a| a.max_duration).map_or(defaults.max_duration, |d| d.0),
             };
-            let qdisc = qdiscs.get(member).or(net_qdisc.as_ref()).cloned();
-            let device =
-                own.and_then(|t| t.device).or(w.device).map_or_else(|| default_device(standard), DeviceSpec::layer);
+            let interface = interfaces.get(member);
+            let qdisc = interface.and_then(|i| i.qdisc.as_ref()).or(net_interface.qdisc.as_ref()).cloned();
+            let device = interface.and_then(|i| i.device.as_ref()).or(net_interface.device.as_ref());
+            let device = device.cloned().unwrap_or_else(|| default_device(standard));
             // mac80211 marks its interfaces IFF_NO_QUEUE, so Linux gives them `noqueue`.
-            let default_qdisc = if matches!(device, DeviceLayer::Mac80211(_)) { "noqueue" } else { DEFAULT_QDISC };
+            let mac80211 = matches!(device::layer(&device), DeviceLayer::Mac80211(_));
+            let default_qdisc = if mac80211 { "noqueue" } else { DEFAULT_QDISC };
             ResolvedWifiNode {
                 name: member.to_string(),
                 qdisc: qdisc.unwrap_or_else(|| qdisc::defaults(default_qdisc)),

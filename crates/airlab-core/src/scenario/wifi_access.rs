@@ -1,14 +1,13 @@
 //! The MAC settings of a `[[wifi]]` table: A-MPDU aggregation, EDCA and its contention
-//! windows, and the device layer below the qdisc (a driver FIFO, per-station queues or Linux's
-//! mac80211). Each check names the key at fault.
+//! windows, and the device layer below the qdisc when the table names none (a named one is a
+//! component, [`crate::wifi::device`], checked against its declared parameters). Each check
+//! names the key at fault.
 
-use super::limits::{MAX_DEVICE_QUEUE, MIN_QUANTUM};
 use super::model::*;
-use super::units::{Bytes, Duration};
+use super::units::Duration;
 use super::wifi::*;
-use crate::wifi::mac80211::Mac80211Params;
+use crate::wifi::device;
 use crate::wifi::net::{Aggregation, Edca};
-use crate::wifi::queues::DeviceLayer;
 
 impl Standard {
     /// Aggregation of an interface that sets nothing: on, up to the Block Ack window and the
@@ -132,63 +131,9 @@ pub(super) fn resolve_edca(edca: &WifiEdca) -> Result<Edca, (&'static str, Strin
 
 /// The device layer of a network that does not name one: Linux's mac80211 layer for 802.11ax
 /// (the APs of papers 000 and 001 run it), per-station queues otherwise.
-pub(super) fn default_device(standard: Standard) -> DeviceLayer {
+pub(super) fn default_device(standard: Standard) -> device::Config {
     match standard {
-        Standard::Ax => DeviceLayer::Mac80211(Mac80211Params::LINUX),
-        _ => DeviceLayer::PerStation { size: DEFAULT_DEVICE_SIZE, airtime_fairness: false },
+        Standard::Ax => device::defaults("mac80211"),
+        _ => device::defaults("per_station"),
     }
-}
-
-pub(super) fn check_device(device: &DeviceSpec) -> Result<(), (&'static str, String)> {
-    let (DeviceSpec::Fifo { size, .. } | DeviceSpec::PerStation { size, .. }) = *device else {
-        return check_mac80211(device.layer());
-    };
-    if let DeviceSpec::Fifo { lifetime: Some(lifetime), .. } = *device {
-        if lifetime.0 == 0 {
-            return Err(("lifetime", "lifetime must be longer than 0 (leave it out for none)".into()));
-        }
-    }
-    if !(1..=MAX_DEVICE_QUEUE).contains(&size) {
-        return Err((
-            "size",
-            format!("size must be 1 to {MAX_DEVICE_QUEUE} packets (put long queues in `qdisc`), got {size}"),
-        ));
-    }
-    Ok(())
-}
-
-/// The mac80211 layer's keys, with the bounds of their Linux counterparts where Linux has
-/// them (fq_codel's flow count and quantum range).
-fn check_mac80211(layer: DeviceLayer) -> Result<(), (&'static str, String)> {
-    let DeviceLayer::Mac80211(p) = layer else { return Ok(()) };
-    if !(1..=65_536).contains(&p.flows) {
-        return Err(("flows", format!("flows must be 1 to 65536, got {}", p.flows)));
-    }
-    if !(MIN_QUANTUM..=1 << 20).contains(&u64::from(p.quantum)) {
-        return Err((
-            "quantum",
-            format!(
-                "quantum must be {} to 1MiB (a packet waits a round per quantum of its bytes), got {}",
-                Bytes(MIN_QUANTUM),
-                Bytes(p.quantum.into())
-            ),
-        ));
-    }
-    if p.limit == 0 || p.memory_limit == 0 {
-        let key = if p.limit == 0 { "limit" } else { "memory_limit" };
-        return Err((key, format!("{key} must be > 0")));
-    }
-    if p.target == 0 || p.target >= p.interval {
-        return Err((
-            "target",
-            format!("target must be > 0 and less than interval ({}), got {}", Duration(p.interval), Duration(p.target)),
-        ));
-    }
-    if p.aql_low == 0 || p.aql_low > p.aql_high {
-        return Err((
-            "aql_low",
-            format!("aql_low must be > 0 and at most aql_high ({}), got {}", Duration(p.aql_high), Duration(p.aql_low)),
-        ));
-    }
-    Ok(())
 }

@@ -9,6 +9,7 @@
 //! - [`mpdu`]: the MAC frame the device layers queue and the exchange sends.
 //! - [`queues`]: the device layer below the qdisc (driver FIFO, per-station queues with
 //!   optional airtime fairness, or the mac80211 layer).
+//! - [`device`]: the device layers a scenario can name, as a component family.
 //! - [`mac80211`]: Linux's mac80211 queueing: per-station FQ-CoDel TXQs, the airtime-fair
 //!   scheduler and Airtime Queue Limits.
 //! - [`reorder`]: the receiver's Block Ack reordering buffer.
@@ -20,14 +21,13 @@
 
 pub mod aggregation;
 pub mod channel;
+pub mod device;
 pub mod hook;
 pub mod link;
-pub mod mac80211;
 pub mod medium;
 pub mod mpdu;
 pub mod net;
 pub mod ofdma;
 pub mod phy;
-pub mod queues;
 pub mod rate;
 pub mod reorder;

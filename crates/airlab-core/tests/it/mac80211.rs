@@ -103,22 +103,76 @@ fn mac80211_keys_are_checked() {
     let bad = with(r#"device = { kind = "mac80211", aql_low = "20ms" }"#);
     assert_error(load_with(&bad, &[]), "wifi[0].device.aql_low", "at most aql_high (12ms)");
     let bad = with(r#"device = { kind = "mac80211", size = 10 }"#);
-    assert!(load_with(&bad, &[]).unwrap_err().to_string().contains("size"));
+    assert_error(load_with(&bad, &[]), "wifi[0].device.size", "unknown key for mac80211, expected one of: target,");
+    // Each key's own range, as Linux bounds fq_codel's (flows, quantum) or the layer needs.
+    for (key, written, expected) in [
+        ("flows", "0", "from 1 to 65536"),
+        ("flows", "65537", "from 1 to 65536"),
+        ("quantum", r#""255B""#, "at least 256B and at most 1MiB"),
+        ("quantum", r#""2MiB""#, "at least 256B and at most 1MiB"),
+        ("limit", "0", "from 1 to 4294967295"),
+        ("memory_limit", r#""0B""#, "a size of at least 1B"),
+        ("target", r#""0s""#, "a duration of at least 1ns"),
+        ("aql_low", r#""0s""#, "a duration of at least 1ns"),
+        ("ecn", "1", "expected true or false"),
+    ] {
+        let bad = with(&format!(r#"device = {{ kind = "mac80211", {key} = {written} }}"#));
+        assert_error(load_with(&bad, &[]), &format!("wifi[0].device.{key}"), expected);
+    }
+    // A member's own device table is read at its own key.
+    let bad =
+        replace_once(&text, "name = \"sta0\"\n", "name = \"sta0\"\ndevice = { kind = \"mac80211\", flows = 0 }\n");
+    assert_error(load_with(&bad, &[]), "wifi[0].node[0].device.flows", "from 1 to 65536");
+}
+
+#[test]
+fn mac80211_keys_are_read_and_written_back_in_the_files_units() {
+    use airlab_core::sim::MS;
+    use airlab_core::wifi::device::layer;
+    use airlab_core::wifi::device::mac80211::Mac80211Params;
+    use airlab_core::wifi::device::DeviceLayer;
+    let text = builtin("wifi/ax-cell-10");
+    let device = r#"device = { kind = "mac80211", flows = 1024, quantum = "1514B", target = "5ms", aql_high = "8ms", airtime_fairness = false }"#;
+    let text =
+        replace_once(&text, r#"device = { kind = "per_station", size = 2000, airtime_fairness = true }"#, device);
+    let resolved = load_with(&text, &[]).unwrap();
+    let ap = &resolved.wifi[0].nodes[0];
+    let want = Mac80211Params {
+        flows: 1024,
+        quantum: 1514,
+        target: 5 * MS,
+        aql_high: 8 * MS,
+        airtime_fairness: false,
+        ..Mac80211Params::LINUX
+    };
+    assert_eq!(layer(&ap.device), DeviceLayer::Mac80211(want));
+    let json = serde_json::to_value(&resolved).unwrap();
+    let written = &json["wifi"][0]["nodes"][0]["device"];
+    assert_eq!(written["kind"], "mac80211");
+    let units = [&written["target"], &written["interval"], &written["quantum"], &written["memory_limit"]];
+    assert_eq!(units.map(|v| v.as_str()), [Some("5ms"), Some("100ms"), Some("1514B"), Some("16MiB")]);
+    // What it writes reads back to the same layer.
+    let table = toml::Value::try_from(written).unwrap();
+    let again = replace_once(&text, device, &format!("device = {table}"));
+    assert_eq!(load_with(&again, &[]).unwrap().wifi[0].nodes[0].device, ap.device);
 }
 
 #[test]
 fn an_ax_network_defaults_to_mac80211_under_noqueue_and_the_others_do_not() {
-    use airlab_core::wifi::queues::DeviceLayer;
+    use airlab_core::wifi::device::layer;
+    use airlab_core::wifi::device::DeviceLayer;
     let text = builtin("wifi/ax-cell-10");
     let ax = replace_once(&text, r#"device = { kind = "per_station", size = 2000, airtime_fairness = true }"#, "");
     let resolved = load_with(&ax, &[]).unwrap();
     let ap = &resolved.wifi[0].nodes[0];
-    assert!(matches!(ap.device, DeviceLayer::Mac80211(p) if p == airlab_core::wifi::mac80211::Mac80211Params::LINUX));
+    assert!(
+        matches!(layer(&ap.device), DeviceLayer::Mac80211(p) if p == airlab_core::wifi::device::mac80211::Mac80211Params::LINUX)
+    );
     assert_eq!(ap.qdisc.component().name, "noqueue");
     let ac = replace_once(&ax, r#"standard = "ax""#, r#"standard = "ac""#)
         .replace("mcs = 11", "mcs = 8")
         .replace("mcs = 9", "mcs = 8");
     let resolved = load_with(&ac, &[]).unwrap();
-    assert!(matches!(resolved.wifi[0].nodes[0].device, DeviceLayer::PerStation { .. }));
+    assert!(matches!(layer(&resolved.wifi[0].nodes[0].device), DeviceLayer::PerStation { .. }));
     assert_eq!(resolved.wifi[0].nodes[0].qdisc.component().name, "pfifo");
 }

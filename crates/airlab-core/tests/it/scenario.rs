@@ -835,7 +835,7 @@ fn timeslots_quanta_batches_and_links_are_bounded() {
     assert_error(telemetry("header_bytes = 2049"), &format!("{at}.header_bytes"), "from 0 to 2048 (bytes)");
     telemetry("header_bytes = 2048").expect("the largest IPv6 extension header");
     let quantum = |q: &str| load(&one_station_ax(&format!("device = {{ kind = \"mac80211\", quantum = \"{q}\" }}")));
-    assert_error(quantum("255B"), "wifi[0].device.quantum", "must be 256B to 1MiB");
+    assert_error(quantum("255B"), "wifi[0].device.quantum", "a size of at least 256B and at most 1MiB");
     quantum("256B").expect("fq_codel's least quantum");
     // Two flows: 9 million batches fill 18 million rows beside the series' 1,400.
     let batches = |count: &str| load_with(&dumbbell(), &[("metrics.batches", count)]);

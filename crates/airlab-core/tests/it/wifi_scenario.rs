@@ -5,8 +5,9 @@ use airlab_core::qdisc;
 use airlab_core::scenario::wifi::{PhySpec, ResolvedSchedule, ResolvedStep, ResolvedWifi, Standard};
 use airlab_core::scenario::{check_phy, load_str, Resolved, ScenarioError};
 use airlab_core::sim::{MS, SEC, US};
+use airlab_core::wifi::device::layer;
+use airlab_core::wifi::device::DeviceLayer;
 use airlab_core::wifi::net::{Aggregation, Edca};
-use airlab_core::wifi::queues::DeviceLayer;
 
 use crate::builders::*;
 use crate::common::{assert_error, assert_errors, load_with, replace_once};
@@ -95,7 +96,7 @@ fn bss_resolves_with_defaults_and_precedence() {
         let max_mpdus = if node.name == "sta2" { 32 } else { 64 };
         assert_eq!(node.aggregation, Aggregation { max_mpdus, ..ht }, "{}", node.name);
         assert_eq!(node.qdisc, qdisc::defaults("pfifo"));
-        assert_eq!(node.device, DeviceLayer::PerStation { size: 128, airtime_fairness: false });
+        assert_eq!(layer(&node.device), DeviceLayer::PerStation { size: 128, airtime_fairness: false });
     }
 
     // Routes run over the BSS; station to station goes through the AP (a router).
@@ -198,7 +199,7 @@ fn node_tables_may_be_an_inline_array() {
     let w = &r.wifi[0];
     assert_eq!(link_phy(w, "sta1", "ap").0.mcs, 0);
     assert_eq!(link_phy(w, "sta2", "ap").0.mcs, 7);
-    assert_eq!(w.node("sta2").unwrap().device, DeviceLayer::Fifo { size: 128, lifetime: None });
+    assert_eq!(layer(&w.node("sta2").unwrap().device), DeviceLayer::Fifo { size: 128, lifetime: None });
 }
 
 #[test]
@@ -387,18 +388,19 @@ fn unknown_keys_are_refused() {
             (
                 ("width = 40\n", "width = 40\ndevice = { kind = \"fifo\", airtime_fairness = true }\n"),
                 "wifi[0].device.airtime_fairness",
-                "unknown field `airtime_fairness`",
+                "unknown key for fifo, expected one of: size, lifetime",
             ),
             (
                 ("width = 40\n", "width = 40\ndevice = { kind = \"per_station\", size = -1 }\n"),
                 "wifi[0].device.size",
-                "expected a whole number from 0 to 4294967295",
+                "must be a whole number from 1 to 100000 (packets), got -1",
             ),
             (
                 ("width = 40\n", "width = 40\ndevice = { kind = \"drr\" }\n"),
                 "wifi[0].device.kind",
-                "unknown device kind `drr`, expected one of `fifo`, `per_station`, `mac80211`",
+                "unknown device layer kind `drr`, expected one of: fifo, per_station, mac80211",
             ),
+            (("width = 40\n", "width = 40\ndevice = { size = 64 }\n"), "wifi[0].device.kind", "missing required key"),
             (
                 ("width = 40\n", "width = 40\nqdisc = { kind = \"codel\", target = 5 }\n"),
                 "wifi[0].qdisc.target",
@@ -563,7 +565,7 @@ fn interface_layers_are_checked_where_written() {
     assert_error(
         load(&net("device = { kind = \"fifo\", size = 0 }")),
         "wifi[0].device.size",
-        "size must be 1 to 100000 packets",
+        "must be a whole number from 1 to 100000 (packets), got 0",
     );
     assert_error(
         load(&net("qdisc = { kind = \"pfifo\", limit = 0 }")),
@@ -581,7 +583,7 @@ fn interface_layers_are_checked_where_written() {
     let w = &r.wifi[0];
     assert_eq!(w.node("ap").unwrap().qdisc, qdisc::defaults("pfifo").with("limit", Value::Int(64)));
     assert_eq!(w.node("sta1").unwrap().qdisc.name(), "fq_codel");
-    assert!(w.nodes.iter().all(|n| n.device == DeviceLayer::PerStation { size: 128, airtime_fairness: true }));
+    assert!(w.nodes.iter().all(|n| layer(&n.device) == DeviceLayer::PerStation { size: 128, airtime_fairness: true }));
 }
 
 // ---- rate schedules ----
@@ -838,7 +840,7 @@ fn docs_examples_load() {
     let bss = load(examples[0]).unwrap_or_else(|e| panic!("{e}"));
     let w = &bss.wifi[0];
     assert_eq!((link_phy(w, "ap", "near").0.mcs, link_phy(w, "far", "ap").0.mcs), (7, 1));
-    assert_eq!(w.node("far").unwrap().device, DeviceLayer::PerStation { size: 128, airtime_fairness: true });
+    assert_eq!(layer(&w.node("far").unwrap().device), DeviceLayer::PerStation { size: 128, airtime_fairness: true });
     let chain = load(examples[1]).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(path(&chain, "n0", "n4"), "n0 n1 n2 n3 n4");
     assert!(chain.wifi[0].links.iter().all(|l| l.phy == phy(15, 2, 40, 400)));
@@ -862,15 +864,15 @@ fn a_fifo_device_may_bound_how_long_frames_wait() {
     };
     let r = load(&with("{ kind = \"fifo\", size = 500, lifetime = \"500ms\" }")).unwrap();
     let lifetime = Some(500 * airlab_core::sim::MS);
-    assert_eq!(r.wifi[0].node("ap").unwrap().device, DeviceLayer::Fifo { size: 500, lifetime });
+    assert_eq!(layer(&r.wifi[0].node("ap").unwrap().device), DeviceLayer::Fifo { size: 500, lifetime });
     assert_error(
         load(&with("{ kind = \"fifo\", lifetime = \"0s\" }")),
         "wifi[0].node[0].device.lifetime",
-        "longer than 0",
+        "must be a duration of at least 1ns, got \"0ns\"",
     );
     assert_error(
         load(&with("{ kind = \"per_station\", lifetime = \"1s\" }")),
         "wifi[0].node[0].device.lifetime",
-        "unknown field",
+        "unknown key for per_station, expected one of: size, airtime_fairness",
     );
 }

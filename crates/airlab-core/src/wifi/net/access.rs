@@ -5,7 +5,7 @@
 use super::{MuAp, WifiEvent, WifiNet};
 use crate::counters::FlowStats;
 use crate::sim::Time;
-use crate::wifi::mac80211;
+use crate::wifi::device::mac80211;
 use crate::wifi::ofdma::MuEdca;
 use serde::Serialize;
 

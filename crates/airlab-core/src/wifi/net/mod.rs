@@ -37,6 +37,7 @@ pub use super::aggregation::Aggregation;
 pub use access::Edca;
 pub use ul_cycle::UlStats;
 
+use super::device::queues::DeviceQueues;
 use super::hook::ApHook;
 use super::link::{LinkStats, Peer, Reception};
 use super::medium::Medium;
@@ -44,7 +45,6 @@ use super::mpdu::Mpdu;
 use super::ofdma::sched::{self, MuScheduler};
 use super::ofdma::{Obo, Ofdma, UlScheduler};
 use super::phy::{self, TxVector};
-use super::queues::DeviceQueues;
 use crate::counters::FlowStats;
 use crate::net::iface::IfaceStats;
 use crate::net::{NodeId, Packet, Release};

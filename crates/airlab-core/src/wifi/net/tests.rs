@@ -1,8 +1,8 @@
 use super::*;
 use crate::counters::FlowStats;
 use crate::sim::{EventQueue, US};
+use crate::wifi::device::DeviceLayer;
 use crate::wifi::link::RateSchedule;
-use crate::wifi::queues::DeviceLayer;
 
 /// Node 0 sends to node 1 over 802.11a at 24 Mbit/s, switching to 6 Mbit/s at `switch_at`.
 fn pair(switch_at: Time) -> WifiNet {

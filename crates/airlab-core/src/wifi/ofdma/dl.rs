@@ -12,11 +12,11 @@ use super::sched::{Eligible, MuScheduler, Served};
 use super::Ofdma;
 use crate::sim::Time;
 use crate::wifi::aggregation::Aggregation;
+use crate::wifi::device::queues::DeviceQueues;
 use crate::wifi::link::Peer;
 use crate::wifi::mpdu::Mpdu;
 use crate::wifi::phy::mu::{self, RuAllocation};
 use crate::wifi::phy::{self, TxVector};
-use crate::wifi::queues::DeviceQueues;
 
 /// A DL MU PPDU about to be sent: each station's frames, and the durations of the exchange.
 pub struct DlMuPlan {

@@ -21,16 +21,115 @@
 //! `net/mac80211/airtime.c` (`ieee80211_calc_expected_tx_airtime`). What this abstracts
 //! away is in docs/models/wifi.md, "The mac80211 layer".
 
-use super::mpdu::Mpdu;
-use super::phy::{Format, TxVector};
+use super::{Build, Component, Config, DeviceLayer};
 use crate::net::Packet;
+use crate::params::{Invalid, Kind, Param, Value};
 use crate::qdisc::{CodelParams, FqCodel, FqCodelConfig, Qdisc, Verdicts};
-use crate::sim::{Time, MS, US};
-use serde::Serialize;
+use crate::sim::{spell, Time, DURATION_UNITS, MS, US};
+use crate::wifi::mpdu::Mpdu;
+use crate::wifi::phy::{Format, TxVector};
 use std::collections::VecDeque;
 
+/// The smallest `quantum` of the TXQs' deficit round robin: a packet of L bytes waits
+/// L / quantum rounds, each a pass of the scheduler; Linux raises fq_codel's quantum to 256.
+pub const MIN_QUANTUM: u64 = 256;
+
+/// Linux's defaults, as the parameters' defaults below give them.
+const L: Mac80211Params = Mac80211Params::LINUX;
+
+pub static MAC80211: Component = Component {
+    name: "mac80211",
+    doc: "Linux's mac80211 layer: per-station FQ-CoDel TXQs, airtime fairness and Airtime Queue Limits",
+    params: &[
+        Param {
+            name: "target",
+            kind: Kind::Time { min: 1 },
+            default: Value::Time(L.target),
+            doc: "CoDel's acceptable sojourn in each TXQ flow (mac80211 sets 20 ms)",
+        },
+        Param {
+            name: "interval",
+            kind: Kind::Time { min: 1 },
+            default: Value::Time(L.interval),
+            doc: "CoDel's window in each TXQ flow",
+        },
+        Param {
+            name: "ecn",
+            kind: Kind::Flag,
+            default: Value::Flag(L.ecn),
+            doc: "CoDel marks ECN-capable packets instead of dropping them",
+        },
+        Param {
+            name: "flows",
+            // fq_codel's bound, which mac80211's TXQs share.
+            kind: Kind::Int { min: 1, max: 65536, unit: "queues" },
+            default: Value::Int(L.flows as i64),
+            doc: "flow queues (hash buckets) per station TXQ",
+        },
+        Param {
+            name: "quantum",
+            kind: Kind::Bytes { min: MIN_QUANTUM, max: 1 << 20 },
+            default: Value::Bytes(L.quantum as u64),
+            doc: "bytes a flow sends per deficit-round-robin round in a TXQ; a packet waits a round per quantum of its bytes",
+        },
+        Param {
+            name: "limit",
+            kind: Kind::Int { min: 1, max: u32::MAX as i64, unit: "packets" },
+            default: Value::Int(L.limit as i64),
+            doc: "packets a TXQ holds before it drops from its fattest flow",
+        },
+        Param {
+            name: "memory_limit",
+            kind: Kind::Bytes { min: 1, max: u64::MAX },
+            default: Value::Bytes(L.memory_limit),
+            doc: "bytes a TXQ holds before it drops from its fattest flow",
+        },
+        Param {
+            name: "aql_low",
+            kind: Kind::Time { min: 1 },
+            default: Value::Time(L.aql_low),
+            doc: "estimated airtime a station may have in the firmware (AQL)",
+        },
+        Param {
+            name: "aql_high",
+            kind: Kind::Time { min: 1 },
+            default: Value::Time(L.aql_high),
+            doc: "estimated airtime a station may have in the firmware while the interface has less than aql_threshold",
+        },
+        Param {
+            name: "aql_threshold",
+            kind: Kind::Time { min: 0 },
+            default: Value::Time(L.aql_threshold),
+            doc: "estimated airtime of the whole interface below which stations get aql_high",
+        },
+        Param {
+            name: "airtime_fairness",
+            kind: Kind::Flag,
+            default: Value::Flag(L.airtime_fairness),
+            doc: "serve stations by deficit round robin on the airtime they used; otherwise round robin",
+        },
+    ],
+    check: check_orders,
+    build: Build(|c| DeviceLayer::Mac80211(Mac80211Params::of(c))),
+};
+
+/// CoDel watches a window longer than the delay it aims at, and AQL's limit while the
+/// interface is lightly loaded is the looser one.
+fn check_orders(c: &Config) -> Result<(), Invalid> {
+    let time = |name| spell(c.time(name), DURATION_UNITS);
+    if c.time("target") >= c.time("interval") {
+        let message = format!("target must be less than interval ({}), got {}", time("interval"), time("target"));
+        return Err(Invalid::new("target", message));
+    }
+    if c.time("aql_low") > c.time("aql_high") {
+        let message = format!("aql_low must be at most aql_high ({}), got {}", time("aql_high"), time("aql_low"));
+        return Err(Invalid::new("aql_low", message));
+    }
+    Ok(())
+}
+
 /// The parameters of the mac80211 layer, Linux's defaults in [`Mac80211Params::LINUX`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Mac80211Params {
     /// CoDel's target and interval in each TXQ flow, and whether it marks ECN-capable packets.
     pub target: Time,
@@ -68,6 +167,23 @@ impl Mac80211Params {
         aql_threshold: 24_000 * US,
         airtime_fairness: true,
     };
+
+    /// The layer a `mac80211` device table describes (its ranges checked, so each fits).
+    fn of(c: &Config) -> Self {
+        Mac80211Params {
+            target: c.time("target"),
+            interval: c.time("interval"),
+            ecn: c.flag("ecn"),
+            flows: c.int("flows") as u32,
+            quantum: c.bytes("quantum") as u32,
+            limit: c.int("limit") as u32,
+            memory_limit: c.bytes("memory_limit"),
+            aql_low: c.time("aql_low"),
+            aql_high: c.time("aql_high"),
+            aql_threshold: c.time("aql_threshold"),
+            airtime_fairness: c.flag("airtime_fairness"),
+        }
+    }
 
     fn txq_config(&self) -> FqCodelConfig {
         FqCodelConfig {

@@ -7,29 +7,60 @@
 //! ATC 2017). Both hold at most `size` packets in total: the qdisc above only gives up a
 //! packet while there is room, so the standing queue stays in the qdisc where an AQM can act
 //! on it. The third is Linux's mac80211 layer ([`super::mac80211`]), which takes every packet
-//! and queues it in per-station FQ-CoDel TXQs of its own.
+//! and queues it in per-station FQ-CoDel TXQs of its own. The first two are declared here as
+//! the device layers `fifo` and `per_station` a scenario names ([`super::device`]).
 
-use super::mac80211::{Mac80211, Mac80211Params, AIRTIME_QUANTUM};
-use super::mpdu::Mpdu;
-use crate::net::Packet;
+use super::mac80211::{Mac80211, AIRTIME_QUANTUM};
+use super::{Build, Component, DeviceLayer};
+use crate::net::{Packet, MAX_DEVICE_QUEUE};
+use crate::params::{self, no_check, Param, Value};
 use crate::qdisc::Verdicts;
 use crate::sim::Time;
-use serde::Serialize;
+use crate::wifi::mpdu::Mpdu;
 use std::collections::VecDeque;
 
-/// The shape of the device layer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum DeviceLayer {
-    /// One driver FIFO of `size` packets for all destinations (legacy drivers); with a
-    /// `lifetime`, a frame that waited longer is dropped (ns-3's WifiMacQueue MaxDelay).
-    Fifo { size: u32, lifetime: Option<Time> },
-    /// Queues, one per destination, `size` packets in all, served round robin or, with
-    /// `airtime_fairness`, by deficit round robin on airtime.
-    PerStation { size: u32, airtime_fairness: bool },
-    /// Linux's mac80211 layer: per-station FQ-CoDel TXQs, airtime fairness and AQL.
-    Mac80211(Mac80211Params),
-}
+pub static FIFO: Component = Component {
+    name: "fifo",
+    doc: "one driver FIFO for all destinations (legacy drivers), optionally dropping frames that waited too long",
+    params: &[
+        SIZE,
+        Param {
+            name: "lifetime",
+            kind: params::Kind::Time { min: 1 },
+            default: Value::Unset,
+            doc: "drop a frame that waited longer (ns-3's WifiMacQueue MaxDelay, 500 ms there); unset: never",
+        },
+    ],
+    check: no_check,
+    build: Build(|c| DeviceLayer::Fifo { size: c.int("size") as u32, lifetime: c.opt_time("lifetime") }),
+};
+
+pub static PER_STATION: Component = Component {
+    name: "per_station",
+    doc: "a queue per destination, served round robin or by deficit round robin on airtime",
+    params: &[
+        SIZE,
+        Param {
+            name: "airtime_fairness",
+            kind: params::Kind::Flag,
+            default: Value::Flag(false),
+            doc: "serve stations by deficit round robin on the airtime they used (\"Ending the Anomaly\")",
+        },
+    ],
+    check: no_check,
+    build: Build(|c| DeviceLayer::PerStation {
+        size: c.int("size") as u32,
+        airtime_fairness: c.flag("airtime_fairness"),
+    }),
+};
+
+/// The bound the driver FIFO and the per-station queues share.
+const SIZE: Param = Param {
+    name: "size",
+    kind: params::Kind::Int { min: 1, max: MAX_DEVICE_QUEUE as i64, unit: "packets" },
+    default: Value::Int(128),
+    doc: "frames held in all, every destination together; long queues belong in the qdisc above",
+};
 
 pub struct DeviceQueues {
     size: usize,
@@ -228,7 +259,7 @@ impl DeviceQueues {
         let mut psdu = 0;
         while psdu < cap {
             let Some(m) = frames.next() else { break };
-            psdu = super::phy::ampdu_append(psdu, super::phy::mpdu_bytes(m.pkt.size));
+            psdu = crate::wifi::phy::ampdu_append(psdu, crate::wifi::phy::mpdu_bytes(m.pkt.size));
         }
         psdu
     }

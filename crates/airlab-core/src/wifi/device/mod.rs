@@ -1,0 +1,87 @@
+//! Device layers as a component family: the frames a Wi-Fi interface's driver holds below its
+//! qdisc, as a scenario's `device = { kind = ..., ... }` names them. Each layer declares its
+//! parameters beside its model (the driver FIFO and the per-station queues in [`queues`],
+//! Linux's mac80211 layer in [`mac80211`]) and builds the [`DeviceLayer`] the MAC runs.
+//!
+//! A new device layer is its model with a [`Component`], its shape in [`DeviceLayer`] and
+//! its line in [`REGISTRY`].
+
+pub mod mac80211;
+pub mod queues;
+
+use crate::params;
+use crate::sim::Time;
+use mac80211::Mac80211Params;
+
+/// The shape of the device layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceLayer {
+    /// One driver FIFO of `size` packets for all destinations (legacy drivers); with a
+    /// `lifetime`, a frame that waited longer is dropped (ns-3's WifiMacQueue MaxDelay).
+    Fifo { size: u32, lifetime: Option<Time> },
+    /// Queues, one per destination, `size` packets in all, served round robin or, with
+    /// `airtime_fairness`, by deficit round robin on airtime.
+    PerStation { size: u32, airtime_fairness: bool },
+    /// Linux's mac80211 layer: per-station FQ-CoDel TXQs, airtime fairness and AQL.
+    Mac80211(Mac80211Params),
+}
+
+/// How a registered device layer is made from its checked parameters: the shape
+/// [`queues::DeviceQueues`] builds an interface's queues from.
+pub struct Build(pub fn(&Config) -> DeviceLayer);
+
+pub type Component = params::Component<Build>;
+/// A device layer with its parameters, as `device` gives them.
+pub type Config = params::Config<Build>;
+
+/// Every device layer `device` can name.
+pub static REGISTRY: &[&Component] = &[&queues::FIFO, &queues::PER_STATION, &mac80211::MAC80211];
+
+impl params::Family for Build {
+    const REGISTRY: &'static [&'static Component] = REGISTRY;
+    const LISTING: params::Listing = params::Listing {
+        key: "device",
+        title: "Wi-Fi device layers",
+        one: "device layer",
+        schema: "DeviceLayer",
+        written: "device = {{ kind = \"{name}\", ... }}",
+        place: "in [[wifi]] or a node",
+    };
+}
+
+/// The registered device layer called `name`.
+pub fn find(name: &str) -> Option<&'static Component> {
+    params::find(REGISTRY, name)
+}
+
+/// Registered device layer `name` with its defaults; panics on an unregistered name (callers
+/// name device layers in code).
+pub fn defaults(name: &str) -> Config {
+    Config::defaults(find(name).unwrap_or_else(|| panic!("no device layer `{name}` is registered")))
+}
+
+/// The device layer `config` describes.
+pub fn layer(config: &Config) -> DeviceLayer {
+    (config.component().build.0)(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use queues::DeviceQueues;
+
+    #[test]
+    fn every_device_layer_builds_from_its_defaults() {
+        for config in params::checked_defaults(REGISTRY, |c| c) {
+            let queues = DeviceQueues::new(&layer(&config), 2, 0);
+            assert!(queues.is_empty() && !queues.is_full(), "{}", config.name());
+        }
+    }
+
+    #[test]
+    fn the_defaults_are_the_layers_scenarios_had_before_they_were_components() {
+        assert_eq!(layer(&defaults("fifo")), DeviceLayer::Fifo { size: 128, lifetime: None });
+        assert_eq!(layer(&defaults("per_station")), DeviceLayer::PerStation { size: 128, airtime_fairness: false });
+        assert_eq!(layer(&defaults("mac80211")), DeviceLayer::Mac80211(Mac80211Params::LINUX));
+    }
+}
