@@ -99,12 +99,21 @@ def test_params_lists_what_each_component_declares() -> None:
     assert airlab.params("reno")["params"] == []
     # Every registered component has an entry.
     comps = airlab.components()
-    for family in ("qdisc", "cc", "ofdma_scheduler", "rate_control"):
+    for family in ("qdisc", "cc", "ofdma_scheduler", "rate_control", "propagation", "error_model"):
         for name in comps[family]:
             assert airlab.params(name)["name"] == name
     ideal = airlab.params("ideal")
     assert ideal["family"] == "rate_control"
     assert [(p["name"], p["default"]) for p in ideal["params"]] == [("ber", "0.000001")]
+    # The channel's models default to ns-3's numbers.
+    log_distance = airlab.params("log_distance")
+    assert log_distance["family"] == "propagation"
+    assert [(p["name"], p["default"]) for p in log_distance["params"]] == [
+        ("exponent", "3"),
+        ("reference_loss_db", "46.6777"),
+        ("reference_distance_m", "1"),
+    ]
+    assert airlab.params("nist")["family"] == "error_model"
     pf = airlab.params("proportional_fair")
     assert pf["family"] == "ofdma_scheduler"
     assert [(p["name"], p["default"]) for p in pf["params"]] == [("window", "100")]

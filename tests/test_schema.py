@@ -73,6 +73,27 @@ def test_the_scenario_schema_checks_wifi_device_layers_as_the_engine_does() -> N
         assert _errors("scenario", bad), device
 
 
+def test_the_scenario_schema_knows_the_channels_models() -> None:
+    doc = tomllib.loads(airlab.resolve("wifi6/range").read_text(encoding="utf-8"))
+    wifi = doc["wifi"][0]
+    wifi["channel"] = {
+        "tx_power_dbm": 20,
+        "propagation": {"kind": "log_distance", "exponent": 3.5},
+        "error_model": "nist",
+    }
+    assert _errors("scenario", doc) == []
+    wifi["channel"] = {"propagation": "log_distance", "error_model": {"kind": "nist"}}
+    assert _errors("scenario", doc) == []
+    for channel in (
+        {"propagation": {"kind": "log_distance", "exponent": 0.5}},  # below the declared range
+        {"propagation": {"exponent": 3}},  # no kind
+        {"error_model": "yans"},  # an unregistered model
+        {"path_loss_exponent": 3},  # a key `propagation` took over
+    ):
+        wifi["channel"] = channel
+        assert _errors("scenario", doc), channel
+
+
 def _summary_is_valid(summary: dict) -> None:
     assert _errors("summary", summary) == []
 

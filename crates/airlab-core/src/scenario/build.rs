@@ -12,6 +12,7 @@ use crate::net::{Iface, IfaceId, NodeId};
 use crate::sim::{Rng, Time};
 use crate::wifi::device;
 use crate::wifi::device::queues::DeviceQueues;
+use crate::wifi::error_model;
 use crate::wifi::hook::{self, ApTiming};
 use crate::wifi::link::{Peer, RateSchedule};
 use crate::wifi::net::{WifiDev, WifiNet};
@@ -184,6 +185,7 @@ fn wifi_net(w: &ResolvedWifi, ids: &HashMap<&str, NodeId>, seed: u64) -> WifiNet
         ofdma,
         devs,
         hears,
+        error_model::create(&w.channel.error_model),
         Rng::stream(seed, &format!("mpdu-errors:{}", w.name)),
     )
 }

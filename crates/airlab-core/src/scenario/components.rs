@@ -1,6 +1,7 @@
 //! Component tables of a scenario (`qdisc = { kind = "fq_codel", ... }`, a flow's `cc` and
-//! `cc_params`, a BSS's `ofdma_scheduler`, a Wi-Fi link's `rate_control`, a Wi-Fi interface's
-//! `device`), read against the parameters each component declares in its own file
+//! `cc_params`, a BSS's `ofdma_scheduler` and `ap_hook`, a Wi-Fi link's `rate_control`, a Wi-Fi
+//! interface's `device`, a Wi-Fi channel's `propagation` and `error_model`), read against the
+//! parameters each component declares in its own file
 //! ([`crate::params`]): every key is checked for its type, unit and range and named exactly
 //! in errors (`link[0].qdisc.target`), and the ones not given take their defaults. Also the
 //! listing of a component's parameters (`airlab list --params NAME`) and how a resolved
@@ -9,7 +10,7 @@
 use super::units::{Bytes, Duration, Rate};
 use super::{join_key, KeyError};
 use crate::params::{self, Component, Config, Family, Kind, Listing, Param, Value};
-use crate::wifi::{device, hook, ofdma::sched, rate};
+use crate::wifi::{device, error_model, hook, ofdma::sched, propagation, rate};
 use crate::{qdisc, tcp::cc};
 use serde::de::DeserializeOwned;
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -40,6 +41,17 @@ pub(crate) fn ap_hook(table: &toml::Table, key: &str) -> Result<hook::Config, Ke
 /// The device layer written at `key` as `table` (its `kind` and parameters).
 pub(crate) fn device(table: &toml::Table, key: &str) -> Result<device::Config, KeyError> {
     kind_table(table, key)
+}
+
+/// The propagation loss model written at `key`: its name, or a table of its `kind` and
+/// parameters.
+pub(crate) fn propagation(written: &Toml, key: &str) -> Result<propagation::Config, KeyError> {
+    name_or_table(written, key)
+}
+
+/// The error model written at `key`: its name, or a table of its `kind` and parameters.
+pub(crate) fn error_model(written: &Toml, key: &str) -> Result<error_model::Config, KeyError> {
+    name_or_table(written, key)
 }
 
 /// A component of family `B` written as its name (with its defaults) or as a table of its
@@ -301,6 +313,8 @@ pub static FAMILIES: &[FamilyEntry] = &[
     entry::<rate::Build>(),
     entry::<hook::Build>(),
     entry::<device::Build>(),
+    entry::<propagation::Build>(),
+    entry::<error_model::Build>(),
 ];
 
 fn names_of<B: Family>() -> Vec<&'static str> {
@@ -373,33 +387,12 @@ fn write_params<M: SerializeMap, B>(map: &mut M, config: &Config<B>) -> Result<(
     Ok(())
 }
 
-/// An OFDMA scheduler in a resolved BSS's settings, written as a qdisc is.
-impl Serialize for sched::Config {
+/// A resolved component of any family (a qdisc, a device layer, a channel's models, ...),
+/// written as its table: `kind` and its parameters in the scenario's units.
+impl<B: Family> Serialize for Config<B> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         Written(self).serialize(s)
     }
-}
-
-/// A device layer in a resolved Wi-Fi interface, written as a qdisc is.
-impl Serialize for device::Config {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        Written(self).serialize(s)
-    }
-}
-
-/// For `#[serde(serialize_with)]` on a resolved qdisc.
-pub(crate) fn serialize_qdisc<S: Serializer>(config: &qdisc::Config, s: S) -> Result<S::Ok, S::Error> {
-    Written(config).serialize(s)
-}
-
-/// For `#[serde(serialize_with)]` on a resolved BSS's AP hook.
-pub(crate) fn serialize_ap_hook<S: Serializer>(config: &Option<hook::Config>, s: S) -> Result<S::Ok, S::Error> {
-    config.as_ref().map(Written).serialize(s)
-}
-
-/// For `#[serde(serialize_with)]` on a resolved flow's congestion control.
-pub(crate) fn serialize_cc<S: Serializer>(config: &Option<cc::Config>, s: S) -> Result<S::Ok, S::Error> {
-    config.as_ref().map(Written).serialize(s)
 }
 
 #[cfg(test)]

@@ -198,6 +198,11 @@ fn deserialize(doc: toml::Value) -> Result<Scenario, KeyError> {
     if let Some(field) = found.message.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`')) {
         found = KeyError::new(join_key(&found.key, field), "missing required key");
     }
+    if found.message.starts_with("unknown field") {
+        if let Some(moved) = wifi_phy_keys::moved_channel_key(&found.key) {
+            found.message = moved;
+        }
+    }
     // serde calls the `kind` tag of `qdisc`, `app` and `device` tables, and a Wi-Fi
     // `standard`, a "variant"; use the schema's word.
     if let Some(rest) = found.message.strip_prefix("unknown variant") {

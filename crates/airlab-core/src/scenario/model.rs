@@ -156,7 +156,6 @@ pub struct ResolvedDirection {
     pub delay: Duration,
     pub loss: f64,
     pub overhead: u32,
-    #[serde(serialize_with = "super::components::serialize_qdisc")]
     pub qdisc: crate::qdisc::Config,
     pub device_queue: u32,
     pub device_queue_bytes: Option<Bytes>,
@@ -622,7 +621,7 @@ pub struct Wifi {
     pub hears: Option<Vec<[String; 2]>>,
     }
     {
-    /// Transmit power, noise and path loss of the network's radio channel (ns-3's defaults).
+    /// The network's radio channel: radios, propagation loss and error model (ns-3's defaults).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<WifiChannel>,
     /// RTS/CTS before every data frame.
@@ -747,7 +746,9 @@ impl WifiScheduleStep {
     }
 }
 
-/// The radio channel of a network as written; missing keys take ns-3's defaults.
+/// The radio channel of a network as written; missing keys take ns-3's defaults. The
+/// transmit power, noise figure and detection thresholds are the members' radios'; the path
+/// between them is `propagation`'s, and which bits arrive at an SNR `error_model`'s.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiChannel {
@@ -756,15 +757,19 @@ pub struct WifiChannel {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise_figure_db: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub path_loss_exponent: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reference_loss_db: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reference_distance_m: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detection_rssi_dbm: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detection_snr_db: Option<f64>,
+    /// The propagation loss model: "log_distance" (the default, with ns-3's numbers) or a table
+    /// of a model's `kind` and parameters (read in resolution).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<super::component_schema::NameOrTable<crate::wifi::propagation::Build>>")]
+    pub propagation: Option<toml::Value>,
+    /// The error rate model: "nist" (the default) or a table of a model's `kind` and parameters
+    /// (read in resolution).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<super::component_schema::NameOrTable<crate::wifi::error_model::Build>>")]
+    pub error_model: Option<toml::Value>,
 }
 
 /// EDCA parameters as written; missing ones take the best-effort defaults.

@@ -20,9 +20,11 @@ use super::wifi_ofdma::resolve_ofdma;
 use super::wifi_phy_keys::{check_phy_keys, check_schedule, resolve_channel};
 use super::KeyError;
 use crate::qdisc;
-use crate::wifi::channel::{Propagation, Radio};
+use crate::wifi::channel::{Channel, Radio};
 use crate::wifi::device::DeviceLayer;
+use crate::wifi::error_model::{self, ErrorModel};
 use crate::wifi::net::Aggregation;
+use crate::wifi::propagation;
 use crate::wifi::rate::{self, RateControl};
 use crate::wifi::{device, hook};
 use std::collections::{BTreeMap, BTreeSet};
@@ -141,12 +143,14 @@ fn layered_rate_control(layers: &[PhyLayer]) -> Result<rate::Config, KeyError> {
 }
 
 /// The link's radio, and under a rate control that adapts its PHY with the MCS (or 802.11a
-/// rate) it picks of the valid ones up to `keys.phy`'s, in its group of streams for 802.11n.
+/// rate) it picks of the valid ones up to `keys.phy`'s, in its group of streams for 802.11n,
+/// against the network's `errors`.
 fn link_radio(
     standard: Standard,
     keys: &LinkKeys,
-    channel: &Propagation,
+    channel: &Channel,
     rate_control: &dyn RateControl,
+    errors: &dyn ErrorModel,
 ) -> (PhySpec, Option<Radio>) {
     let width = keys.phy.width_mhz;
     let radio = keys.position.map(|p| match p {
@@ -171,7 +175,7 @@ fn link_radio(
         }
     };
     let txvs: Vec<_> = candidates.iter().map(|p| tx_vector(standard, p)).collect();
-    let chosen = rate_control.pick(&txvs, radio.snr_db);
+    let chosen = rate_control.pick(&txvs, radio.snr_db, errors);
     let phy = candidates[txvs.iter().position(|t| *t == chosen).expect("rate control picks a candidate")];
     (phy, Some(radio))
 }
@@ -423,8 +427,10 @@ fn resolve_network(
     let edca =
         resolve_edca(&w.edca).map_err(|(field, message)| KeyError::new(format!("{key}.edca.{field}"), message))?;
     let ofdma = resolve_ofdma(key, w)?;
-    let channel = resolve_channel(w.channel.as_ref().unwrap_or(&WifiChannel::default()))
-        .map_err(|(field, message)| KeyError::new(format!("{key}.channel.{field}"), message))?;
+    let channel = resolve_channel(w.channel.as_ref().unwrap_or(&WifiChannel::default()), &format!("{key}.channel"))?;
+    // The channel and error model the links are placed and their rates picked with.
+    let radio_channel = Channel::new(channel.transceiver, propagation::create(&channel.propagation));
+    let errors = error_model::create(&channel.error_model);
     let mut tables: BTreeMap<&str, (String, &WifiNode)> = BTreeMap::new();
     let mut interfaces: BTreeMap<&str, Interface> = BTreeMap::new();
     for (j, table) in w.node.iter().enumerate() {
@@ -477,7 +483,7 @@ fn resolve_network(
                         ),
                     ));
                 }
-                let (phy, radio) = link_radio(standard, &keys, &channel, rate_control.as_ref());
+                let (phy, radio) = link_radio(standard, &keys, &radio_channel, rate_control.as_ref(), errors.as_ref());
                 check_phy(standard, &phy).map_err(|(field, message)| {
                     KeyError::new(phy_source(layers, field, key), format!("{message} (link {from} -> {to})"))
                 })?;
@@ -548,7 +554,19 @@ fn resolve_network(
     }
     let hears = w.hears.clone();
     let ap_hook = w.ap_hook.as_ref().map(|t| resolve_ap_hook(key, w, t)).transpose()?;
-    Ok(ResolvedWifi { name, standard, ap: w.ap.clone(), nodes, links, hears, edca, rts: w.rts, ofdma, ap_hook })
+    Ok(ResolvedWifi {
+        name,
+        standard,
+        ap: w.ap.clone(),
+        nodes,
+        links,
+        hears,
+        channel,
+        edca,
+        rts: w.rts,
+        ofdma,
+        ap_hook,
+    })
 }
 
 /// `ap_hook`: a component of a BSS's AP; the hosts it names are stations of the BSS.

@@ -1,7 +1,6 @@
 //! The explicit form a checked scenario resolves to: every link direction, route, flow copy and
 //! Wi-Fi network spelled out, as `airlab resolve` prints it and the builder reads it.
 
-use super::components;
 use super::model::*;
 use super::routing::{self, NextHop};
 use super::wifi::ResolvedWifi;
@@ -52,7 +51,6 @@ pub struct ResolvedFlow {
     pub from: String,
     pub to: String,
     /// Congestion control and its parameters; `None` for udp and ping.
-    #[serde(serialize_with = "components::serialize_cc")]
     pub cc: Option<cc::Config>,
     pub app: App,
     pub start: Time,

@@ -2,11 +2,12 @@
 //! every member node with its interface settings, and every directed link with its PHY.
 
 use crate::sim::Time;
-use crate::wifi::channel::Radio;
+use crate::wifi::channel::{Radio, Transceiver};
 use crate::wifi::device;
 use crate::wifi::net::{Aggregation, Edca};
 use crate::wifi::ofdma::Ofdma;
 use crate::wifi::phy::TxVector;
+use crate::wifi::{error_model, propagation};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -33,7 +34,6 @@ pub enum OfdmaMode {
 #[derive(Debug, Clone, Serialize)]
 pub struct ResolvedWifiNode {
     pub name: String,
-    #[serde(serialize_with = "super::components::serialize_qdisc")]
     pub qdisc: crate::qdisc::Config,
     pub device: device::Config,
     pub aggregation: Aggregation,
@@ -87,6 +87,8 @@ pub struct ResolvedWifi {
     pub links: Vec<ResolvedWifiLink>,
     /// Carrier-sense graph: pairs that hear each other. `None`: every member hears every other.
     pub hears: Option<Vec<[String; 2]>>,
+    /// The radio channel that places the links with `distance_m` or `snr_db`.
+    pub channel: ResolvedChannel,
     pub edca: Edca,
     /// RTS/CTS before every data frame.
     pub rts: bool,
@@ -94,8 +96,19 @@ pub struct ResolvedWifi {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ofdma: Option<Ofdma>,
     /// The hook at the AP (`ap_hook`), its hosts by name.
-    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "super::components::serialize_ap_hook")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub ap_hook: Option<crate::wifi::hook::Config>,
+}
+
+/// A network's radio channel (`channel`): its members' radios, the propagation loss between
+/// them, and the error model of their receivers, written back as `channel = { tx_power_dbm =
+/// ..., propagation = { kind = ... }, error_model = { kind = ... } }`.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResolvedChannel {
+    #[serde(flatten)]
+    pub transceiver: Transceiver,
+    pub propagation: propagation::Config,
+    pub error_model: error_model::Config,
 }
 
 /// The PHY settings of a scenario as the MAC uses them.

@@ -1,15 +1,17 @@
 //! The PHY keys of a `[[wifi]]` table as written (`rate`, `mcs`, `width`, `gi`, `nss`, `per`,
 //! `distance_m`, `snr_db`), the `schedule` of a member that changes them over time, and the
-//! `channel` table that turns a distance or an SNR into a radio. Each check names the key at
-//! fault; the PHY of a link as a whole is checked by [`check_phy`].
+//! `channel` table that turns a distance or an SNR into a radio (with its `propagation` and
+//! `error_model` components). Each check names the key at fault; the PHY of a link as a whole
+//! is checked by [`check_phy`].
 
 use super::limits::MIN_PERIOD;
 use super::model::*;
 use super::units::Duration;
 use super::wifi::*;
-use super::KeyError;
-use crate::wifi::channel::Propagation;
+use super::{components, KeyError};
+use crate::wifi::channel::Transceiver;
 use crate::wifi::phy::standard::{check_gi, check_mcs, check_nss, check_rate, check_width};
+use crate::wifi::{error_model, propagation};
 
 /// Steps of a schedule: a bound that lets a Wi-Fi event fit the engine's 8-byte event
 /// (`wifi::net::WifiEvent::pack`).
@@ -80,29 +82,25 @@ const MAX_DISTANCE_M: f64 = 100_000.0;
 const MIN_SNR_DB: f64 = -50.0;
 const MAX_SNR_DB: f64 = 100.0;
 
-/// The `channel` table: ns-3's defaults for the missing keys, every value in a physical range.
-pub(super) fn resolve_channel(t: &WifiChannel) -> Result<Propagation, (&'static str, String)> {
-    let d = Propagation::NS3;
-    let checked = |name: &'static str, value: Option<f64>, default: f64, range: (f64, f64), unit: &str| {
+/// The `channel` table at `at` (`wifi[0].channel`): ns-3's defaults for the missing keys, every
+/// value in a physical range, and its propagation loss and error models (log-distance with
+/// ns-3's numbers and NIST unless it names others).
+pub(super) fn resolve_channel(t: &WifiChannel, at: &str) -> Result<ResolvedChannel, KeyError> {
+    let d = Transceiver::NS3;
+    let checked = |name: &str, value: Option<f64>, default: f64, range: (f64, f64), unit: &str| {
         let v = value.unwrap_or(default);
         if v.is_finite() && (range.0..=range.1).contains(&v) {
             Ok(v)
         } else {
-            Err((name, format!("{name} must be {} to {} {unit}, got {v}", range.0, range.1)))
+            Err(KeyError::new(
+                format!("{at}.{name}"),
+                format!("{name} must be {} to {} {unit}, got {v}", range.0, range.1),
+            ))
         }
     };
-    Ok(Propagation {
+    let transceiver = Transceiver {
         tx_power_dbm: checked("tx_power_dbm", t.tx_power_dbm, d.tx_power_dbm, (-50.0, 50.0), "dBm")?,
         noise_figure_db: checked("noise_figure_db", t.noise_figure_db, d.noise_figure_db, (0.0, 30.0), "dB")?,
-        path_loss_exponent: checked("path_loss_exponent", t.path_loss_exponent, d.path_loss_exponent, (1.0, 8.0), "")?,
-        reference_loss_db: checked("reference_loss_db", t.reference_loss_db, d.reference_loss_db, (0.0, 200.0), "dB")?,
-        reference_distance_m: checked(
-            "reference_distance_m",
-            t.reference_distance_m,
-            d.reference_distance_m,
-            (0.001, 1000.0),
-            "metres",
-        )?,
         detection_rssi_dbm: checked(
             "detection_rssi_dbm",
             t.detection_rssi_dbm,
@@ -111,7 +109,38 @@ pub(super) fn resolve_channel(t: &WifiChannel) -> Result<Propagation, (&'static 
             "dBm",
         )?,
         detection_snr_db: checked("detection_snr_db", t.detection_snr_db, d.detection_snr_db, (-50.0, 100.0), "dB")?,
-    })
+    };
+    let propagation = match &t.propagation {
+        Some(written) => components::propagation(written, &format!("{at}.propagation"))?,
+        None => propagation::defaults(propagation::DEFAULT),
+    };
+    let error_model = match &t.error_model {
+        Some(written) => components::error_model(written, &format!("{at}.error_model"))?,
+        None => error_model::defaults(error_model::DEFAULT),
+    };
+    Ok(ResolvedChannel { transceiver, propagation, error_model })
+}
+
+/// The log-distance keys `channel` had before path loss became a propagation loss model, and
+/// the parameter of `log_distance` each became.
+const MOVED_TO_PROPAGATION: [(&str, &str); 3] = [
+    ("path_loss_exponent", "exponent"),
+    ("reference_loss_db", "reference_loss_db"),
+    ("reference_distance_m", "reference_distance_m"),
+];
+
+/// Where an unknown key at `key` went, if it is one a `channel` table once had: a file written
+/// for the old format then says what to write instead.
+pub(super) fn moved_channel_key(key: &str) -> Option<String> {
+    let (table, field) = key.rsplit_once('.')?;
+    if !(table.starts_with("wifi[") && table.ends_with(".channel")) {
+        return None;
+    }
+    let (_, param) = MOVED_TO_PROPAGATION.iter().find(|(old, _)| *old == field)?;
+    Some(format!(
+        "`{field}` is now `{param}` of the channel's propagation loss model: write \
+         `propagation = {{ kind = \"log_distance\", {param} = ... }}` in `channel`"
+    ))
 }
 
 /// Checks a member's `schedule` at `at` (`wifi[0].node[1].schedule`): at least one step, each

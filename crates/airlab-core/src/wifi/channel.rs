@@ -1,57 +1,62 @@
-//! The radio channel of a Wi-Fi link: the power its receiver gets over a distance
-//! (log-distance path loss), the thermal noise over the channel, the SNR that decides which
-//! MPDUs arrive ([`super::phy::TxVector::bit_error`]), whether the receiver detects the
-//! preamble at all (the rate a link sends at for its SNR is [`super::rate`]'s). Every default
-//! is ns-3's (`LogDistancePropagationLossModel`, `WifiPhy`, `ThresholdPreambleDetectionModel`),
-//! so a distance means what it means in an ns-3 study.
+//! The radio channel of a Wi-Fi network: the power a receiver gets over a distance (the
+//! network's [propagation loss model](super::propagation)), the thermal noise over the
+//! channel, the SNR that decides which MPDUs arrive (the network's
+//! [error model](super::error_model)), whether the receiver detects the preamble at all (the
+//! rate a link sends at for its SNR is [`super::rate`]'s). Every default is ns-3's (`WifiPhy`,
+//! `ThresholdPreambleDetectionModel`, `LogDistancePropagationLossModel`), so a distance means
+//! what it means in an ns-3 study.
 //!
 //! The channel is static: no fading, no shadowing, no interference but collisions (which the
 //! MAC decides). Carrier sense stays the network's `hears` graph, whatever the distances.
 
 use super::phy::TxVector;
+use super::propagation::PropagationLoss;
 use serde::Serialize;
 
 /// Boltzmann's constant as ns-3 writes it (J/K), and the noise temperature (K).
 const BOLTZMANN: f64 = 1.3803e-23;
 const NOISE_TEMPERATURE: f64 = 290.0;
 
-/// Transmit power, receiver noise, path loss and preamble detection of a network.
+/// What the radios of a network's members are (ns-3's `WifiPhy` attributes): their transmit
+/// power, their receivers' noise figure, and the preamble detection thresholds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Propagation {
+pub struct Transceiver {
     pub tx_power_dbm: f64,
     pub noise_figure_db: f64,
-    /// Path loss L0 + 10 n log10(d / d0) beyond d0, and L0 within it.
-    pub path_loss_exponent: f64,
-    pub reference_loss_db: f64,
-    pub reference_distance_m: f64,
     /// A receiver detects a preamble with at least this power and this SNR over 20 MHz.
     pub detection_rssi_dbm: f64,
     pub detection_snr_db: f64,
 }
 
-impl Propagation {
-    /// ns-3's defaults: 16.0206 dBm (40 mW), noise figure 7 dB, exponent 3 with 46.6777 dB at
-    /// 1 m (Friis at 5.15 GHz), preamble detection at -82 dBm and 4 dB.
-    pub const NS3: Propagation = Propagation {
-        tx_power_dbm: 16.0206,
-        noise_figure_db: 7.0,
-        path_loss_exponent: 3.0,
-        reference_loss_db: 46.6777,
-        reference_distance_m: 1.0,
-        detection_rssi_dbm: -82.0,
-        detection_snr_db: 4.0,
-    };
+impl Transceiver {
+    /// ns-3's defaults: 16.0206 dBm (40 mW), noise figure 7 dB, preamble detection at -82 dBm
+    /// and 4 dB.
+    pub const NS3: Transceiver =
+        Transceiver { tx_power_dbm: 16.0206, noise_figure_db: 7.0, detection_rssi_dbm: -82.0, detection_snr_db: 4.0 };
+}
+
+/// A network's members' radios over the path between them.
+pub struct Channel {
+    pub transceiver: Transceiver,
+    loss: Box<dyn PropagationLoss>,
+}
+
+impl Channel {
+    pub fn new(transceiver: Transceiver, loss: Box<dyn PropagationLoss>) -> Self {
+        Channel { transceiver, loss }
+    }
 
     /// Received power at `distance_m`.
     pub fn rx_power_dbm(&self, distance_m: f64) -> f64 {
-        let beyond = (distance_m / self.reference_distance_m).max(1.0);
-        self.tx_power_dbm - self.reference_loss_db - 10.0 * self.path_loss_exponent * libm::log10(beyond)
+        self.loss.rx_power_dbm(self.transceiver.tx_power_dbm, distance_m)
     }
 
     /// Thermal noise over `bandwidth_mhz` at the receiver, its noise figure included
     /// (-93.97 dBm over 20 MHz).
     pub fn noise_dbm(&self, bandwidth_mhz: f64) -> f64 {
-        10.0 * libm::log10(BOLTZMANN * NOISE_TEMPERATURE * bandwidth_mhz * 1e6) + 30.0 + self.noise_figure_db
+        10.0 * libm::log10(BOLTZMANN * NOISE_TEMPERATURE * bandwidth_mhz * 1e6)
+            + 30.0
+            + self.transceiver.noise_figure_db
     }
 
     /// The link a receiver at `distance_m` sees over a channel of `width_mhz`.
@@ -69,7 +74,8 @@ impl Propagation {
     fn radio(&self, rx_power_dbm: f64, snr_db: f64, width_mhz: u16) -> Radio {
         // The preamble is measured over the primary 20 MHz, where the noise is lower.
         let preamble_snr = snr_db + 10.0 * libm::log10(f64::from(width_mhz) / 20.0);
-        let detected = rx_power_dbm >= self.detection_rssi_dbm && preamble_snr >= self.detection_snr_db;
+        let t = &self.transceiver;
+        let detected = rx_power_dbm >= t.detection_rssi_dbm && preamble_snr >= t.detection_snr_db;
         Radio { rx_power_dbm, snr_db, detected }
     }
 }
@@ -112,10 +118,16 @@ fn ru_bandwidth_mhz(tones: u16) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wifi::propagation;
+
+    /// ns-3's radios over ns-3's path loss.
+    fn ns3() -> Channel {
+        Channel::new(Transceiver::NS3, propagation::create(&propagation::defaults(propagation::DEFAULT)))
+    }
 
     #[test]
     fn ns3_defaults_give_its_noise_floor_and_snr() {
-        let p = Propagation::NS3;
+        let p = ns3();
         // ns-3's wifi-spectrum-per-example prints a noise floor of -93.97 dBm at 20 MHz.
         assert!((p.noise_dbm(20.0) + 93.97).abs() < 0.005, "{}", p.noise_dbm(20.0));
         // 63.31 - 30 log10(d) dB at 20 MHz; -82 dBm, the detection floor, at 51.5 m.
@@ -133,7 +145,7 @@ mod tests {
 
     #[test]
     fn a_tb_ppdu_concentrates_the_stations_power_on_its_ru() {
-        let radio = Propagation::NS3.at_distance(20.0, 20);
+        let radio = ns3().at_distance(20.0, 20);
         let ru = TxVector::he(7, 1, 20, 800).with_ru(26);
         assert!((radio.snr_db(&ru, true) - radio.snr_db - 10.0).abs() < 1e-9);
         assert_eq!(radio.snr_db(&ru, false), radio.snr_db);

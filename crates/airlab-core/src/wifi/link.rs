@@ -1,10 +1,11 @@
 //! A directed Wi-Fi link as its transmitter sees it: the PHY it uses now (fixed, or following
 //! a rate schedule), the control-response rate, what decides its MPDU errors (a fixed
-//! probability, and the radio channel when the scenario gives one), the sequence numbers it
-//! hands out, the receiver-side reordering of the frames coming the other way, and its
-//! counters.
+//! probability, and the radio channel with the network's error model when the scenario gives
+//! one), the sequence numbers it hands out, the receiver-side reordering of the frames coming
+//! the other way, and its counters.
 
 use super::channel::Radio;
+use super::error_model::ErrorModel;
 use super::phy::{self, TxVector};
 use super::reorder::Reorder;
 use crate::counters::counters;
@@ -140,34 +141,53 @@ impl Peer {
     /// How MPDUs sent now with `txv` (this link's vector, possibly on an RU; `trigger_based`
     /// for an HE TB PPDU) fare at the receiver.
     pub(super) fn reception(&self, txv: &TxVector, trigger_based: bool) -> Reception {
-        let bit_error = match self.radio {
-            None => 0.0,
-            Some(r) if !r.detected => 1.0,
-            Some(r) => txv.bit_error(r.snr_db(txv, trigger_based)),
+        let decoding = match self.radio {
+            None => Decoding::NoChannel,
+            Some(r) if !r.detected => Decoding::Undetected,
+            Some(r) => Decoding::At { txv: *txv, snr_db: r.snr_db(txv, trigger_based) },
         };
-        Reception { per: self.per, bit_error, nss: txv.nss }
+        Reception { per: self.per, decoding }
     }
 }
 
 /// What decides whether each MPDU of one transmission arrives: the link's fixed error
-/// probability and the decoded bit error of the PPDU at the receiver's SNR (0 without a
-/// channel model, 1 when the receiver does not detect the PPDU). Taken when the frames are
-/// sent, so a rate or channel change during the exchange does not touch them.
+/// probability and how the receiver decodes the PPDU. Taken when the frames are sent, so a
+/// rate or channel change during the exchange does not touch them.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Reception {
     per: f64,
-    bit_error: f64,
-    nss: u8,
+    decoding: Decoding,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Decoding {
+    /// The link has no channel model: only `per` loses MPDUs.
+    NoChannel,
+    /// The receiver does not detect the PPDU: every MPDU is lost.
+    Undetected,
+    /// The PPDU, sent with `txv`, reaches the receiver at `snr_db` per stream.
+    At { txv: TxVector, snr_db: f64 },
 }
 
 impl Reception {
     /// The probability that an MPDU carrying an IP packet of `ip_bytes` is lost: it is lost to
-    /// `per`, or to a bit error in any of its bits (split over the spatial streams).
-    pub(super) fn mpdu_error(&self, ip_bytes: u32) -> f64 {
-        if self.bit_error == 0.0 {
-            return self.per;
+    /// `per`, or, by the network's error model `errors`, to a bit error in any of its bits
+    /// (split over the spatial streams).
+    pub(super) fn mpdu_error(&self, ip_bytes: u32, errors: &dyn ErrorModel) -> f64 {
+        match self.decoding {
+            Decoding::NoChannel => self.per,
+            Decoding::Undetected => 1.0,
+            Decoding::At { txv, snr_db } => {
+                let bits = (8 * u64::from(phy::mpdu_bytes(ip_bytes))).div_ceil(u64::from(txv.nss));
+                let intact = errors.chunk_success(&txv, snr_db, bits);
+                // A channel that corrupts nothing leaves `per` exactly (1 - (1 - per) can round
+                // off its last bit).
+                if intact == 1.0 {
+                    self.per
+                } else {
+                    1.0 - (1.0 - self.per) * intact
+                }
+            }
         }
-        let bits = (8 * u64::from(phy::mpdu_bytes(ip_bytes))).div_ceil(u64::from(self.nss));
-        1.0 - (1.0 - self.per) * phy::bits_success(self.bit_error, bits)
     }
 }

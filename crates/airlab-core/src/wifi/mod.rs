@@ -2,7 +2,9 @@
 //! aggregation, Block Ack) that carry packets over a shared channel.
 //!
 //! - [`phy`]: rates and PPDU durations per format.
-//! - [`channel`]: a link's radio channel: path loss, noise, SNR, preamble detection.
+//! - [`channel`]: a link's radio channel: received power, noise, SNR, preamble detection.
+//! - [`propagation`]: propagation loss models, the power a receiver gets at a distance.
+//! - [`error_model`]: error rate models, which bits of a PPDU arrive at an SNR (NIST).
 //! - [`rate`]: rate control, the MCS a link sends at for its SNR (fixed, ideal).
 //! - [`link`]: a directed link: its PHY (and rate schedule), sequence numbers, counters.
 //! - [`medium`]: one node's carrier sense and backoff countdown.
@@ -22,6 +24,7 @@
 pub mod aggregation;
 pub mod channel;
 pub mod device;
+pub mod error_model;
 pub mod hook;
 pub mod link;
 pub mod medium;
@@ -29,5 +32,6 @@ pub mod mpdu;
 pub mod net;
 pub mod ofdma;
 pub mod phy;
+pub mod propagation;
 pub mod rate;
 pub mod reorder;

@@ -4,8 +4,9 @@
 
 use crate::builders::*;
 use crate::common::*;
-use airlab_core::wifi::channel::Propagation;
+use airlab_core::wifi::channel::{Channel, Transceiver};
 use airlab_core::wifi::phy::{self, TxVector};
+use airlab_core::wifi::{error_model, propagation};
 use serde_json::Value;
 
 /// One station of a BSS receiving saturating UDP from its AP for `duration`, with the
@@ -34,8 +35,8 @@ fn mpdu_losses_follow_the_nist_error_rate_at_the_links_snr() {
     // third of them are lost; the MAC retries them, so the link's MPDU success ratio is the
     // model's.
     let snr = 22.3;
-    let pe = TxVector::non_ht(54).bit_error(snr);
-    let want = phy::bits_success(pe, 8 * u64::from(phy::mpdu_bytes(1500)));
+    let nist = error_model::create(&error_model::defaults("nist"));
+    let want = nist.chunk_success(&TxVector::non_ht(54), snr, 8 * u64::from(phy::mpdu_bytes(1500)));
     assert!((0.55..0.8).contains(&want), "{want}");
     let s = downlink("a", &[("snr_db", "22.3")], "3s");
     let l = ap_link(&s);
@@ -87,7 +88,8 @@ fn a_fixed_mcs_works_until_its_snr_threshold_and_then_fails() {
     // probability 1/2 (20 MHz: SNR = 63.31 - 30 log10 d). HE-MCS 0-2 need less SNR than the
     // preamble's -82 dBm detection floor allows (it is 12.1 dB over the noise), so for MCS 0
     // the floor comes down to -100 dBm.
-    let p = Propagation::NS3;
+    let p = Channel::new(Transceiver::NS3, propagation::create(&propagation::defaults("log_distance")));
+    let nist = error_model::create(&error_model::defaults("nist"));
     let low_floor = [("channel", "{ detection_rssi_dbm = -100 }")];
     for (mcs, keys) in [(0u8, &low_floor[..]), (3, &[]), (7, &[]), (11, &[])] {
         let txv = TxVector::he(mcs, 1, 20, 800);
@@ -95,7 +97,7 @@ fn a_fixed_mcs_works_until_its_snr_threshold_and_then_fails() {
         let (mut lo, mut hi) = (-10.0, 60.0);
         for _ in 0..60 {
             let mid = 0.5 * (lo + hi);
-            if phy::bits_success(txv.bit_error(mid), bits) < 0.5 {
+            if nist.chunk_success(&txv, mid, bits) < 0.5 {
                 lo = mid
             } else {
                 hi = mid
@@ -173,7 +175,24 @@ fn channel_keys_are_checked() {
     err("distance_m = -1", "wifi[0].distance_m", "above 0");
     err("snr_db = 200", "wifi[0].snr_db", "-50 to 100");
     err("channel = { tx_power_dbm = 90 }", "wifi[0].channel.tx_power_dbm", "-50 to 50 dBm");
-    err("channel = { path_loss_exponent = 0.5 }", "wifi[0].channel.path_loss_exponent", "1 to 8");
+    err(
+        "channel = { propagation = { kind = \"log_distance\", exponent = 0.5 } }",
+        "wifi[0].channel.propagation.exponent",
+        "must be a number in [1, 8], got 0.5",
+    );
+    err(
+        "channel = { propagation = { kind = \"log_distance\", reference_distance_m = 0 } }",
+        "wifi[0].channel.propagation.reference_distance_m",
+        "in [0.001, 1000] (m)",
+    );
+    err("channel = { propagation = \"friis\" }", "wifi[0].channel.propagation", "expected one of: log_distance");
+    err("channel = { propagation = { exponent = 2 } }", "wifi[0].channel.propagation.kind", "missing required key");
+    err("channel = { error_model = \"yans\" }", "wifi[0].channel.error_model", "unknown error model kind `yans`");
+    err(
+        "channel = { error_model = { kind = \"nist\", ber = 1e-3 } }",
+        "wifi[0].channel.error_model.ber",
+        "unknown key for nist",
+    );
     err("rate_control = \"minstrel\"", "wifi[0].rate_control", "fixed");
     err("rate_control = { kind = \"minstrel\" }", "wifi[0].rate_control.kind", "unknown rate control kind");
     err("snr_db = 29\nrate_control = { kind = \"ideal\", ber = 0.7 }", "wifi[0].rate_control.ber", "ber");
@@ -192,6 +211,42 @@ fn channel_keys_are_checked() {
     let moved = load_with(&base("distance_m = 10"), &[("wifi0.channel.tx_power_dbm", "20")]).unwrap();
     let radio = moved.wifi[0].link("ap", "sta").unwrap().radio.unwrap();
     assert!((radio.snr_db - 37.29).abs() < 0.01, "{radio:?}");
+}
+
+#[test]
+fn the_channel_names_its_propagation_loss_and_error_models() {
+    let snr_at_10m = |channel: &str| {
+        let resolved = load_with(&one_station_ax(&format!("distance_m = 10\nchannel = {channel}")), &[]).unwrap();
+        resolved.wifi[0].link("ap", "sta").unwrap().radio.unwrap().snr_db
+    };
+    // Unnamed, the models are log-distance with ns-3's numbers and NIST, written back in full.
+    let resolved = load_with(&one_station_ax("distance_m = 10"), &[]).unwrap();
+    let written = serde_json::to_value(&resolved.wifi[0].channel).unwrap();
+    let want = serde_json::json!({
+        "tx_power_dbm": 16.0206, "noise_figure_db": 7.0, "detection_rssi_dbm": -82.0, "detection_snr_db": 4.0,
+        "propagation": { "kind": "log_distance", "exponent": 3.0, "reference_loss_db": 46.6777, "reference_distance_m": 1.0 },
+        "error_model": { "kind": "nist" },
+    });
+    assert_eq!(written, want);
+    // Named explicitly they are the same models, to the last bit.
+    let ns3 = snr_at_10m("{}");
+    assert_eq!(snr_at_10m("{ propagation = \"log_distance\", error_model = { kind = \"nist\" } }"), ns3);
+    assert_eq!(snr_at_10m("{ propagation = { kind = \"log_distance\", exponent = 3 } }"), ns3);
+    // Each parameter is read: 20 dB per decade instead of 30, a lower reference loss, a
+    // reference distance of 10 m (no decade beyond it).
+    let set = |param: &str| snr_at_10m(&format!("{{ propagation = {{ kind = \"log_distance\", {param} }} }}"));
+    assert!((set("exponent = 2") - ns3 - 10.0).abs() < 1e-9);
+    assert!((set("reference_loss_db = 40") - ns3 - 6.6777).abs() < 1e-9);
+    assert!((set("reference_distance_m = 10") - ns3 - 30.0).abs() < 1e-9);
+    // A file written for the flat keys of old is told where each went, from --set as well.
+    let old = |keys: &str| load_with(&one_station_ax(&format!("channel = {{ {keys} }}")), &[]);
+    let moved = "is now `exponent` of the channel's propagation loss model: write \
+                 `propagation = { kind = \"log_distance\", exponent = ... }` in `channel`";
+    assert_error(old("path_loss_exponent = 2"), "wifi[0].channel.path_loss_exponent", moved);
+    let reference = "`propagation = { kind = \"log_distance\", reference_loss_db = ... }`";
+    assert_error(old("reference_loss_db = 40"), "wifi[0].channel.reference_loss_db", reference);
+    let set_old = load_with(&one_station_ax("distance_m = 10"), &[("wifi0.channel.reference_distance_m", "2")]);
+    assert_error(set_old, "wifi[0].channel.reference_distance_m", "reference_distance_m = ... }");
 }
 
 #[test]

@@ -38,6 +38,7 @@ pub use access::Edca;
 pub use ul_cycle::UlStats;
 
 use super::device::queues::DeviceQueues;
+use super::error_model::ErrorModel;
 use super::hook::ApHook;
 use super::link::{LinkStats, Peer, Reception};
 use super::medium::Medium;
@@ -366,6 +367,8 @@ pub struct WifiNet {
     hears: Vec<Vec<u32>>,
     txs: Vec<Option<Tx>>,
     free_txs: Vec<u32>,
+    /// The network's error model, and the draws that decide each MPDU by it.
+    errors: Box<dyn ErrorModel>,
     err_rng: Rng,
     /// Time with at least one transmission on the air, and its bookkeeping.
     pub busy_time: Time,
@@ -386,7 +389,8 @@ pub struct WifiNet {
 
 impl WifiNet {
     /// A network over `devs`, where `hears[i]` lists the devices that hear device `i`;
-    /// `ofdma` is the AP's device and its OFDMA settings.
+    /// `ofdma` is the AP's device and its OFDMA settings; `errors` decides which MPDUs of the
+    /// links with a radio channel arrive.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         name: String,
@@ -396,6 +400,7 @@ impl WifiNet {
         ofdma: Option<(u32, Ofdma)>,
         mut devs: Vec<WifiDev>,
         hears: Vec<Vec<u32>>,
+        errors: Box<dyn ErrorModel>,
         err_rng: Rng,
     ) -> Self {
         let aifs = timing.aifs(edca.aifsn as u8);
@@ -439,6 +444,7 @@ impl WifiNet {
             hears,
             txs: Vec::new(),
             free_txs: Vec::new(),
+            errors,
             err_rng,
             busy_time: 0,
             on_air: 0,

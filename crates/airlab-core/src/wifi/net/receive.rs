@@ -72,8 +72,16 @@ impl WifiNet {
         let part = part(s, which);
         let back = r.peer_of[src as usize].expect("links are symmetric") as usize;
         let mut any = false;
+        // The MPDUs of a PPDU mostly carry packets of one size, which fare alike: the error
+        // model is asked once per run of equal sizes, not once per MPDU (it is the costly part).
+        let mut last: Option<(u32, f64)> = None;
         for (i, m) in part.mpdus.iter().enumerate() {
-            if self.err_rng.chance(part.reception.mpdu_error(m.pkt.size)) {
+            let error = match last {
+                Some((size, error)) if size == m.pkt.size => error,
+                _ => part.reception.mpdu_error(m.pkt.size, self.errors.as_ref()),
+            };
+            last = Some((m.pkt.size, error));
+            if self.err_rng.chance(error) {
                 continue;
             }
             part.received[i] = true;

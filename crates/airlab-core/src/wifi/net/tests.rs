@@ -30,7 +30,8 @@ fn pair(switch_at: Time) -> WifiNet {
     let b = dev(1, 0, Peer::new(0, 0, TxVector::non_ht(24), 0.0, None));
     let timing = phy::MacTiming::ofdm_5ghz();
     let hears = vec![vec![1], vec![0]];
-    WifiNet::new("w".into(), timing, Edca::BEST_EFFORT, false, None, vec![a, b], hears, Rng::stream(1, "err"))
+    let errors = crate::wifi::error_model::create(&crate::wifi::error_model::defaults("nist"));
+    WifiNet::new("w".into(), timing, Edca::BEST_EFFORT, false, None, vec![a, b], hears, errors, Rng::stream(1, "err"))
 }
 
 fn packet(seq: u64) -> Packet {

@@ -1,6 +1,6 @@
 //! 802.11 PHY: data rates and PPDU durations for non-HT OFDM (802.11a/g), HT (802.11n), VHT
-//! (802.11ac) and HE (802.11ax), plus the MAC timing and frame sizes that go with them, and
-//! the bit error of each MCS at an SNR (`error.rs`, the NIST model).
+//! (802.11ac) and HE (802.11ax), plus the MAC timing and frame sizes that go with them (the
+//! bit errors of each MCS at an SNR are the error models', [`super::error_model`]).
 //!
 //! A [`TxVector`] says how a PPDU is sent (format, MCS, spatial streams, channel width, guard
 //! interval and, for HE OFDMA, the resource unit). From it come the data rate and the airtime of
@@ -25,7 +25,6 @@
 //! The 6 µs signal extension of OFDM PPDUs in the 2.4 GHz band is not part of
 //! [`TxVector::ppdu_duration`]: it belongs to the band, so [`MacTiming::airtime`] adds it.
 
-mod error;
 mod frames;
 pub mod mu;
 pub mod standard;
@@ -35,7 +34,6 @@ mod timing;
 #[cfg(test)]
 mod tests;
 
-pub use error::bits_success;
 pub use frames::{
     ack_duration, ampdu_append, ampdu_bytes, ampdu_subframe_bytes, block_ack_bytes, block_ack_duration, cts_duration,
     formula_airtime, mpdu_bytes, rts_duration, ACK_BYTES, AMPDU_DELIMITER_BYTES, CTS_BYTES, FCS_BYTES, LLC_SNAP_BYTES,
@@ -44,7 +42,8 @@ pub use frames::{
 pub use timing::MacTiming;
 
 use crate::sim::{Time, NS, SEC, US};
-use tables::{Modulation, MCS_LADDER, NON_HT_MODULATION, NON_HT_RATES_MBPS};
+pub(crate) use tables::Modulation;
+use tables::{MCS_LADDER, NON_HT_MODULATION, NON_HT_RATES_MBPS};
 
 /// PPDU format, i.e. the PHY clause a transmission follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -274,7 +273,8 @@ impl TxVector {
         TxVector::non_ht(rate)
     }
 
-    fn modulation(&self) -> Modulation {
+    /// The modulation and code rate of each spatial stream (what an error model reads).
+    pub(crate) fn modulation(&self) -> Modulation {
         match self.format {
             Format::NonHt => NON_HT_MODULATION[usize::from(self.mcs)],
             Format::Ht => MCS_LADDER[usize::from(self.mcs % 8)],

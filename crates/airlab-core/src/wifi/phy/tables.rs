@@ -6,7 +6,7 @@
 /// Modulation and coding of one spatial stream: N_BPSCS coded bits per subcarrier and the
 /// convolutional code rate R = `code.0 / code.1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Modulation {
+pub(crate) struct Modulation {
     pub bits: u64,
     pub code: (u64, u64),
 }

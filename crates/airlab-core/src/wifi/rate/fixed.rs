@@ -3,6 +3,7 @@
 
 use super::{Build, Component, RateControl};
 use crate::params::no_check;
+use crate::wifi::error_model::ErrorModel;
 use crate::wifi::phy::TxVector;
 
 pub static FIXED: Component = Component {
@@ -20,7 +21,7 @@ impl RateControl for Fixed {
         false
     }
 
-    fn pick(&self, candidates: &[TxVector], _: f64) -> TxVector {
+    fn pick(&self, candidates: &[TxVector], _: f64, _: &dyn ErrorModel) -> TxVector {
         *candidates.last().expect("the cap is a candidate")
     }
 }

@@ -1,9 +1,11 @@
 //! Ideal rate control (ns-3's `IdealWifiManager` on a static channel): the fastest rate whose
-//! decoded bit error at the link's SNR is below a threshold (`BerThreshold`, 1e-6 in ns-3),
-//! the slowest when none is. It knows the receiver's SNR exactly, as ns-3's does.
+//! decoded bit error at the link's SNR, under the network's error model, is below a threshold
+//! (`BerThreshold`, 1e-6 in ns-3), the slowest when none is. It knows the receiver's SNR
+//! exactly, as ns-3's does.
 
 use super::{Build, Component, RateControl};
 use crate::params::{no_check, Kind, Param, Range, Value};
+use crate::wifi::error_model::ErrorModel;
 use crate::wifi::phy::TxVector;
 
 pub static IDEAL: Component = Component {
@@ -28,11 +30,11 @@ impl RateControl for Ideal {
         true
     }
 
-    fn pick(&self, candidates: &[TxVector], snr_db: f64) -> TxVector {
+    fn pick(&self, candidates: &[TxVector], snr_db: f64, errors: &dyn ErrorModel) -> TxVector {
         let slowest = candidates.iter().min_by_key(|t| t.rate_bps()).expect("some candidate rate");
         candidates
             .iter()
-            .filter(|t| t.snr_threshold_db(self.ber) < snr_db)
+            .filter(|t| errors.snr_threshold_db(t, self.ber) < snr_db)
             .max_by_key(|t| t.rate_bps())
             .unwrap_or(slowest)
             .to_owned()
@@ -42,21 +44,24 @@ impl RateControl for Ideal {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wifi::error_model;
 
     #[test]
     fn takes_the_fastest_mcs_clear_of_the_threshold() {
         let he: Vec<TxVector> = (0..12).map(|mcs| TxVector::he(mcs, 1, 20, 800)).collect();
+        let nist = error_model::create(&error_model::defaults("nist"));
+        let pick = |rc: &Ideal, snr: f64| rc.pick(&he, snr, nist.as_ref()).mcs;
         let ns3 = Ideal { ber: 1e-6 };
         // Thresholds at 1e-6: MCS 7 24.46 dB, MCS 8 29.20 dB.
-        assert_eq!(ns3.pick(&he, 29.0).mcs, 7);
-        assert_eq!(ns3.pick(&he, 29.3).mcs, 8);
-        assert_eq!(ns3.pick(&he, 50.0).mcs, 11);
-        assert_eq!(ns3.pick(&he, -3.0).mcs, 0);
+        assert_eq!(pick(&ns3, 29.0), 7);
+        assert_eq!(pick(&ns3, 29.3), 8);
+        assert_eq!(pick(&ns3, 50.0), 11);
+        assert_eq!(pick(&ns3, -3.0), 0);
         // A looser threshold lowers every rate's SNR bar (at 1e-3: MCS 9 28.04 dB, MCS 10
         // 32.57 dB), so 29 dB carries MCS 9.
         let loose = Ideal { ber: 1e-3 };
-        assert_eq!(loose.pick(&he, 29.0).mcs, 9);
-        assert_eq!(loose.pick(&he, 32.0).mcs, 9);
-        assert_eq!(loose.pick(&he, 32.6).mcs, 10);
+        assert_eq!(pick(&loose, 29.0), 9);
+        assert_eq!(pick(&loose, 32.0), 9);
+        assert_eq!(pick(&loose, 32.6), 10);
     }
 }

@@ -8,6 +8,7 @@
 mod fixed;
 mod ideal;
 
+use super::error_model::ErrorModel;
 use super::phy::TxVector;
 use crate::params;
 
@@ -18,8 +19,9 @@ pub trait RateControl {
     fn adapts(&self) -> bool;
 
     /// Of `candidates` (the link's valid rates up to its cap, slowest first), the one to send
-    /// at with the receiver at `snr_db`; asked only when it [adapts](RateControl::adapts).
-    fn pick(&self, candidates: &[TxVector], snr_db: f64) -> TxVector;
+    /// at with the receiver at `snr_db`, where the network's `errors` decide which frames
+    /// arrive; asked only when it [adapts](RateControl::adapts).
+    fn pick(&self, candidates: &[TxVector], snr_db: f64, errors: &dyn ErrorModel) -> TxVector;
 }
 
 /// How a registered rate control is made from its checked parameters.
@@ -66,14 +68,16 @@ pub fn create(config: &Config) -> Box<dyn RateControl> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wifi::error_model;
 
     #[test]
     fn every_rate_control_builds_from_its_defaults() {
         let he: Vec<TxVector> = (0..12).map(|mcs| TxVector::he(mcs, 1, 20, 800)).collect();
+        let nist = error_model::create(&error_model::defaults("nist"));
         for config in params::checked_defaults(REGISTRY, |c| c) {
             // Any rate control sends at the cap on a clear channel.
             let built = create(&config);
-            assert!(!built.adapts() || built.pick(&he, 60.0) == he[11], "{}", config.name());
+            assert!(!built.adapts() || built.pick(&he, 60.0, nist.as_ref()) == he[11], "{}", config.name());
         }
     }
 }
