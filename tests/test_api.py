@@ -99,7 +99,8 @@ def test_params_lists_what_each_component_declares() -> None:
     assert airlab.params("reno")["params"] == []
     # Every registered component has an entry.
     comps = airlab.components()
-    for family in ("qdisc", "cc", "ofdma_scheduler", "rate_control", "propagation", "error_model"):
+    for family in ("qdisc", "cc", "ofdma_scheduler", "rate_control", "app", "device", "ap_hook",
+                   "propagation", "error_model"):  # fmt: skip
         for name in comps[family]:
             assert airlab.params(name)["name"] == name
     ideal = airlab.params("ideal")
@@ -117,6 +118,15 @@ def test_params_lists_what_each_component_declares() -> None:
     pf = airlab.params("proportional_fair")
     assert pf["family"] == "ofdma_scheduler"
     assert [(p["name"], p["default"]) for p in pf["params"]] == [("window", "100")]
+    # Apps, with the defaults the scenario format has always had.
+    assert comps["app"] == ["bulk", "transfer", "periodic", "udp", "ping"]
+    def defaults(name: str) -> list[tuple[str, str]]:
+        return [(p["name"], p["default"]) for p in airlab.params(name)["params"]]
+
+    assert airlab.params("udp")["family"] == "app"
+    assert defaults("udp") == [("rate", "unset"), ("packet_size", '"1472B"')]
+    assert defaults("ping") == [("interval", '"100ms"'), ("size", '"64B"')]
+    assert airlab.params("bulk")["params"] == []
     with pytest.raises(KeyError, match="expected one of: pfifo"):
         airlab.params("red")
 

@@ -132,6 +132,9 @@ def test_list_params_prints_defaults_and_units(cli) -> None:
     out = cli("list", "--params", "proportional_fair", check=True).stdout
     assert "window" in out and "100" in out
     assert 'ofdma_scheduler = "proportional_fair" in an 802.11ax BSS' in out
+    out = cli("list", "--params", "periodic", check=True).stdout
+    assert "random_start" in out and "at least 1us" in out
+    assert 'app = { kind = "periodic", ... } on a flow' in out
     proc = cli("list", "--params", "vegas")
     assert proc.returncode == 2
     assert "no component is called 'vegas'; expected one of: pfifo" in proc.stderr

@@ -103,14 +103,13 @@ fn columns(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(d)
 }
 
-/// Registered components by family key, in listing order, and apps.
+/// Registered components by family key, in listing order.
 #[pyfunction]
 fn components(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     for family in scenario::FAMILIES {
         d.set_item(family.listing.key, (family.names)())?;
     }
-    d.set_item("app", ["bulk", "transfer", "periodic", "udp", "ping"])?;
     Ok(d)
 }
 

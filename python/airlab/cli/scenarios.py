@@ -117,7 +117,7 @@ def _scenario_description(name: str) -> str:
     "component",
     metavar="NAME",
     help="Show the parameters of one component (qdisc, congestion control, OFDMA scheduler, "
-    "rate control), with defaults and units.",
+    "rate control, app), with defaults and units.",
 )
 def list_(component: str | None) -> None:
     """List the components (congestion controls, queue disciplines, OFDMA schedulers, rate
@@ -130,9 +130,8 @@ def list_(component: str | None) -> None:
     t = Table(title="Components", title_justify="left", title_style="bold")
     t.add_column("kind")
     t.add_column("available")
-    labels = {family: what for family, (what, _, _) in FAMILIES.items()} | {"app": "apps"}
-    for key, values in comps.items():
-        t.add_row(labels.get(key, key), ", ".join(values))
+    for family, (what, _, _) in FAMILIES.items():
+        t.add_row(what, ", ".join(comps[family]))
     console.print(t)
     t = Table(title="Built-in scenarios", title_justify="left", title_style="bold")
     t.add_column("name")

@@ -8,6 +8,8 @@ use crate::sim::Time;
 pub const TCP_HEADER: u32 = 52;
 /// IPv4 + UDP header.
 pub const UDP_HEADER: u32 = 28;
+/// The largest UDP payload of an IPv4 packet: 65535 bytes less [`UDP_HEADER`].
+pub const MAX_UDP_PAYLOAD: u64 = 65_507;
 /// A SYN or SYN-ACK with Linux's usual options (MSS, SACK-permitted, timestamps, wscale).
 pub const SYN_SIZE: u32 = 60;
 

@@ -1,15 +1,14 @@
 //! The builder: turns a resolved scenario into a [`World`] ready to run.
 
-use super::model::App as AppSpec;
 use super::resolved::counts_toward;
 use super::wifi::ResolvedWifi;
 use super::Resolved;
-use crate::app::{App, AppKind};
+use crate::app::{self, App};
 use crate::counters::FlowStats;
 use crate::metrics::batches::{BatchRule, Batches};
 use crate::metrics::view::direction_name;
 use crate::net::{Iface, IfaceId, NodeId};
-use crate::sim::{Rng, Time};
+use crate::sim::Rng;
 use crate::wifi::device;
 use crate::wifi::device::queues::DeviceQueues;
 use crate::wifi::error_model;
@@ -82,13 +81,13 @@ pub fn build(r: &Resolved, seed: u64) -> World {
     let jiffy_phase = Rng::stream(seed, "jiffies").next_u64();
     for (i, f) in r.flows.iter().enumerate() {
         let (src, dst) = (ids[f.from.as_str()], ids[f.to.as_str()]);
-        let kind = app_kind(&f.app, r.first_hop_rate(&f.from, &f.to));
+        let traffic = app::start(&f.app, r.first_hop_rate(&f.from, &f.to));
         let mut stats = FlowStats::new(
             f.name.clone(),
             f.from.clone(),
             f.to.clone(),
             f.cc.as_ref().map(|c| c.name().to_string()),
-            kind.label(),
+            f.app.name(),
         );
         stats.start = f.start;
         stats.stop = f.stop;
@@ -99,7 +98,7 @@ pub fn build(r: &Resolved, seed: u64) -> World {
             TcpProfile { cc: cc.clone(), opts }
         });
         let rng = Rng::stream(seed, &format!("app:{}", f.name));
-        world.apps.push(App::new(i as u32, src, dst, kind, f.start, f.stop, rng).with_dscp(f.dscp));
+        world.apps.push(App::new(i as u32, src, dst, traffic, f.start, f.stop, rng).with_dscp(f.dscp));
         world.profiles.push(profile);
         world.app_conns.push(Vec::new());
     }
@@ -204,20 +203,4 @@ fn wifi_hops(r: &Resolved) -> HashMap<(&str, &str), (usize, usize, u16)> {
         }
     }
     hops
-}
-
-fn app_kind(app: &AppSpec, first_hop_bps: u64) -> AppKind {
-    let t = |d: &super::units::Duration| -> Time { d.0 };
-    match app {
-        AppSpec::Bulk {} => AppKind::Bulk,
-        AppSpec::Transfer { size } => AppKind::Transfer { size: size.0 },
-        AppSpec::Periodic { size, period, random_start } => {
-            AppKind::Periodic { size: size.0, period: t(period), random_start: random_start.as_ref().map_or(0, t) }
-        }
-        AppSpec::Udp { rate, packet_size } => AppKind::Udp {
-            rate_bps: rate.as_ref().map_or(first_hop_bps, |r| r.0),
-            packet_size: packet_size.0 as u32 + crate::net::packet::UDP_HEADER,
-        },
-        AppSpec::Ping { interval, size } => AppKind::Ping { interval: t(interval), size: size.0 as u32 },
-    }
 }

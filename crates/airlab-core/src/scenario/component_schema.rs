@@ -1,7 +1,8 @@
 //! The JSON Schema of the component tables of a scenario (`qdisc = { kind = ... }`, a flow's
-//! `cc` and `cc_params`, a BSS's `ofdma_scheduler`, a link's `rate_control`, a Wi-Fi
-//! interface's `device`), made from the parameters each component declares in its own file;
-//! the scenario's serde types name them in their schemars attributes.
+//! `cc`, `cc_params` and `app`, a BSS's `ofdma_scheduler` and `ap_hook`, a link's `rate_control`,
+//! a Wi-Fi interface's `device`, a channel's `propagation` and `error_model`), made from the
+//! parameters each component declares in its own file; the scenario's serde types name them in
+//! their schemars attributes.
 
 use super::components::written_form;
 use super::units::{Bytes, Duration, Rate};

@@ -1,7 +1,7 @@
-//! Component tables of a scenario (`qdisc = { kind = "fq_codel", ... }`, a flow's `cc` and
-//! `cc_params`, a BSS's `ofdma_scheduler` and `ap_hook`, a Wi-Fi link's `rate_control`, a Wi-Fi
-//! interface's `device`, a Wi-Fi channel's `propagation` and `error_model`), read against the
-//! parameters each component declares in its own file
+//! Component tables of a scenario (`qdisc = { kind = "fq_codel", ... }`, a flow's `cc`,
+//! `cc_params` and `app`, a BSS's `ofdma_scheduler` and `ap_hook`, a Wi-Fi link's `rate_control`,
+//! a Wi-Fi interface's `device`, a Wi-Fi channel's `propagation` and `error_model`), read
+//! against the parameters each component declares in its own file
 //! ([`crate::params`]): every key is checked for its type, unit and range and named exactly
 //! in errors (`link[0].qdisc.target`), and the ones not given take their defaults. Also the
 //! listing of a component's parameters (`airlab list --params NAME`) and how a resolved
@@ -11,7 +11,7 @@ use super::units::{Bytes, Duration, Rate};
 use super::{join_key, KeyError};
 use crate::params::{self, Component, Config, Family, Kind, Listing, Param, Value};
 use crate::wifi::{device, error_model, hook, ofdma::sched, propagation, rate};
-use crate::{qdisc, tcp::cc};
+use crate::{app, qdisc, tcp::cc};
 use serde::de::DeserializeOwned;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::borrow::Cow;
@@ -52,6 +52,11 @@ pub(crate) fn propagation(written: &Toml, key: &str) -> Result<propagation::Conf
 /// The error model written at `key`: its name, or a table of its `kind` and parameters.
 pub(crate) fn error_model(written: &Toml, key: &str) -> Result<error_model::Config, KeyError> {
     name_or_table(written, key)
+}
+
+/// The app written at `key` as `table` (its `kind` and parameters).
+pub(crate) fn app(table: &toml::Table, key: &str) -> Result<app::Config, KeyError> {
+    kind_table(table, key)
 }
 
 /// A component of family `B` written as its name (with its defaults) or as a table of its
@@ -315,6 +320,7 @@ pub static FAMILIES: &[FamilyEntry] = &[
     entry::<device::Build>(),
     entry::<propagation::Build>(),
     entry::<error_model::Build>(),
+    entry::<app::Build>(),
 ];
 
 fn names_of<B: Family>() -> Vec<&'static str> {

@@ -3,7 +3,7 @@
 //! enforces it, and docs/scenario.md lists them all.
 
 use super::KeyError;
-use crate::sim::{Time, SEC, US};
+use crate::sim::{Time, SEC};
 
 /// The longest simulated time: of a run, and of any duration a scenario gives (7 days). Sums
 /// of a few such times stay far below the 584 years a u64 of nanoseconds holds.
@@ -12,10 +12,9 @@ pub const MAX_TIME: Time = 7 * 24 * 3_600 * SEC;
 pub const MAX_RATE: u64 = 1_000_000_000_000;
 /// The largest size a scenario gives: 1 TiB.
 pub const MAX_BYTES: u64 = 1 << 40;
-/// The shortest period of an event that repeats on its own (ping, periodic connections, UDP
-/// datagrams, rate-schedule steps, an AP's telemetry timeslots): at most a million per
-/// simulated second and source.
-pub const MIN_PERIOD: Time = US;
+/// The shortest period of an event that repeats on its own: defined with the engine's clock,
+/// whose apps declare it in their parameters.
+pub use crate::sim::MIN_PERIOD;
 /// Hosts and routers. Routes are held per node and destination host: at most 2^20 next hops
 /// (a 1024-node scenario resolves in about a second; 4096 nodes took minutes and 4 GB).
 pub const MAX_NODES: usize = 1_024;

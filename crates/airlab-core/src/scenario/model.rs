@@ -188,7 +188,9 @@ pub struct Flow {
     #[serde(default)]
     #[schemars(with = "super::component_schema::CcParams")]
     pub cc_params: toml::Table,
-    pub app: App,
+    /// What the flow sends: `kind` and the parameters the app declares; read in resolution.
+    #[schemars(with = "super::component_schema::KindTable<crate::app::Build>")]
+    pub app: toml::Table,
     #[serde(default)]
     pub start: Option<Duration>,
     /// Defaults to the scenario duration.
@@ -302,47 +304,6 @@ impl Senders {
         let hosts = self.hosts();
         &hosts[k % hosts.len()]
     }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum App {
-    /// iperf3-like: send as much as TCP allows from start to stop.
-    Bulk {},
-    /// Send `size` bytes, then close; the flow completion time is recorded.
-    Transfer { size: Bytes },
-    /// Open a new connection every `period` carrying `size` bytes (MGEN-like).
-    Periodic {
-        size: Bytes,
-        period: Duration,
-        /// Random offset of the first connection, uniform in [0, random_start).
-        #[serde(default)]
-        random_start: Option<Duration>,
-    },
-    /// Constant-bit-rate UDP; without `rate`, saturates the sender's first hop.
-    Udp {
-        #[serde(default)]
-        rate: Option<Rate>,
-        #[serde(default = "default_udp_size")]
-        packet_size: Bytes,
-    },
-    /// ping-like latency probe.
-    Ping {
-        #[serde(default = "default_ping_interval")]
-        interval: Duration,
-        #[serde(default = "default_ping_size")]
-        size: Bytes,
-    },
-}
-
-pub fn default_udp_size() -> Bytes {
-    Bytes(1472)
-}
-pub fn default_ping_interval() -> Duration {
-    Duration(100 * crate::sim::MS)
-}
-pub fn default_ping_size() -> Bytes {
-    Bytes(64)
 }
 
 /// Per-flow TCP settings of the sending and receiving host stacks. `profile` names a Linux

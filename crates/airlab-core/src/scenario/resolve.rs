@@ -1,7 +1,7 @@
 //! Semantic checks and resolution: from a scenario that parsed to the explicit form the
 //! simulator runs. Each check names the key path it is about and what was expected.
 
-use super::app_load::{app_loads, check_app_load, check_event_rows, AppLoad};
+use super::app_load::{app_loads, check_app_load, check_event_rows};
 use super::components;
 use super::limits::*;
 use super::model::*;
@@ -9,16 +9,14 @@ use super::nodes::Nodes;
 use super::resolve_wifi::resolve_wifi;
 use super::resolved::*;
 use super::routing::{self};
-use super::units::{Bytes, Duration, Rate};
+use super::units::{Bytes, Duration};
 use super::KeyError;
-use crate::sim::{Time, SEC};
+use crate::app;
 use crate::tcp::cc;
 use crate::wifi::device;
 use crate::wifi::device::DeviceLayer;
 use std::collections::BTreeMap;
 
-/// Largest IPv4 UDP payload.
-const MAX_UDP_PAYLOAD: u64 = 65_507;
 /// RFC 879's minimum and the largest MSS that fits an IPv4 packet.
 const MSS_RANGE: std::ops::RangeInclusive<u32> = 536..=65_495;
 
@@ -39,7 +37,7 @@ pub(crate) fn resolve(scenario: Scenario) -> Result<Resolved, KeyError> {
     let next_hop = routing::next_hops(s);
     routing::check_paths(s, &next_hop)?;
     let resolved = Resolved { directions, next_hop, flows, wifi, scenario };
-    check_udp_rates(&resolved)?;
+    check_app_routes(&resolved)?;
     let loads = app_loads(&resolved);
     check_series_size(&resolved, &loads)?;
     check_app_load(&resolved, &loads)?;
@@ -274,12 +272,12 @@ fn resolve_flows(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedFlow>, KeyEr
             }
         }
         nodes.host(format!("{key}.to"), &flow.to)?;
-        let cc = resolve_cc(&key, flow)?;
+        let app = components::app(&flow.app, &format!("{key}.app"))?;
+        let cc = resolve_cc(&key, flow, &app)?;
         if let Some(config) = &cc {
             let mut env = cc::CcEnv { rng: crate::sim::Rng::stream(0, "check"), shared: &mut shared, conn: i as u32 };
             cc::create(config, &mut env).map_err(|e| KeyError::new(format!("{key}.cc_params"), e))?;
         }
-        check_app(&key, &flow.app)?;
         check_tcp(&key, &flow.tcp)?;
         if flow.dscp > MAX_DSCP {
             let message = format!("dscp must be 0 to {MAX_DSCP} (the 6 bits of the DS field), got {}", flow.dscp);
@@ -316,7 +314,7 @@ fn resolve_flows(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedFlow>, KeyEr
                 from: flow.from.of_copy(k as usize - 1).to_string(),
                 to: flow.to.clone(),
                 cc: cc.clone(),
-                app: flow.app.clone(),
+                app: app.clone(),
                 start: start.0,
                 stop: stop.0,
                 tcp: flow.tcp.filled(),
@@ -327,20 +325,9 @@ fn resolve_flows(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedFlow>, KeyEr
     Ok(flows)
 }
 
-fn app_kind(app: &App) -> &'static str {
-    match app {
-        App::Bulk {} => "bulk",
-        App::Transfer { .. } => "transfer",
-        App::Periodic { .. } => "periodic",
-        App::Udp { .. } => "udp",
-        App::Ping { .. } => "ping",
-    }
-}
-
 /// The congestion control of a TCP flow, with its parameters; none for a UDP flow.
-fn resolve_cc(key: &str, flow: &Flow) -> Result<Option<cc::Config>, KeyError> {
-    let kind = app_kind(&flow.app);
-    let is_tcp = !matches!(flow.app, App::Udp { .. } | App::Ping { .. });
+fn resolve_cc(key: &str, flow: &Flow, app: &app::Config) -> Result<Option<cc::Config>, KeyError> {
+    let (kind, is_tcp) = (app.name(), app::uses_tcp(app));
     let (name_key, params_key) = (format!("{key}.cc"), format!("{key}.cc_params"));
     match (&flow.cc, is_tcp) {
         (None, true) => {
@@ -363,79 +350,15 @@ fn resolve_cc(key: &str, flow: &Flow) -> Result<Option<cc::Config>, KeyError> {
     }
 }
 
-fn check_app(key: &str, app: &App) -> Result<(), KeyError> {
-    let positive = |field: &str, zero: bool, example: &str| {
-        if zero {
-            Err(KeyError::new(format!("{key}.app.{field}"), format!("must be greater than 0, such as \"{example}\"")))
-        } else {
-            Ok(())
-        }
-    };
-    match app {
-        App::Bulk {} => Ok(()),
-        App::Transfer { size } => positive("size", size.0 == 0, "1MB"),
-        App::Periodic { size, period, random_start } => {
-            positive("size", size.0 == 0, "100KB")?;
-            positive("period", period.0 == 0, "1s")?;
-            at_least_a_period(key, "period", period.0)?;
-            positive("random_start", random_start.is_some_and(|r| r.0 == 0), "1s")
-        }
-        App::Udp { rate, packet_size } => {
-            positive("rate", rate.is_some_and(|r| r.0 == 0), "1Mbit")?;
-            positive("packet_size", packet_size.0 == 0, "1472B")?;
-            fits_udp(key, "packet_size", packet_size.0)
-        }
-        App::Ping { interval, size } => {
-            positive("interval", interval.0 == 0, "100ms")?;
-            at_least_a_period(key, "interval", interval.0)?;
-            positive("size", size.0 == 0, "64B")?;
-            fits_udp(key, "size", size.0)
-        }
-    }
-}
-
-/// A repeating event at most once per [`MIN_PERIOD`].
-fn at_least_a_period(key: &str, field: &str, period: Time) -> Result<(), KeyError> {
-    if period < MIN_PERIOD {
-        return Err(KeyError::new(
-            format!("{key}.app.{field}"),
-            format!(
-                "{field} = {} is shorter than {}, the shortest period of a repeating event",
-                Duration(period),
-                Duration(MIN_PERIOD)
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// A UDP flow sends at most one datagram per [`MIN_PERIOD`], at its `rate` or, without one,
-/// at the rate of its first hop.
-fn check_udp_rates(r: &Resolved) -> Result<(), KeyError> {
+/// The checks of each `[[flow]]`'s app that need the rate of its first hop (a UDP flow's
+/// datagrams per second), from its first copy's sender.
+fn check_app_routes(r: &Resolved) -> Result<(), KeyError> {
     let mut first = 0;
     for (i, flow) in r.scenario.flows.iter().enumerate() {
-        let n = first;
+        let f = &r.flows[first];
         first += flow.count as usize;
-        let App::Udp { rate, packet_size } = &flow.app else { continue };
-        let f = &r.flows[n];
-        let bps = rate.map_or_else(|| r.first_hop_rate(&f.from, &f.to), |r| r.0);
-        let bits = 8 * (packet_size.0 + u64::from(crate::net::packet::UDP_HEADER));
-        let per_second = bps as f64 / bits as f64;
-        let most = (SEC / MIN_PERIOD) as f64;
-        if per_second > most {
-            let (field, what) = match rate {
-                Some(r) => ("rate", format!("rate = {r}")),
-                None => ("packet_size", format!("saturating the first hop at {}", Rate(bps))),
-            };
-            return Err(KeyError::new(
-                format!("flow[{i}].app.{field}"),
-                format!(
-                    "{what} with {}-byte datagrams sends {per_second:.3e} per second, more than the {most:.0} a flow may send (one per {}); use larger datagrams or a lower rate",
-                    packet_size.0,
-                    Duration(MIN_PERIOD)
-                ),
-            ));
-        }
+        let bps = r.first_hop_rate(&f.from, &f.to);
+        app::check_route(&f.app, bps).map_err(|e| KeyError::new(format!("flow[{i}].app.{}", e.key), e.message))?;
     }
     Ok(())
 }
@@ -443,7 +366,7 @@ fn check_udp_rates(r: &Resolved) -> Result<(), KeyError> {
 /// The time series, the batches table and the tables of events (ping replies, connections)
 /// hold at most [`MAX_SERIES_ROWS`] rows together: one per sample and entity, one per batch and
 /// flow, and those of [`check_event_rows`].
-fn check_series_size(r: &Resolved, loads: &[AppLoad]) -> Result<(), KeyError> {
+fn check_series_size(r: &Resolved, loads: &[app::Load]) -> Result<(), KeyError> {
     let s = &r.scenario;
     let samples = s.duration.0 / s.metrics.interval.0;
     let wifi: usize = r.wifi.iter().map(|w| w.nodes.len() + w.links.len()).sum();
@@ -516,16 +439,6 @@ fn check_queues(r: &Resolved) -> Result<(), KeyError> {
                 add(u64::from(p.flows) * peers, at(|t| t.device.is_some(), "device.flows"))?;
             }
         }
-    }
-    Ok(())
-}
-
-fn fits_udp(key: &str, field: &str, size: u64) -> Result<(), KeyError> {
-    if size > MAX_UDP_PAYLOAD {
-        return Err(KeyError::new(
-            format!("{key}.app.{field}"),
-            format!("{size} bytes do not fit in one IPv4 packet, expected at most {MAX_UDP_PAYLOAD}B"),
-        ));
     }
     Ok(())
 }

@@ -52,7 +52,8 @@ pub struct ResolvedFlow {
     pub to: String,
     /// Congestion control and its parameters; `None` for udp and ping.
     pub cc: Option<cc::Config>,
-    pub app: App,
+    /// The app and its parameters.
+    pub app: crate::app::Config,
     pub start: Time,
     pub stop: Time,
     pub tcp: TcpOptions,

@@ -61,7 +61,7 @@ const BYTES: Kind = Kind {
     what: "size",
     example: "1500B",
     units: &[("B", 1), ("KB", K), ("kB", K), ("MB", M), ("GB", G), ("KiB", KI), ("MiB", MI), ("GiB", GI)],
-    canonical: &[("GiB", GI), ("GB", G), ("MiB", MI), ("MB", M), ("KiB", KI), ("KB", K), ("B", 1)],
+    canonical: crate::sim::SIZE_UNITS,
     max: (limits::MAX_BYTES, "1024GiB"),
 };
 

@@ -17,6 +17,21 @@ pub const SEC: Time = 1_000_000_000;
 /// The units durations and rates are written in (scenario files, messages), largest first.
 pub const DURATION_UNITS: &[(&str, u64)] = &[("s", SEC), ("ms", MS), ("us", US), ("ns", NS)];
 pub const RATE_UNITS: &[(&str, u64)] = &[("Gbit", 1_000_000_000), ("Mbit", 1_000_000), ("kbit", 1_000), ("bit", 1)];
+pub const SIZE_UNITS: &[(&str, u64)] = &[
+    ("GiB", 1 << 30),
+    ("GB", 1_000_000_000),
+    ("MiB", 1 << 20),
+    ("MB", 1_000_000),
+    ("KiB", 1 << 10),
+    ("KB", 1_000),
+    ("B", 1),
+];
+
+/// The shortest period of an event that repeats on its own (ping, periodic connections, UDP
+/// datagrams, rate-schedule steps, an AP's telemetry timeslots): at most a million per
+/// simulated second and source. A bound of scenarios (`scenario::limits`) that the apps
+/// declare in their parameters.
+pub const MIN_PERIOD: Time = US;
 
 /// `value` in the unit of `units` that divides it exactly with the smallest quotient, the
 /// shortest exact spelling ("5500kbit", "1us"); 0 in the last (base) unit.

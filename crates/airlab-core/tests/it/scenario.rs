@@ -2,7 +2,7 @@
 
 use airlab_core::params::Value;
 use airlab_core::qdisc::{self, Config};
-use airlab_core::scenario::{load_file, load_str, App, Resolved, ScenarioError};
+use airlab_core::scenario::{load_file, load_str, Resolved, ScenarioError};
 use airlab_core::sim::{MS, SEC};
 use std::path::Path;
 
@@ -59,7 +59,8 @@ fn dumbbell_resolves_with_defaults() {
     assert_eq!((bulk.start, bulk.stop), (0, 10_000 * MS));
     let tcp = bulk.tcp.config();
     assert_eq!((tcp.mss, tcp.initial_cwnd), (1448, 10));
-    assert!(matches!(r.flows[1].app, App::Ping { interval, .. } if interval.0 == 100 * MS));
+    let ping = &r.flows[1].app;
+    assert_eq!((ping.name(), ping.time("interval"), ping.bytes("size")), ("ping", 100 * MS, 64));
     assert_eq!(r.flows[1].cc, None);
 
     // The resolved scenario is written as JSON with canonical unit strings.
@@ -262,7 +263,7 @@ fn malformed_qdiscs_are_refused_at_their_key() {
             (
                 ("app = { kind = \"ping\" }", "app = { kind = \"pong\" }"),
                 "flow[1].app.kind",
-                "unknown app kind `pong`, expected one of `bulk`",
+                "unknown app kind `pong`, expected one of: bulk, transfer, periodic, udp, ping",
             ),
             // A bad limit names the limit.
             (
@@ -683,8 +684,13 @@ fn quantities_beyond_their_documented_range_are_refused() {
         ("flow.0.tcp.initial_cwnd", "4294967295", "flow[0].tcp.initial_cwnd", "at most 65535 segments"),
         ("flow.0.tcp.timer_hz", "1024", "flow[0].tcp.timer_hz", "100, 250, 300 or 1000"),
         ("flow.0.count", "4294967295", "flow[0].count", "more than the 10000 it may have"),
-        ("flow.1.app", "{ kind = \"ping\", interval = \"1ns\" }", "flow[1].app.interval", "shortest period"),
-        ("flow.0.app", "{ kind = \"periodic\", size = \"1KB\", period = \"999ns\" }", "flow[0].app.period", "shortest"),
+        ("flow.1.app", "{ kind = \"ping\", interval = \"1ns\" }", "flow[1].app.interval", "at least 1us, got \"1ns\""),
+        (
+            "flow.0.app",
+            "{ kind = \"periodic\", size = \"1KB\", period = \"999ns\" }",
+            "flow[0].app.period",
+            "at least 1us",
+        ),
         ("metrics.interval", "1ns", "metrics.interval", "at least 1us"),
         ("metrics.interval", "1us", "metrics.interval", "more than the 20000000 the time series may hold"),
     ];
@@ -796,8 +802,41 @@ fn a_links_shared_settings_are_checked_where_both_directions_override_them() {
 #[test]
 fn a_bulk_app_refuses_keys_it_does_not_take() {
     let sets = [("flow.0.app", r#"{ kind = "bulk", size = "1MB" }"#)];
-    assert_error(load_with(&dumbbell(), &sets), "flow[0].app.size", "unknown field `size`");
+    assert_error(load_with(&dumbbell(), &sets), "flow[0].app.size", "unknown key for bulk, expected one of: (none)");
     load_with(&dumbbell(), &[("flow.0.app", r#"{ kind = "bulk" }"#)]).expect("a bulk app");
+}
+
+/// Each app's keys are read against the parameters it declares: out of range, of the wrong
+/// type or missing, the error names the key below the flow's `app`.
+#[test]
+fn app_keys_are_checked_against_their_declarations() {
+    let app = |table: &str| load_with(&dumbbell(), &[("flow.0.app", table)]);
+    let cases = [
+        (r#"{ kind = "transfer", size = "0B" }"#, "size", "must be a size of at least 1B, got \"0B\""),
+        (r#"{ kind = "transfer" }"#, "size", "a transfer needs a `size`, such as \"1MB\""),
+        (r#"{ kind = "periodic", size = "1KB" }"#, "period", "a periodic app needs a `period`"),
+        (r#"{ kind = "periodic", period = "1s" }"#, "size", "a periodic app needs a `size`"),
+        (r#"{ kind = "periodic", size = "1KB", period = "1s", random_start = "0s" }"#, "random_start", "at least 1ns"),
+        (r#"{ kind = "periodic", size = "1KB", period = 1 }"#, "period", "duration 1 has no unit"),
+        (r#"{ kind = "udp", packet_size = "65508B" }"#, "packet_size", "at most 65507B, got \"65508B\""),
+        (r#"{ kind = "udp", packet_size = "0B" }"#, "packet_size", "at least 1B"),
+        (r#"{ kind = "udp", rate = "0bit" }"#, "rate", "must be a rate of at least 1bit, got \"0bit\""),
+        (r#"{ kind = "ping", size = "65508B" }"#, "size", "at most 65507B"),
+        (r#"{ kind = "ping", interval = "0s" }"#, "interval", "at least 1us"),
+        (r#"{ kind = "ping", intervl = "1s" }"#, "intervl", "unknown key for ping, expected one of: interval, size"),
+        (r#"{ size = "1MB" }"#, "kind", "missing required key"),
+        ("{ kind = 5 }", "kind", "expected a string naming the kind"),
+    ];
+    for (table, key, fragment) in cases {
+        assert_error(app(table), &format!("flow[0].app.{key}"), fragment);
+    }
+    // The bounds themselves load, and the resolved flow writes its app with every value.
+    let udp = r#"{ kind = "udp", rate = "1Mbit", packet_size = "65507B" }"#;
+    let edge = load_with(&dumbbell(), &[("flow.1.app", udp)]).expect("the largest datagram");
+    let written = serde_json::to_value(&edge).unwrap()["flows"][1]["app"].clone();
+    assert_eq!(written, serde_json::json!({ "kind": "udp", "rate": "1Mbit", "packet_size": "65507B" }));
+    let ping = serde_json::to_value(load(&dumbbell()).unwrap()).unwrap()["flows"][1]["app"].clone();
+    assert_eq!(ping, serde_json::json!({ "kind": "ping", "interval": "100ms", "size": "64B" }), "the defaults");
 }
 
 /// Names are labels in every table, plot and message: at most 64 characters, none of them a
