@@ -120,6 +120,7 @@ def test_params_lists_what_each_component_declares() -> None:
     assert [(p["name"], p["default"]) for p in pf["params"]] == [("window", "100")]
     # Apps, with the defaults the scenario format has always had.
     assert comps["app"] == ["bulk", "transfer", "periodic", "udp", "ping"]
+
     def defaults(name: str) -> list[tuple[str, str]]:
         return [(p["name"], p["default"]) for p in airlab.params(name)["params"]]
 

@@ -246,9 +246,7 @@ def params(name: str) -> dict[str, Any]:
     if found is None:
         comps = _core.components()
         known = ", ".join(known for family in FAMILIES for known in comps[family])
-        raise KeyError(
-            f"no component is called {name!r}; expected one of: {known}"
-        )
+        raise KeyError(f"no component is called {name!r}; expected one of: {known}")
     family, doc, rows = found
     keys = ("name", "accepts", "default", "doc")
     params = [dict(zip(keys, row, strict=True)) for row in rows]

@@ -3,6 +3,7 @@ draws its figures, and compares our numbers with the paper's in ``targets.json``
 
 Each paper is a module that is a :class:`~airlab.reproduce.runner.Paper`: ``TITLE``,
 ``jobs(quick)`` (the runs), ``SERIES_LINKS`` and ``SERIES`` (the time series its runs keep),
+``TARGETS`` (the paper's numbers, from ``targets/<paper>.toml``: :mod:`.paper_targets`),
 ``analyze(records, out_dir, quick)`` (tables, figures, targets) and ``report(analysis,
 out_dir, quick)`` (the HTML page).
 :mod:`airlab.reproduce.runner` runs the jobs on a process pool, resumably.

@@ -54,6 +54,7 @@ from airlab.reproduce.runner import (
     write_runs_table,
     write_targets,
 )
+from airlab.reproduce.targets_wifi6 import T as TARGETS
 from airlab.reproduce.targets_wifi6 import Tables, model_targets, targets
 
 TITLE = "TCP BBRv3 over Wi-Fi 6: PFIFO, FQ-CoDel and CAKE (paper 000)"
@@ -324,12 +325,15 @@ def sensitivity(flows: pd.DataFrame, pairs: pd.DataFrame) -> pd.DataFrame:
 
 #: The paper's uplink numbers the base RTT moves (P0.5 E0-3, E0-4), as (low, high) ranges.
 PAPER_UPLINK = {
-    "rtt_fq_codel": (25.0, 25.0),
-    "rtt_cake": (18.0, 18.0),
-    "cwnd_cubic_fq_codel": (15.0, 20.0),
-    "cwnd_bbr_fq_codel": (20.0, 30.0),
-    "cwnd_cubic_cake": (12.0, 18.0),
-    "retx_ratio_cake": (3.15, 3.15),
+    column: TARGETS.entry(experiment, metric, aqm).bounds
+    for column, (experiment, metric, aqm) in {
+        "rtt_fq_codel": ("E0-4 (Fig. 8)", "RTT median (ms)", "FQ-CoDel"),
+        "rtt_cake": ("E0-4 (Fig. 8)", "RTT median (ms)", "CAKE"),
+        "cwnd_cubic_fq_codel": ("E0-3 (Fig. 7)", "CUBIC cwnd, median (KB)", "FQ-CoDel"),
+        "cwnd_bbr_fq_codel": ("E0-3 (Fig. 7)", "BBRv3 cwnd, median (KB)", "FQ-CoDel"),
+        "cwnd_cubic_cake": ("E0-3 (Fig. 7)", "CUBIC cwnd, median (KB)", "CAKE"),
+        "retx_ratio_cake": ("E0-4 (Fig. 8)", "retransmissions BBRv3 / CUBIC", "CAKE"),
+    }.items()
 }
 
 

@@ -22,15 +22,13 @@ import numpy as np
 import pandas as pd
 
 from airlab.jobs import SeriesSpec
-from airlab.reproduce import figures
+from airlab.reproduce import figures, paper_targets
 from airlab.reproduce.runner import (
     Job,
     Reading,
     Target,
-    direction,
     jain,
     mean_ci,
-    point,
     ratio_of_means,
     row_where,
     write_runs_table,
@@ -38,6 +36,7 @@ from airlab.reproduce.runner import (
 )
 
 TITLE = "FaiRTT: RTT fairness of BBRv2 (paper 003)"
+TARGETS = paper_targets.load("fairtt")
 CCS = ("bbr2", "fairtt")
 LABEL = {"bbr2": "BBRv2", "fairtt": "FaiRTT"}
 BOTTLENECK = "bottleneck:r1->r2"
@@ -251,41 +250,37 @@ def aggregate(df: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
 
 
 def targets(queue: pd.DataFrame, rtt: pd.DataFrame, variant: str, p: Plan) -> list[Target]:
-    """Every number of paper 003 (reproduction-targets.md, P3.5) beside ours, for one variant."""
+    """Every number of paper 003 (reproduction-targets.md, P3.5; targets/fairtt.toml) beside
+    ours, for one variant."""
+    T = TARGETS
     base, new = CCS
     b = row_where(queue, cc=base, buffer_bdp=MAIN_BUFFER_BDP)
     f = row_where(queue, cc=new, buffer_bdp=MAIN_BUFFER_BDP)
-    jain_tol = 0.05  # absolute, for Jain's index (reproduction-targets.md X.1)
-    util_tol = 2.0  # percentage points
     # At the main setting two bulk flows share a 10 BDP Drop-Tail buffer: the queue drains only
     # in BBRv2's PROBE_RTT dips (both algorithms have them), so the link is busy 97-100 % of
     # the time whatever the split between the flows. Rows that only ask for that are marked.
     busy = "two bulk flows over a 10 BDP Drop-Tail buffer keep the link busy"
     t = [
-        point("E3-1 (Fig. 3a)", "throughput ratio, BBRv2", 1.44, b.ratio, variant),
-        point("E3-1 (Fig. 3a)", "throughput ratio, FaiRTT", 1.05, f.ratio, variant),
-        point(
+        T.point("E3-1 (Fig. 3a)", "throughput ratio, BBRv2", b.ratio, variant),
+        T.point("E3-1 (Fig. 3a)", "throughput ratio, FaiRTT", f.ratio, variant),
+        T.point(
             "E3-1 (Fig. 3a)",
             "total throughput change FaiRTT vs BBRv2 (%)",
-            1.0,
             100 * (f.total_mbps / b.total_mbps - 1),
             variant,
-            absolute=2.0,
         ).not_informative(
             "insensitive",
             f"{busy} in both runs, so their totals differ by about a point, inside -1 to +3 %",
         ),
-        point("E3-4 (Fig. 4a)", "Jain min over time, BBRv2", 0.88, b.jain_min, variant, jain_tol),
-        point("E3-4 (Fig. 4a)", "Jain mean over time, BBRv2", 0.95, b.jain_mean, variant, jain_tol),
-        point("E3-4 (Fig. 4a)", "Jain min over time, FaiRTT", 0.91, f.jain_min, variant, jain_tol),
-        point(
-            "E3-4 (Fig. 4a)", "Jain mean over time, FaiRTT", 0.99, f.jain_mean, variant, jain_tol
-        ),
+        T.point("E3-4 (Fig. 4a)", "Jain min over time, BBRv2", b.jain_min, variant),
+        T.point("E3-4 (Fig. 4a)", "Jain mean over time, BBRv2", b.jain_mean, variant),
+        T.point("E3-4 (Fig. 4a)", "Jain min over time, FaiRTT", f.jain_min, variant),
+        T.point("E3-4 (Fig. 4a)", "Jain mean over time, FaiRTT", f.jain_mean, variant),
         # Stays informative: its band ends at 99.21 %, below a link that is never idle (the
         # busy fraction reaches 100 %), so it asks for the idle time of BBRv2's PROBE_RTT dips.
-        point("E3-7 (Fig. 5)", "utilization %, BBRv2", 97.21, b.utilization_pct, variant, util_tol),
-        point(
-            "E3-7 (Fig. 5)", "utilization %, FaiRTT", 98.78, f.utilization_pct, variant, util_tol
+        T.point("E3-7 (Fig. 5)", "utilization %, BBRv2", b.utilization_pct, variant),
+        T.point(
+            "E3-7 (Fig. 5)", "utilization %, FaiRTT", f.utilization_pct, variant
         ).not_informative(
             "insensitive", f"{busy}; 98.78 ± 2 spans 96.78-100 %, so only an idling link misses"
         ),
@@ -293,7 +288,7 @@ def targets(queue: pd.DataFrame, rtt: pd.DataFrame, variant: str, p: Plan) -> li
 
     def claim(experiment: str, text: str, margin: float) -> Target:
         # A claim holds when its margin is positive; the margin is what the table shows.
-        return direction(experiment, text, margin > 0, margin, variant)
+        return T.direction(experiment, text, margin > 0, margin, variant)
 
     claims = [
         # "Improves" means closer to 1 on a log scale: a ratio of 0.5 is as unfair as 2.
@@ -312,17 +307,16 @@ def targets(queue: pd.DataFrame, rtt: pd.DataFrame, variant: str, p: Plan) -> li
             f"{busy} in both runs: FaiRTT changes the split, not whether the queue stays full",
         ),
     ]
-    for c, paper_ratio, paper_jain in ((base, 1.46, 0.95), (new, 1.04, 0.99)):
+    for c in CCS:
         rows = queue[queue.cc == c]
         name = LABEL[c]
-        t.append(point("E3-2 (Fig. 3b)", f"mean ratio over buffers, {name}", paper_ratio,
-                       float(rows.ratio.mean()), variant))  # fmt: skip
-        t.append(point("E3-5 (Fig. 4c)", f"mean Jain over buffers, {name}", paper_jain,
-                       float(rows.jain_mean.mean()), variant, jain_tol))  # fmt: skip
+        t.append(T.point("E3-2 (Fig. 3b)", f"mean ratio over buffers, {name}",
+                         float(rows.ratio.mean()), variant))  # fmt: skip
+        t.append(T.point("E3-5 (Fig. 4c)", f"mean Jain over buffers, {name}",
+                         float(rows.jain_mean.mean()), variant))  # fmt: skip
         if 2 in p.buffers_bdp:
             at2 = row_where(queue, cc=c, buffer_bdp=2).jain_mean
-            t.append(point("E3-5 (Fig. 4c)", f"Jain at 2 BDP, {name}", paper_jain, at2, variant,
-                           jain_tol))  # fmt: skip
+            t.append(T.point("E3-5 (Fig. 4c)", f"Jain at 2 BDP, {name}", at2, variant))
     fq = queue[queue.cc == new].set_index("buffer_bdp")
     if 2 in p.buffers_bdp:
         claims.append(claim("E3-5 (Fig. 4c)", "FaiRTT's Jain index peaks at 2 BDP",
@@ -331,42 +325,22 @@ def targets(queue: pd.DataFrame, rtt: pd.DataFrame, variant: str, p: Plan) -> li
     big = max(p.buffers_bdp)
     claims.append(claim("E3-2 (Fig. 3b)", "BBRv2 fairness drops for buffers above 10 BDP",
                         bq.ratio[big] - bq.ratio[MAIN_BUFFER_BDP]))  # fmt: skip
-    # jain_max: "The maximum value of the fairness index obtained for FaiRTT is 0.99 as against
-    # 0.97 for BBRv2 at 5 ms and 10 ms competing flows" (P3 Sec. IV-B2, L107; E3-6 in
-    # reproduction-targets.md). Ours is the largest over the RTT sweep of the same metric as
-    # Fig. 4a's mean row (per 1 s bin over the whole run, then averaged), as the min and max
-    # ratio rows of Fig. 3c take theirs; the paper's peak sits at 10 ms although its sweep
-    # starts at 5 ms, equal to the mice (reproduction-targets.md P3.6 [X]2).
-    for c, lo, hi, avg, jain_far, jain_avg, jain_max in (
-        (base, 1.32, 1.82, 1.44, 0.93, 0.94, 0.97),
-        (new, 1.02, 1.18, 1.11, 0.99, 0.98, 0.99),
-    ):
+    # The max Jain rows take the largest over the RTT sweep of the same metric as Fig. 4a's
+    # mean row (per 1 s bin over the whole run, then averaged), as the min and max ratio rows
+    # of Fig. 3c take theirs (targets/fairtt.toml quotes the paper's sentence).
+    for c in CCS:
         rows = rtt[rtt.cc == c].set_index("rtt_ms")
         name = LABEL[c]
         far = rows.jain_mean[max(p.rtts_ms)]
         t += [
-            point("E3-3 (Fig. 3c)", f"min ratio over RTTs, {name}", lo, rows.ratio.min(), variant),
-            point("E3-3 (Fig. 3c)", f"max ratio over RTTs, {name}", hi, rows.ratio.max(), variant),
-            point(
-                "E3-3 (Fig. 3c)", f"mean ratio over RTTs, {name}", avg, rows.ratio.mean(), variant
+            T.point("E3-3 (Fig. 3c)", f"min ratio over RTTs, {name}", rows.ratio.min(), variant),
+            T.point("E3-3 (Fig. 3c)", f"max ratio over RTTs, {name}", rows.ratio.max(), variant),
+            T.point("E3-3 (Fig. 3c)", f"mean ratio over RTTs, {name}", rows.ratio.mean(), variant),
+            T.point("E3-6 (Fig. 4b)", f"Jain 5 vs 30 ms, {name}", far, variant),
+            T.point(
+                "E3-6 (Fig. 4b)", f"mean Jain over RTTs, {name}", rows.jain_mean.mean(), variant
             ),
-            point("E3-6 (Fig. 4b)", f"Jain 5 vs 30 ms, {name}", jain_far, far, variant, jain_tol),
-            point(
-                "E3-6 (Fig. 4b)",
-                f"mean Jain over RTTs, {name}",
-                jain_avg,
-                rows.jain_mean.mean(),
-                variant,
-                jain_tol,
-            ),
-            point(
-                "E3-6 (Fig. 4b)",
-                f"max Jain over RTTs, {name}",
-                jain_max,
-                rows.jain_mean.max(),
-                variant,
-                jain_tol,
-            ),
+            T.point("E3-6 (Fig. 4b)", f"max Jain over RTTs, {name}", rows.jain_mean.max(), variant),
         ]
     br = rtt[rtt.cc == base].set_index("rtt_ms")
     near = min(x for x in p.rtts_ms if x > MICE_RTT_MS)
@@ -409,13 +383,15 @@ def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -
     def baseline(s: dict[str, Any]) -> float:
         return float(row_where(s["queue"], cc=CCS[0], buffer_bdp=MAIN_BUFFER_BDP).ratio)
 
-    # Which reading makes the BBRv2 baseline look like the paper's (ratio 1.44 at the main point)?
-    gaps = {s["variant"].name: abs(baseline(s) - 1.44) for s in sections}
+    # Which reading makes the BBRv2 baseline look like the paper's ratio at the main point?
+    paper = TARGETS.entry("E3-1 (Fig. 3a)", "throughput ratio, BBRv2").value
+    gaps = {s["variant"].name: abs(baseline(s) - paper) for s in sections}
     return {
         "sections": sections,
         "readings": READINGS_DECLARED,
         "closest_variant": min(gaps, key=gaps.__getitem__),
         "gaps": gaps,
+        "paper_ratio": paper,
     }
 
 
@@ -424,7 +400,10 @@ def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
     from airlab.reproduce import report as r
 
     p = plan(quick)
-    gaps = ", ".join(f"reading {k}: |ratio - 1.44| = {v:.2f}" for k, v in analysis["gaps"].items())
+    gaps = ", ".join(
+        f"reading {k}: |ratio - {analysis['paper_ratio']:g}| = {v:.2f}"
+        for k, v in analysis["gaps"].items()
+    )
     intro = r.plan_note(quick, analysis) + (
         f"<p>{len(p.seeds)} seeds, {p.duration_s} s per run, "
         f"buffers {list(p.buffers_bdp)} BDP, "

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from airlab.reproduce import paper_targets
 from airlab.reproduce.metrics_fccc import (
     FLOORS,
     PAIRS,
@@ -41,16 +42,14 @@ from airlab.reproduce.runner import (
     Job,
     Reading,
     Target,
-    direction,
-    point,
     row_where,
     seed_means,
-    span,
     write_runs_table,
     write_targets,
 )
 
 TITLE = "FCCC: congestion control from the AP's airtime feedback (paper 004)"
+TARGETS = paper_targets.load("fccc")
 #: Paths on which neither floor decides an FCCC run at the computed timeslot or longer, so the
 #: ``cwnd_min`` 1 runs there are the ``cwnd_min`` 10 runs (FLOORS[0], the primary reading).
 #: The floor acts only when an update of eq. 10 would take the window under it (the window
@@ -283,6 +282,7 @@ def targets(agg: Mapping[str, pd.DataFrame], path: str, floor: int) -> list[Targ
     from the configuration and the paper's text: a row of a secondary floor that reads only
     runs no floor reaches (CUBIC's, or FCCC's over a FLOOR_FREE path at the computed timeslot
     or longer) is a duplicate of the primary floor's row, whatever else it is there."""
+    T = TARGETS
     v = f"{path}, cwnd_min {floor}"
     primary = f"{path}, cwnd_min {FLOORS[0]}"
     free = path in FLOOR_FREE
@@ -301,10 +301,9 @@ def targets(agg: Mapping[str, pd.DataFrame], path: str, floor: int) -> list[Targ
     out: list[Target] = []
     e1 = agg["E4-1"]
     short, mid, long_ = (row_where(e1, floor=floor, scale=s) for s in SCALES)
-    ts20 = point(
+    ts20 = T.point(
         "E4-1 (Fig. 5)",
         "timeslot at ts/20 (ms)",
-        48.0,
         short.ts_ed1,
         v,
         note="the slow loop's wire is set from this number" if calibrated else "",
@@ -313,7 +312,7 @@ def targets(agg: Mapping[str, pd.DataFrame], path: str, floor: int) -> list[Targ
         ts20 = ts20.not_informative(
             "calibration", "the slow loop's 470 ms wire was chosen to make this timeslot 48 ms"
         )
-    at_min = direction(
+    at_min = T.direction(
         "E4-1 (Fig. 5)",
         "ts/20: ED1's cwnd held at its minimum (packets over it)",
         short.cwnd_ed1 <= floor + 0.5,
@@ -331,10 +330,8 @@ def targets(agg: Mapping[str, pd.DataFrame], path: str, floor: int) -> list[Targ
             "over the direct path ts/20 is a few ms, so ED1's bound floor(1 + 0.4 ts / 611.6 us) "
             "is under 10 and its window sits on the configured floor whatever the controller does",
         )
-    first_ts = point(
-        "E4-1 (L461)", "ts x20: initial timeslot (s)", 6.0, long_.ts_first_ed1 / 1e3, v
-    )
-    later_ts = point("E4-1 (L461)", "ts x20: later timeslot (s)", 22.0, long_.ts_last_ed1 / 1e3, v)
+    first_ts = T.point("E4-1 (L461)", "ts x20: initial timeslot (s)", long_.ts_first_ed1 / 1e3, v)
+    later_ts = T.point("E4-1 (L461)", "ts x20: later timeslot (s)", long_.ts_last_ed1 / 1e3, v)
     if calibrated:
         # The AP has no ertt sample until the first ACK passes it, a round trip of about 1 s,
         # so that ACK, the sender's first echo, carries the configured initial_timeslot.
@@ -351,7 +348,7 @@ def targets(agg: Mapping[str, pd.DataFrame], path: str, floor: int) -> list[Targ
     out += [
         ts20,
         at_min,
-        direction(
+        T.direction(
             "E4-1 (Fig. 6)",
             "ts/20: ED1's w_ar appears high against sp 0.4",
             short.w_ar_ed1 > 0.4,
@@ -361,7 +358,7 @@ def targets(agg: Mapping[str, pd.DataFrame], path: str, floor: int) -> list[Targ
         again(first_ts, free),
         again(later_ts, free),
         again(
-            direction(
+            T.direction(
                 "E4-1 (Fig. 5)",
                 "ts x20: cwnd swings wider than with the computed ts (p95/p5)",
                 long_.cwnd_spread_ed1 > mid.cwnd_spread_ed1,
@@ -381,16 +378,16 @@ def targets(agg: Mapping[str, pd.DataFrame], path: str, floor: int) -> list[Targ
     diffs2 = [abs(difference(fc[f"air_{i}"], fc[f"air_{j}"])) for i, j in PAIRS]
     e2_rows = [
         _span(
-            point("E4-2 (Fig. 8)", "ED1 throughput change vs CUBIC (%)", 58.0, change["ed1"], v),
+            T.point("E4-2 (Fig. 8)", "ED1 throughput change vs CUBIC (%)", change["ed1"], v),
             "whole transfer",
         ),
         _span(
-            point("E4-2 (Fig. 8)", "ED3 throughput change vs CUBIC (%)", -43.0, change["ed3"], v),
+            T.point("E4-2 (Fig. 8)", "ED3 throughput change vs CUBIC (%)", change["ed3"], v),
             "whole transfer",
         ),
-        point("E4-2 (Fig. 10)", "ED1 finishes its 5 MB (s)", 13.0, fc.fct_ed1, v),
+        T.point("E4-2 (Fig. 10)", "ED1 finishes its 5 MB (s)", fc.fct_ed1, v),
         again(
-            direction(
+            T.direction(
                 "E4-2 (Fig. 7)",
                 "CUBIC: equal throughput (largest / smallest under 1.1)",
                 cubic_spread < 1.1,
@@ -401,30 +398,20 @@ def targets(agg: Mapping[str, pd.DataFrame], path: str, floor: int) -> list[Targ
             cubic_only=True,
         ),
         _span(
-            point(
-                "E4-2 (P4.4)",
-                "ED1 change while all three transfers run (%)",
-                58.0,
-                shared["ed1"],
-                v,
-                note="the rates P4.4 derives (+70 % at a full share); the paper's +58 % is "
-                "beside it",
+            T.point(
+                "E4-2 (P4.4)", "ED1 change while all three transfers run (%)", shared["ed1"], v
             ),
             "while all three run",
         ),
         _span(
-            point(
-                "E4-2 (P4.4)",
-                "ED3 change while all three transfers run (%)",
-                -43.0,
-                shared["ed3"],
-                v,
+            T.point(
+                "E4-2 (P4.4)", "ED3 change while all three transfers run (%)", shared["ed3"], v
             ),
             "while all three run",
         ),
         # Every frame of the 15 MB costs its device's t_p whoever sends it when, so the last
         # completion is the three transfers' total airtime plus the channel's idle time.
-        direction(
+        T.direction(
             "E4-2 (L481)",
             "the same overall efficiency: network throughput (15 MB over the last completion) "
             "within 10 %",
@@ -436,21 +423,21 @@ def targets(agg: Mapping[str, pd.DataFrame], path: str, floor: int) -> list[Targ
             "15 MB over the last completion is the frames' total airtime, which no split of the "
             "air changes: any controller that keeps the channel busy to the end matches CUBIC",
         ),
-        direction(
+        T.direction(
             "E4-2 (L481)",
             "the same overall efficiency: sum of the three devices' throughputs within 10 %",
             abs(total) <= 10,
             10 - abs(total),
             v,
         ),
-        direction(
+        T.direction(
             "E4-2 (Fig. 9)",
             "FCCC shares airtime (largest |D_ij| within 25 %)",
             max(diffs2) <= 25,
             25 - max(diffs2),
             v,
         ),
-        direction(
+        T.direction(
             "E4-2 (Fig. 8)",
             "the fast device gains, the slow one loses",
             change["ed1"] > 0 > change["ed3"],
@@ -465,7 +452,7 @@ def targets(agg: Mapping[str, pd.DataFrame], path: str, floor: int) -> list[Targ
     d_fccc = max(abs(difference(fc[f"air_{i}"], fc[f"air_{j}"])) for i, j in PAIRS)
     out += [
         again(
-            direction(
+            T.direction(
                 "E4-3 (Fig. 11)",
                 "CUBIC: the slow device dominates airtime (D_13 below -100 %)",
                 d_cubic < -100,
@@ -476,18 +463,11 @@ def targets(agg: Mapping[str, pd.DataFrame], path: str, floor: int) -> list[Targ
             cubic_only=True,
         ),
         again(
-            span(
-                "E4-3 (Fig. 11)",
-                "FCCC: largest airtime difference |D_ij| (%)",
-                0.0,
-                18.0,
-                d_fccc,
-                v,
-            ),
+            T.span("E4-3 (Fig. 11)", "FCCC: largest airtime difference |D_ij| (%)", d_fccc, v),
             free,
         ),
         again(
-            direction(
+            T.direction(
                 "E4-3 (Fig. 11)",
                 "FCCC: airtime difference at most 25 %",
                 d_fccc <= 25,
@@ -508,18 +488,12 @@ def targets(agg: Mapping[str, pd.DataFrame], path: str, floor: int) -> list[Targ
         for t in (
             # Eq. 11 at one ts and sp scales as 1 / t_p: the ratio is eq. 2's, which the model
             # computes from the paper's constants, and the paper gives no number (P4.5 [D]).
-            point(
-                "E4-4 (Fig. 14)",
-                "cwnd_up at 24 / at 6 Mbit/s",
-                round(2168.33 / 611.58, 2),
-                ratio,
-                v,
-            ).not_informative(
+            T.point("E4-4 (Fig. 14)", "cwnd_up at 24 / at 6 Mbit/s", ratio, v).not_informative(
                 "derived",
                 "eq. 11 makes it t_p(6) / t_p(24) = 2168.33 / 611.58 of the model's own eq. 2; "
                 "the paper states no ratio",
             ),
-            direction(
+            T.direction(
                 "E4-4 (Fig. 14)",
                 "cwnd_up follows a rate change within one timeslot of the first frame at the "
                 "new rate",
@@ -527,7 +501,7 @@ def targets(agg: Mapping[str, pd.DataFrame], path: str, floor: int) -> list[Targ
                 1 - e4.echo_lag_in_timeslots,
                 v,
             ),
-            direction(
+            T.direction(
                 "E4-4 (Fig. 14)",
                 "cwnd_up follows a rate change within one timeslot of the change",
                 e4.lag_in_timeslots <= 1 and e4.switches_missed == 0,
@@ -545,35 +519,26 @@ def targets(agg: Mapping[str, pd.DataFrame], path: str, floor: int) -> list[Targ
         again(t, free)
         for t in (
             _span(
-                point(
-                    "E4-5 (Fig. 15)",
-                    "airtime sp 0.45 / sp 0.15, while both run",
-                    3.0,
-                    air,
-                    v,
-                    absolute=0.6,
-                ),
+                T.point("E4-5 (Fig. 15)", "airtime sp 0.45 / sp 0.15, while both run", air, v),
                 "while both run",
             ),
             _span(
-                point(
+                T.point(
                     "E4-5 (Fig. 15)",
                     "airtime sp 0.45 / sp 0.15, while both have their whole window in flight",
-                    3.0,
                     e5.air_full_ed1 / e5.air_full_ed2,
                     v,
-                    absolute=0.6,
                 ),
                 "whole window in flight",
             ),
-            direction(
+            T.direction(
                 "E4-5 (Fig. 16)",
                 "the sp 0.45 device has the larger cwnd (ratio over 1)",
                 e5.cwnd_ratio > 1,
                 e5.cwnd_ratio - 1,
                 v,
             ),
-            direction(
+            T.direction(
                 "E4-5 (Fig. 16)",
                 "after ED1 ends, ED2's cwnd does not grow much (under 1.5x)",
                 growth < 1.5,

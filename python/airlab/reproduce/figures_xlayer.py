@@ -13,7 +13,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from airlab.reproduce.metrics_xlayer import AQMS, SETTINGS, TABLE_KS, TABLES, family, k_table
+from airlab.reproduce.metrics_xlayer import AQMS, SETTINGS, TABLE_KS, family, k_table, paper_table
 
 STYLE = {"xlayer": ("tab:blue", "cross-layer AQM"), "fq_codel": ("tab:orange", "FQ-CoDel")}
 LABELS = {
@@ -83,7 +83,6 @@ def k_tables(agg: Mapping[str, pd.DataFrame], path: Path, settings: Mapping[str,
     fig, axes = plt.subplots(2, len(settings), figsize=(5 * len(settings), 6.4), squeeze=False)
     for col, (setting, n) in enumerate(settings.items()):
         k = k_table(agg, setting, n)
-        paper = TABLES[family(setting)]
         for row, (metric, col_name) in enumerate((("goodput", "mice_goodput"),
                                                   ("delay", "mice_delay"))):  # fmt: skip
             ax = axes[row, col]
@@ -92,7 +91,8 @@ def k_tables(agg: Mapping[str, pd.DataFrame], path: Path, settings: Mapping[str,
             if metric == "goodput" and "mice_transfer_goodput" in k.columns:
                 ax.plot(k.index, k["mice_transfer_goodput"], marker="^", ms=3, lw=1,
                         label="airlab, per transfer")  # fmt: skip
-            ax.plot(TABLE_KS, paper[metric], "k--", marker="s", ms=3, lw=1, label="paper")
+            paper = paper_table(family(setting), metric)
+            ax.plot(TABLE_KS, paper, "k--", marker="s", ms=3, lw=1, label="paper")
             _style(ax, "K (mice packets per round and flow)", LABELS[col_name])
             if row == 0:
                 table = 1 if family(setting) == "smart home" else 2

@@ -1,6 +1,7 @@
 """Paper 001's runs and what each run measures: the AQMs and settings every run is made of,
-the K of Tables 1/2 with the paper's values, the per-run metrics (batch means of a steady run,
-the rounds of a transient one), and the K table the targets and the figures read.
+the K of Tables 1/2 with the paper's values (from its targets file), the per-run metrics (batch
+means of a steady run, the rounds of a transient one), and the K table the targets and the
+figures read.
 
 The paper module (``xlayer_aqm``) and its figures (``figures_xlayer``) import from here; this
 module imports neither."""
@@ -14,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from airlab.reproduce import paper_targets
 from airlab.reproduce.runner import jain
 from airlab.stats import mean_ci
 
@@ -34,18 +36,25 @@ SETTINGS: dict[str, tuple[str, str, str | None]] = {
 #: The flows whose packets cross the AQM beside the mice (their goodput is "bulk goodput").
 BULK = {"smart home": ("bulk-up",), "eHealth": ("video-down-1", "video-down-2")}
 TRANSFER_MBIT = 8.0
-#: Table 1 (smart home) and 2 (eHealth): mice goodput (Mbit/s) and delay (ms) per K.
-TABLES = {
-    "smart home": {"goodput": (11.4, 11.5, 11.9, 11.8, 11.6, 11.5),
-                   "delay": (18.6, 19.0, 18.5, 19.2, 19.4, 19.0)},
-    "eHealth": {"goodput": (5.1, 5.2, 5.6, 5.7, 5.5, 5.4),
-                "delay": (17.0, 16.7, 15.1, 15.7, 16.2, 16.5)},
-}  # fmt: skip
+#: The paper's numbers and claims (``targets/xlayer-aqm.toml``), Tables 1/2 among them.
+TARGETS = paper_targets.load("xlayer-aqm")
 
 
 def family(setting: str) -> str:
     """``smart home`` or ``eHealth``: the scenario a setting runs."""
     return "smart home" if setting.startswith("smart home") else "eHealth"
+
+
+def table_metric(scenario: str, k: float, metric: str) -> str:
+    """The row of Table 1 (``scenario`` smart home) or 2 (eHealth) for the mice ``metric``
+    (goodput in Mbit/s, delay in ms) at ``k``, as the targets file names it."""
+    table = 1 if scenario == "smart home" else 2
+    return f"Table {table}: K = {k:g}, mice {metric}"
+
+
+def paper_table(scenario: str, metric: str) -> tuple[float, ...]:
+    """The paper's mice ``metric`` at each K of :data:`TABLE_KS` (Table 1 or 2)."""
+    return tuple(TARGETS.entry("E1-11", table_metric(scenario, k, metric)).value for k in TABLE_KS)
 
 
 # -- per-run metrics ---------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from scipy import stats
@@ -25,12 +25,17 @@ from airlab.reproduce.explain import Explanation
 from airlab.schema import provenance
 from airlab.stats import mean_ci
 
+if TYPE_CHECKING:
+    # paper_targets builds its rows with this module's constructors.
+    from airlab.reproduce.paper_targets import PaperTargets
+
 __all__ = ["Job", "Paper", "keep_for"]
 
 
 class Paper(Protocol):
     """What a paper's reproduction module provides (``airlab reproduce NAME`` runs it): its
-    title, its runs, the time series those keep, and the analysis and page of their records.
+    title, its runs, the time series those keep, the paper's numbers, and the analysis and page
+    of their records.
     The modules in :data:`airlab.reproduce.PAPERS` are checked against it by mypy."""
 
     @property
@@ -43,6 +48,11 @@ class Paper(Protocol):
     @property
     def SERIES(self) -> SeriesSpec | None:
         """Further time series its records keep (None: none)."""
+
+    @property
+    def TARGETS(self) -> PaperTargets:
+        """The paper's numbers and claims its analysis compares with
+        (``airlab/reproduce/targets/<paper>.toml``)."""
 
     def jobs(self, quick: bool = False) -> list[Job]:
         """Every run of the reproduction (``quick``: the smoke-test subset)."""

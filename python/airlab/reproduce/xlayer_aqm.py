@@ -36,17 +36,17 @@ from airlab.reproduce.metrics_xlayer import (
     METRICS,
     SETTINGS,
     TABLE_KS,
-    TABLES,
+    TARGETS,
     family,
     k_table,
+    paper_table,
     run_metrics,
+    table_metric,
 )
 from airlab.reproduce.runner import (
     Job,
     Reading,
     Target,
-    direction,
-    point,
     seed_means,
     write_runs_table,
     write_targets,
@@ -355,6 +355,7 @@ def _tag(rows: list[Target], setting: str) -> list[Target]:
 def targets(agg: Mapping[str, pd.DataFrame]) -> list[Target]:
     """Every number and claim of P1.3/P1.4 (E1-6, testbed against ns-3, aside). The testbed's
     figures are rows under every reading of the layer they depend on; ns-3's under its own."""
+    T = TARGETS
     out: list[Target] = []
     steady = agg["steady"]
     for setting in ("eHealth, mac80211", "eHealth, device FIFO"):
@@ -369,38 +370,38 @@ def targets(agg: Mapping[str, pd.DataFrame]) -> list[Target]:
         later = x.mice_goodput.loc[x.index >= 2]
         steady_bulk = (x.bulk_goodput / q.bulk_goodput - 1).loc[x.index >= 3].abs()
         out += _tag([
-            point("E1-1 (Fig. 4)", "largest mice goodput gain over the first 5 rounds (%)", 48.0,
-                  float(gain.max()), setting),
-            direction("E1-1 (Fig. 4)", "mice goodput stable after one round (rounds 2-5 within "
-                      "15 % of their mean)", bool((later / later.mean() - 1).abs().max() <= 0.15),
-                      0.15 - float((later / later.mean() - 1).abs().max()), setting),
-            _equal_bulk(direction("E1-1 (Fig. 4)", "equal bulk goodput from round 3 (within "
-                                  "10 %)", bool(steady_bulk.max() <= 0.10),
-                                  0.10 - float(steady_bulk.max()), setting), setting),
-            point("E1-2 (Fig. 5)", "largest mice FCT reduction over the first 5 rounds (%)", -41.0,
-                  float(fct.min()), setting),
+            T.point("E1-1 (Fig. 4)", "largest mice goodput gain over the first 5 rounds (%)",
+                    float(gain.max()), setting),
+            T.direction("E1-1 (Fig. 4)", "mice goodput stable after one round (rounds 2-5 within "
+                        "15 % of their mean)", bool((later / later.mean() - 1).abs().max() <= 0.15),
+                        0.15 - float((later / later.mean() - 1).abs().max()), setting),
+            _equal_bulk(T.direction("E1-1 (Fig. 4)", "equal bulk goodput from round 3 (within "
+                                    "10 %)", bool(steady_bulk.max() <= 0.10),
+                                    0.10 - float(steady_bulk.max()), setting), setting),
+            T.point("E1-2 (Fig. 5)", "largest mice FCT reduction over the first 5 rounds (%)",
+                    float(fct.min()), setting),
         ], setting)  # fmt: skip
     for setting in ("eHealth, mac80211", "eHealth, device FIFO"):
         g = _gain(steady, setting, "mice_goodput")
         f = _gain(steady, setting, "mice_fct")
         b = _gain(steady, setting, "bulk_goodput")
         out += _tag([
-            direction("E1-3 (Fig. 6)", "cross-layer mice goodput above FQ-CoDel at every source "
-                      "count", bool((g.change > 0).all()), float(g.change.min()), setting),
-            point("E1-3 (Fig. 6)", "largest mice goodput gain (%)", 59.0, float(g.change.max()),
-                  setting),
-            direction("E1-3 (Fig. 6)", "the gain grows with the sources (slope, % per source)",
-                      _trend(g.change) > 0, _trend(g.change), setting),
-            _equal_bulk(direction("E1-3 (Fig. 6)", "bulk goodput within 10 % of FQ-CoDel at "
-                                  "every source count", bool((b.change.abs() <= 10).all()),
-                                  10 - float(b.change.abs().max()), setting), setting),
-            direction("E1-4 (Fig. 7)", "cross-layer mice FCT lower at every source count",
-                      bool((f.change < 0).all()), -float(f.change.max()), setting),
-            point("E1-4 (Fig. 7)", "mean FCT reduction over the source counts (ms)", 190.0,
-                  -1e3 * float(f.difference.mean()), setting),
-            point("abstract (L25)", "eHealth FCT reduction at the paper's table point (%)",
-                  -10.0, float(f.change.get(TABLE_SOURCES["eHealth, device FIFO"], math.nan)),
-                  setting),
+            T.direction("E1-3 (Fig. 6)", "cross-layer mice goodput above FQ-CoDel at every source "
+                        "count", bool((g.change > 0).all()), float(g.change.min()), setting),
+            T.point("E1-3 (Fig. 6)", "largest mice goodput gain (%)", float(g.change.max()),
+                    setting),
+            T.direction("E1-3 (Fig. 6)", "the gain grows with the sources (slope, % per source)",
+                        _trend(g.change) > 0, _trend(g.change), setting),
+            _equal_bulk(T.direction("E1-3 (Fig. 6)", "bulk goodput within 10 % of FQ-CoDel at "
+                                    "every source count", bool((b.change.abs() <= 10).all()),
+                                    10 - float(b.change.abs().max()), setting), setting),
+            T.direction("E1-4 (Fig. 7)", "cross-layer mice FCT lower at every source count",
+                        bool((f.change < 0).all()), -float(f.change.max()), setting),
+            T.point("E1-4 (Fig. 7)", "mean FCT reduction over the source counts (ms)",
+                    -1e3 * float(f.difference.mean()), setting),
+            T.point("abstract (L25)", "eHealth FCT reduction at the paper's table point (%)",
+                    float(f.change.get(TABLE_SOURCES["eHealth, device FIFO"], math.nan)),
+                    setting),
         ], setting)  # fmt: skip
     # ns-3's eHealth figures: its WifiMacQueue is the device FIFO, the runs of Figs. 6/7's
     # primary reading.
@@ -408,33 +409,33 @@ def targets(agg: Mapping[str, pd.DataFrame]) -> list[Target]:
     g = _gain(steady, setting, "mice_goodput")
     j = _gain(steady, setting, "jain")
     out += [
-        direction("E1-7 (Fig. 11)", "cross-layer mice goodput above FQ-CoDel at every source "
-                  "count", bool((g.change > 0).all()), float(g.change.min()),
-                  setting).not_informative(
+        T.direction("E1-7 (Fig. 11)", "cross-layer mice goodput above FQ-CoDel at every source "
+                    "count", bool((g.change > 0).all()), float(g.change.min()),
+                    setting).not_informative(
             "duplicate", "ns-3's WifiMacQueue is the device FIFO of Fig. 6's primary reading: the "
             "same runs and number as E1-3's row under it"),
-        direction("E1-8 (Fig. 12)", "cross-layer Jain index above FQ-CoDel at every source "
-                  "count", bool((j.difference > 0).all()), float(j.difference.min()), setting),
-        point("E1-8 (Fig. 12)", "cross-layer Jain index, largest", 0.85, float(j.xlayer.max()),
-              setting, absolute=0.05),
+        T.direction("E1-8 (Fig. 12)", "cross-layer Jain index above FQ-CoDel at every source "
+                    "count", bool((j.difference > 0).all()), float(j.difference.min()), setting),
+        T.point("E1-8 (Fig. 12)", "cross-layer Jain index, largest", float(j.xlayer.max()),
+                setting),
     ]  # fmt: skip
     for setting in ("smart home", "smart home, shaper"):
         g = _gain(steady, setting, "mice_goodput")
         b = _gain(steady, setting, "bulk_goodput")
         out += _tag([
-            point("E1-5 (Fig. 8)", "largest mice goodput gain (%)", 77.0, float(g.change.max()),
-                  setting),
-            direction("E1-5 (Fig. 8)", "cross-layer mice goodput above FQ-CoDel at every source "
-                      "count", bool((g.change > 0).all()), float(g.change.min()), setting),
-            direction("E1-5 (Fig. 8)", "the gain shrinks as the sources grow (slope, % per "
-                      "source)", _trend(g.change) < 0, -_trend(g.change), setting),
+            T.point("E1-5 (Fig. 8)", "largest mice goodput gain (%)", float(g.change.max()),
+                    setting),
+            T.direction("E1-5 (Fig. 8)", "cross-layer mice goodput above FQ-CoDel at every source "
+                        "count", bool((g.change > 0).all()), float(g.change.min()), setting),
+            T.direction("E1-5 (Fig. 8)", "the gain shrinks as the sources grow (slope, % per "
+                        "source)", _trend(g.change) < 0, -_trend(g.change), setting),
             # Only the sign is asked, and the 50 Mbit/s uplink the bulk upload fills gets 5.3
             # Mbit/s more offered by every source (10.7 at 2 sources, 107 at 20): whatever the
             # AQM, the bulk keeps what the mice leave, so it falls even under FQ-CoDel's fair
             # shares.
-            direction("E1-5 (Fig. 8)", "bulk goodput falls as the sources grow (slope, Mbit/s "
-                      "per source)", _trend(b.xlayer) < 0, -_trend(b.xlayer),
-                      setting).not_informative(
+            T.direction("E1-5 (Fig. 8)", "bulk goodput falls as the sources grow (slope, Mbit/s "
+                        "per source)", _trend(b.xlayer) < 0, -_trend(b.xlayer),
+                        setting).not_informative(
                 "insensitive", "the mice offer 5.3 Mbit/s more per source to the 50 Mbit/s "
                 "uplink the bulk upload fills, so any model that keeps it busy and serves the "
                 "mice passes"),
@@ -446,20 +447,20 @@ def targets(agg: Mapping[str, pd.DataFrame]) -> list[Target]:
     # The abstract's headline (L11; "up to almost 80 %" in the home network, L25) is Fig. 8's
     # largest gain rounded up: the same number of ours against the same measurement.
     out += _tag([
-        point("abstract (L11)", "mice goodput 'almost 80 %' higher (largest gain, %)", 80.0,
-              float(g.change.max())).not_informative(
+        T.point("abstract (L11)", "mice goodput 'almost 80 %' higher (largest gain, %)",
+                float(g.change.max())).not_informative(
             "duplicate", "the abstract's 'almost 80 %' is E1-5's largest smart-home gain (Fig. "
             "8, 77 %), the same number of ours"),
     ], "smart home")  # fmt: skip
     out += [
         # ns-3's smart-home figures: a link at its DataRate above its device queue.
-        direction("E1-9 (Fig. 13)", "at the most sources the gain is below eHealth's (device "
-                  "FIFO), %", float(g.change.iloc[-1]) < float(eh.change.iloc[-1]),
-                  float(eh.change.iloc[-1] - g.change.iloc[-1])),
-        direction("E1-10 (Fig. 14)", "Jain index higher up to 12 sources and not beyond",
-                  bool((small.difference > 0).all() and (large.difference <= 0).all()),
-                  float(min(small.difference.min(), -large.difference.max()))
-                  if len(large) else float(small.difference.min())),
+        T.direction("E1-9 (Fig. 13)", "at the most sources the gain is below eHealth's (device "
+                    "FIFO), %", float(g.change.iloc[-1]) < float(eh.change.iloc[-1]),
+                    float(eh.change.iloc[-1] - g.change.iloc[-1])),
+        T.direction("E1-10 (Fig. 14)", "Jain index higher up to 12 sources and not beyond",
+                    bool((small.difference > 0).all() and (large.difference <= 0).all()),
+                    float(min(small.difference.min(), -large.difference.max()))
+                    if len(large) else float(small.difference.min())),
     ]  # fmt: skip
     out += _k_targets(agg)
     return out
@@ -470,25 +471,23 @@ def _k_targets(agg: Mapping[str, pd.DataFrame]) -> list[Target]:
     out: list[Target] = []
     for setting, n in k_settings().items():
         rows = []
-        paper = TABLES[family(setting)]
-        table = 1 if family(setting) == "smart home" else 2
         k = k_table(agg, setting, n)
         for kk in KS:
-            i = TABLE_KS.index(kk)
             row = k.loc[kk] if kk in k.index else None
             for metric, col in (("goodput", "mice_goodput"), ("delay", "mice_delay")):
                 ours = float(row[col]) if row is not None else math.nan
-                row_target = point("E1-11", f"Table {table}: K = {kk:g}, mice {metric}",
-                                   paper[metric][i], ours, setting)  # fmt: skip
+                row_target = TARGETS.point("E1-11", table_metric(family(setting), kk, metric),
+                                           ours, setting)  # fmt: skip
                 # The operating point was chosen at the primary readings, not the shaper.
                 if metric == "goodput" and setting in CALIBRATED:
                     row_target = row_target.not_informative("calibration", CALIBRATED[setting])
                 rows.append(row_target)
         best = float(k.mice_goodput.idxmax()) if len(k) else math.nan
-        paper_best = TABLE_KS[int(np.argmax(paper["goodput"]))]
+        paper_best = TABLE_KS[int(np.argmax(paper_table(family(setting), "goodput")))]
         rows.append(
-            direction("E1-11", f"the best K for mice goodput is the paper's ({paper_best:g})",
-                      best == paper_best, -abs(best - paper_best), setting)
+            TARGETS.direction("E1-11", f"the best K for mice goodput is the paper's "
+                              f"({paper_best:g})", best == paper_best, -abs(best - paper_best),
+                              setting)
         )  # fmt: skip
         out += _tag(rows, setting)
     return out
