@@ -18,50 +18,9 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use toml::Value as Toml;
 
-/// The qdisc written at `key` as `table` (its `kind` and parameters).
-pub(crate) fn qdisc(table: &toml::Table, key: &str) -> Result<qdisc::Config, KeyError> {
-    kind_table(table, key)
-}
-
-/// The OFDMA scheduler written at `key`: its name, or a table of its `kind` and parameters.
-pub(crate) fn mu_scheduler(written: &Toml, key: &str) -> Result<sched::Config, KeyError> {
-    name_or_table(written, key)
-}
-
-/// The rate control written at `key`: its name, or a table of its `kind` and parameters.
-pub(crate) fn rate_control(written: &Toml, key: &str) -> Result<rate::Config, KeyError> {
-    name_or_table(written, key)
-}
-
-/// The AP hook written at `key` as `table` (its `kind` and parameters).
-pub(crate) fn ap_hook(table: &toml::Table, key: &str) -> Result<hook::Config, KeyError> {
-    kind_table(table, key)
-}
-
-/// The device layer written at `key` as `table` (its `kind` and parameters).
-pub(crate) fn device(table: &toml::Table, key: &str) -> Result<device::Config, KeyError> {
-    kind_table(table, key)
-}
-
-/// The propagation loss model written at `key`: its name, or a table of its `kind` and
-/// parameters.
-pub(crate) fn propagation(written: &Toml, key: &str) -> Result<propagation::Config, KeyError> {
-    name_or_table(written, key)
-}
-
-/// The error model written at `key`: its name, or a table of its `kind` and parameters.
-pub(crate) fn error_model(written: &Toml, key: &str) -> Result<error_model::Config, KeyError> {
-    name_or_table(written, key)
-}
-
-/// The app written at `key` as `table` (its `kind` and parameters).
-pub(crate) fn app(table: &toml::Table, key: &str) -> Result<app::Config, KeyError> {
-    kind_table(table, key)
-}
-
 /// A component of family `B` written as its name (with its defaults) or as a table of its
 /// `kind` and parameters.
-fn name_or_table<B: Family>(written: &Toml, key: &str) -> Result<Config<B>, KeyError> {
+pub(crate) fn name_or_table<B: Family>(written: &Toml, key: &str) -> Result<Config<B>, KeyError> {
     match written {
         Toml::String(name) => match params::find(B::REGISTRY, name) {
             Some(component) => Ok(Config::defaults(component)),
@@ -77,7 +36,7 @@ fn name_or_table<B: Family>(written: &Toml, key: &str) -> Result<Config<B>, KeyE
 
 /// The component of family `B` a table names by its `kind`, with the table's other keys as
 /// its parameters.
-fn kind_table<B: Family>(table: &toml::Table, key: &str) -> Result<Config<B>, KeyError> {
+pub(crate) fn kind_table<B: Family>(table: &toml::Table, key: &str) -> Result<Config<B>, KeyError> {
     let kind_key = join_key(key, "kind");
     let kind = match table.get("kind") {
         None => return Err(KeyError::new(kind_key, "missing required key")),
@@ -178,7 +137,7 @@ fn value(param: &Param, written: &Toml, key: &str) -> Result<Value, KeyError> {
             Value::PerHost(values)
         }
         Kind::Qdisc { .. } => match written {
-            Toml::Table(table) => Value::Qdisc(Box::new(qdisc(table, key)?)),
+            Toml::Table(table) => Value::Qdisc(Box::new(kind_table::<qdisc::Build>(table, key)?)),
             _ => return Err(wrong("a table with a `kind`, such as { kind = \"fq_codel\" }".into())),
         },
         Kind::Classes { of, .. } => {
@@ -312,15 +271,16 @@ const fn entry<B: Family>() -> FamilyEntry {
 
 /// Every family of registered components, in listing order; a new family is one line here.
 pub static FAMILIES: &[FamilyEntry] = &[
-    entry::<qdisc::Build>(),
+    // A flow's, then a link's and an interface's, then a Wi-Fi network's.
     entry::<cc::Build>(),
-    entry::<sched::Build>(),
-    entry::<rate::Build>(),
-    entry::<hook::Build>(),
+    entry::<app::Build>(),
+    entry::<qdisc::Build>(),
     entry::<device::Build>(),
+    entry::<rate::Build>(),
+    entry::<sched::Build>(),
+    entry::<hook::Build>(),
     entry::<propagation::Build>(),
     entry::<error_model::Build>(),
-    entry::<app::Build>(),
 ];
 
 fn names_of<B: Family>() -> Vec<&'static str> {

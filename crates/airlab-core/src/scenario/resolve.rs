@@ -130,7 +130,7 @@ fn check_direction_keys(at: &str, d: &LinkDirection, nodes: &Nodes) -> Result<()
         ));
     }
     if let Some(table) = &d.qdisc {
-        let qdisc = components::qdisc(table, &key("qdisc"))?;
+        let qdisc = components::kind_table::<crate::qdisc::Build>(table, &key("qdisc"))?;
         nodes.check_host_refs(&qdisc, &key("qdisc"))?;
     }
     Ok(())
@@ -181,7 +181,7 @@ fn resolve_direction(
     let device_queue_bytes = layers.get("device_queue_bytes", |d| d.device_queue_bytes).map(|(b, _)| b);
     let overhead = layers.get("overhead", |d| d.overhead).map_or(0, |(o, _)| o);
     let qdisc = match layers.get("qdisc", |d| d.qdisc.clone()) {
-        Some((table, key)) => components::qdisc(&table, &key)?,
+        Some((table, key)) => components::kind_table::<crate::qdisc::Build>(&table, &key)?,
         None => crate::qdisc::defaults(DEFAULT_QDISC),
     };
     Ok(ResolvedDirection {
@@ -272,7 +272,7 @@ fn resolve_flows(s: &Scenario, nodes: &Nodes) -> Result<Vec<ResolvedFlow>, KeyEr
             }
         }
         nodes.host(format!("{key}.to"), &flow.to)?;
-        let app = components::app(&flow.app, &format!("{key}.app"))?;
+        let app = components::kind_table::<app::Build>(&flow.app, &format!("{key}.app"))?;
         let cc = resolve_cc(&key, flow, &app)?;
         if let Some(config) = &cc {
             let mut env = cc::CcEnv { rng: crate::sim::Rng::stream(0, "check"), shared: &mut shared, conn: i as u32 };

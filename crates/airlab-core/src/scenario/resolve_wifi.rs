@@ -75,11 +75,12 @@ fn check_table(
     let under = |table: &str, (field, message): (&str, String)| KeyError::new(format!("{at}{table}.{field}"), message);
     check_phy_keys(standard, phy).map_err(|e| under("", e))?;
     check_aggregation_keys(standard, aggregation).map_err(|e| under(".aggregation", e))?;
-    let qdisc = qdisc.map(|table| components::qdisc(table, &format!("{at}.qdisc"))).transpose()?;
+    let qdisc = qdisc.map(|table| components::kind_table::<qdisc::Build>(table, &format!("{at}.qdisc"))).transpose()?;
     if let Some(q) = &qdisc {
         nodes.check_host_refs(q, &format!("{at}.qdisc"))?;
     }
-    let device = device.map(|table| components::device(table, &format!("{at}.device"))).transpose()?;
+    let device =
+        device.map(|table| components::kind_table::<device::Build>(table, &format!("{at}.device"))).transpose()?;
     Ok(Interface { qdisc, device })
 }
 
@@ -137,7 +138,7 @@ fn layered_phy(standard: Standard, layers: &[PhyLayer], adapts: bool) -> LinkKey
 /// The rate control of the first layer that names one (read at its key), else the default.
 fn layered_rate_control(layers: &[PhyLayer]) -> Result<rate::Config, KeyError> {
     match layers.iter().find_map(|l| l.keys.rate_control.as_ref().map(|v| (v, &l.at))) {
-        Some((value, at)) => components::rate_control(value, &format!("{at}.rate_control")),
+        Some((value, at)) => components::name_or_table::<rate::Build>(value, &format!("{at}.rate_control")),
         None => Ok(rate::defaults(rate::DEFAULT)),
     }
 }
@@ -575,7 +576,7 @@ fn resolve_ap_hook(key: &str, w: &Wifi, table: &toml::Table) -> Result<hook::Con
     if w.ap.is_none() {
         return Err(KeyError::new(at, "needs a BSS: only an AP forwards its stations' packets; set `ap`"));
     }
-    let config = components::ap_hook(table, &at)?;
+    let config = components::kind_table::<hook::Build>(table, &at)?;
     let stations = w.stations.as_deref().unwrap_or_default();
     if let Some((param, host)) = config.host_refs().into_iter().find(|(_, host)| !stations.contains(host)) {
         return Err(KeyError::new(

@@ -75,7 +75,7 @@ pub(super) fn resolve_ofdma(key: &str, w: &Wifi) -> Result<Option<Ofdma>, KeyErr
     let ul = uplink.then(|| UlOfdma { bsrp: w.ofdma_bsrp.unwrap_or(true), mu_edca, poll_interval, uora });
     let dl = matches!(mode, OfdmaMode::Dl | OfdmaMode::Both);
     let scheduler = match &w.ofdma_scheduler {
-        Some(written) => components::mu_scheduler(written, &format!("{key}.ofdma_scheduler"))?,
+        Some(written) => components::name_or_table::<sched::Build>(written, &format!("{key}.ofdma_scheduler"))?,
         None => sched::defaults(sched::DEFAULT),
     };
     Ok(Some(Ofdma { max_stations, dl, ul, scheduler }))

@@ -111,11 +111,11 @@ pub(super) fn resolve_channel(t: &WifiChannel, at: &str) -> Result<ResolvedChann
         detection_snr_db: checked("detection_snr_db", t.detection_snr_db, d.detection_snr_db, (-50.0, 100.0), "dB")?,
     };
     let propagation = match &t.propagation {
-        Some(written) => components::propagation(written, &format!("{at}.propagation"))?,
+        Some(written) => components::name_or_table::<propagation::Build>(written, &format!("{at}.propagation"))?,
         None => propagation::defaults(propagation::DEFAULT),
     };
     let error_model = match &t.error_model {
-        Some(written) => components::error_model(written, &format!("{at}.error_model"))?,
+        Some(written) => components::name_or_table::<error_model::Build>(written, &format!("{at}.error_model"))?,
         None => error_model::defaults(error_model::DEFAULT),
     };
     Ok(ResolvedChannel { transceiver, propagation, error_model })
