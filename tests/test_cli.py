@@ -137,7 +137,7 @@ def test_list_params_prints_defaults_and_units(cli) -> None:
     assert 'app = { kind = "periodic", ... } on a flow' in out
     proc = cli("list", "--params", "vegas")
     assert proc.returncode == 2
-    assert "no component is called 'vegas'; expected one of: pfifo" in proc.stderr
+    assert "no component is called 'vegas'; expected one of: reno, cubic" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

@@ -471,29 +471,31 @@ impl<B> fmt::Debug for Config<B> {
 }
 
 /// A family of components (queue disciplines, congestion controls, ...): the type its members
-/// build with, the registry of every member a scenario can name, and how listings present it.
-/// Each family implements it beside its registry; `scenario` lists [`FAMILIES`] of them.
+/// build with, the registry of every member a scenario can name, and how errors and the JSON
+/// schema name one member (`("qdisc", "Qdisc")`). Each family implements it beside its
+/// registry; `scenario` lists them, with how listings present them, in [`FAMILIES`].
 ///
 /// [`FAMILIES`]: crate::scenario::FAMILIES
 pub trait Family: Sized + 'static {
     const REGISTRY: &'static [&'static Component<Self>];
-    const LISTING: Listing;
+    /// One member in errors ("unknown qdisc kind `x`"), and the schema's name for the family.
+    const NAMES: (&'static str, &'static str);
 }
 
-/// How listings, errors and docs name a family.
-#[derive(Debug, Clone, Copy)]
-pub struct Listing {
-    /// Its key in listings and in `airlab.components()` ("qdisc").
-    pub key: &'static str,
-    /// What its members are, plural ("queue disciplines").
-    pub title: &'static str,
-    /// One member, in errors ("qdisc": "unknown qdisc kind `x`").
-    pub one: &'static str,
-    /// Its definition's name in the JSON schema ("Qdisc").
-    pub schema: &'static str,
-    /// How a scenario writes the member called `{name}`, and where.
-    pub written: &'static str,
-    pub place: &'static str,
+impl<B: Family> Component<B> {
+    /// The registered component of its family called `name`.
+    pub fn find(name: &str) -> Option<&'static Self> {
+        find(B::REGISTRY, name)
+    }
+}
+
+impl<B: Family> Config<B> {
+    /// Registered component `name` with its defaults; panics on an unregistered name (callers
+    /// name components in code).
+    pub fn named(name: &str) -> Self {
+        let component = Component::find(name);
+        Config::defaults(component.unwrap_or_else(|| panic!("no {} `{name}` is registered", B::NAMES.0)))
+    }
 }
 
 /// The component called `name` among `registry`.

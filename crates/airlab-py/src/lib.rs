@@ -108,7 +108,7 @@ fn columns(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 fn components(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let d = PyDict::new(py);
     for family in scenario::FAMILIES {
-        d.set_item(family.listing.key, (family.names)())?;
+        d.set_item(family.key, (family.names)())?;
     }
     Ok(d)
 }
@@ -117,7 +117,7 @@ fn components(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 /// where `written` shows how a scenario writes the member called `{name}`.
 #[pyfunction]
 fn families() -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
-    scenario::FAMILIES.iter().map(|f| (f.listing.key, f.listing.title, f.listing.written, f.listing.place)).collect()
+    scenario::FAMILIES.iter().map(|f| (f.key, f.title, f.written, f.place)).collect()
 }
 
 /// The parameters of the registered component `name`: `(family, doc, [(name, accepts,

@@ -53,19 +53,7 @@ pub static REGISTRY: &[&Component] = &[&bulk::BULK, &transfer::TRANSFER, &period
 
 impl params::Family for Build {
     const REGISTRY: &'static [&'static Component] = REGISTRY;
-    const LISTING: params::Listing = params::Listing {
-        key: "app",
-        title: "apps",
-        one: "app",
-        schema: "App",
-        written: "app = {{ kind = \"{name}\", ... }}",
-        place: "on a flow",
-    };
-}
-
-/// The registered app called `name`.
-pub fn find(name: &str) -> Option<&'static Component> {
-    params::find(REGISTRY, name)
+    const NAMES: (&'static str, &'static str) = ("app", "App");
 }
 
 /// Whether the app `config` describes runs over TCP.
@@ -295,7 +283,7 @@ mod tests {
 
     #[test]
     fn the_defaults_are_the_scenario_formats() {
-        let defaults = |name: &str| Config::defaults(find(name).expect("registered"));
+        let defaults = Config::named;
         let ping = defaults("ping");
         assert_eq!((ping.time("interval"), ping.bytes("size")), (100 * MS, 64));
         let udp = defaults("udp");

@@ -3,7 +3,7 @@
 //! own packet and byte counts agree with that; a marked packet is one it hands out, carrying
 //! CE, and was ECN-capable. New qdiscs add configurations to `specs()`.
 
-use super::{create, defaults, Config, Qdisc, Verdicts};
+use super::{create, Config, Qdisc, Verdicts};
 use crate::net::{Ecn, Packet, TcpSegment};
 use crate::params::Value::{self, Bytes, Choice, Flag, Int, Qdisc as Class, Rate, Real, Time as T};
 use crate::sim::{Rng, Time, MS, US};
@@ -11,7 +11,7 @@ use proptest::prelude::*;
 
 /// `kind` with the parameters `set`, the others at their defaults.
 fn config(kind: &str, set: &[(&str, Value)]) -> Config {
-    set.iter().fold(defaults(kind), |c, (name, value)| c.with(name, value.clone()))
+    set.iter().fold(Config::named(kind), |c, (name, value)| c.with(name, value.clone()))
 }
 
 /// Small limits, so that the drop paths run as often as the forwarding paths.

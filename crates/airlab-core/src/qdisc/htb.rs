@@ -401,7 +401,7 @@ mod tests {
     const FRAME: u32 = 1514;
 
     fn class(rate: u64, ceil: u64, prio: usize, dscp: Option<u8>) -> Class {
-        let leaf = crate::qdisc::create(&crate::qdisc::defaults("pfifo"), Rng::stream(1, "t"));
+        let leaf = crate::qdisc::create(&crate::qdisc::Config::named("pfifo"), Rng::stream(1, "t"));
         let rates = Buckets::new((rate, u64::from(FRAME)), (ceil, u64::from(FRAME)));
         Class { rate: rates, prio, quantum: 1514, dscp, dst: None, leaf, deficit: [0; 2] }
     }
@@ -479,7 +479,7 @@ mod tests {
     fn a_full_bucket_sends_a_burst_then_the_rate() {
         // 10 Mbit/s with a bucket of three frames: three leave at once after an idle period,
         // the fourth when the bucket is back at zero (a class may go below zero by a packet).
-        let leaf = crate::qdisc::create(&crate::qdisc::defaults("pfifo"), Rng::stream(1, "t"));
+        let leaf = crate::qdisc::create(&crate::qdisc::Config::named("pfifo"), Rng::stream(1, "t"));
         let rates = Buckets::new((10_000_000, 3 * 1514), (10_000_000, 3 * 1514));
         let k = Class { rate: rates, prio: 0, quantum: 1514, dscp: None, dst: None, leaf, deficit: [0; 2] };
         let mut q = Htb::new(None, vec![k], 14);

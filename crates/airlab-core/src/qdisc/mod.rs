@@ -41,14 +41,7 @@ pub static REGISTRY: &[&Component] = &[
 
 impl params::Family for Build {
     const REGISTRY: &'static [&'static Component] = REGISTRY;
-    const LISTING: params::Listing = params::Listing {
-        key: "qdisc",
-        title: "queue disciplines",
-        one: "qdisc",
-        schema: "Qdisc",
-        written: "qdisc = {{ kind = \"{name}\", ... }}",
-        place: "on a link or Wi-Fi node",
-    };
+    const NAMES: (&'static str, &'static str) = ("qdisc", "Qdisc");
 }
 
 /// How a qdisc is built from its checked configuration (`rng` is the interface's own stream,
@@ -112,20 +105,9 @@ pub trait Qdisc {
     fn spill(&mut self, _out: &mut Verdicts) {}
 }
 
-/// The registered qdisc called `name`.
-pub fn find(name: &str) -> Option<&'static Component> {
-    params::find(REGISTRY, name)
-}
-
-/// Registered qdisc `name` with every parameter at its default; panics on an unregistered name
-/// (callers name qdiscs in code).
-pub fn defaults(name: &str) -> Config {
-    Config::defaults(find(name).unwrap_or_else(|| panic!("no qdisc `{name}` is registered")))
-}
-
 /// The kind of a parameter that holds a child qdisc: `default` with its defaults when unset.
 pub const fn child_kind(default: &'static str) -> params::Kind {
-    params::Kind::Qdisc { default, make: |name| Box::new(defaults(name)) }
+    params::Kind::Qdisc { default, make: |name| Box::new(Config::named(name)) }
 }
 
 /// The child qdisc that parameter `name` of `config` holds.

@@ -199,7 +199,7 @@ mod tests {
     use crate::sim::{MS, US};
 
     fn tbf(rate_bps: u64, burst: u32) -> Tbf {
-        Tbf::new(rate_bps, burst, 14, crate::qdisc::create(&crate::qdisc::defaults("bfifo"), Rng::stream(1, "t")))
+        Tbf::new(rate_bps, burst, 14, crate::qdisc::create(&crate::qdisc::Config::named("bfifo"), Rng::stream(1, "t")))
     }
 
     /// Dequeue everything as a device that always has room would, waking when told: the

@@ -549,7 +549,7 @@ mod tests {
     fn every_flow_gets_the_papers_guaranteed_share() {
         // With FQ-CoDel in both classes (the paper's setup), each of n1 bulk flows gets at
         // least r / (n1 + K n2) and each of n2 mice flows at least K r / (n1 + K n2).
-        let fq = || crate::qdisc::create(&crate::qdisc::defaults("fq_codel"), crate::sim::Rng::stream(1, "t"));
+        let fq = || crate::qdisc::create(&crate::qdisc::Config::named("fq_codel"), crate::sim::Rng::stream(1, "t"));
         let mut q = XLayer::new(params(), fq(), fq());
         let mut v = Verdicts::default();
         let (n1, n2) = (2u32, 3u32);

@@ -19,12 +19,12 @@ pub struct KindTable<B>(PhantomData<B>);
 
 impl<B: Family> JsonSchema for KindTable<B> {
     fn schema_name() -> Cow<'static, str> {
-        B::LISTING.schema.into()
+        B::NAMES.1.into()
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         json_schema!({
-            "description": format!("Which {}: `kind` and its parameters (`airlab list --params KIND`).", B::LISTING.one),
+            "description": format!("Which {}: `kind` and its parameters (`airlab list --params KIND`).", B::NAMES.0),
             "type": "object",
             "required": ["kind"],
             "oneOf": kind_tables(B::REGISTRY, generator),
@@ -38,13 +38,13 @@ pub struct NameOrTable<B>(PhantomData<B>);
 
 impl<B: Family> JsonSchema for NameOrTable<B> {
     fn schema_name() -> Cow<'static, str> {
-        B::LISTING.schema.into()
+        B::NAMES.1.into()
     }
 
     fn json_schema(generator: &mut SchemaGenerator) -> Schema {
         let names: Vec<&str> = B::REGISTRY.iter().map(|c| c.name).collect();
         json_schema!({
-            "description": format!("Which {}: its name, or `kind` and its parameters (`airlab list --params KIND`).", B::LISTING.one),
+            "description": format!("Which {}: its name, or `kind` and its parameters (`airlab list --params KIND`).", B::NAMES.0),
             "anyOf": [
                 { "enum": names },
                 { "type": "object", "required": ["kind"], "oneOf": kind_tables(B::REGISTRY, generator) },

@@ -9,7 +9,7 @@
 
 use super::units::{Bytes, Duration, Rate};
 use super::{join_key, KeyError};
-use crate::params::{self, Component, Config, Family, Kind, Listing, Param, Value};
+use crate::params::{self, Component, Config, Family, Kind, Param, Value};
 use crate::wifi::{device, error_model, hook, ofdma::sched, propagation, rate};
 use crate::{app, qdisc, tcp::cc};
 use serde::de::DeserializeOwned;
@@ -29,7 +29,7 @@ pub(crate) fn name_or_table<B: Family>(written: &Toml, key: &str) -> Result<Conf
         Toml::Table(table) => kind_table(table, key),
         other => Err(KeyError::new(
             key,
-            format!("expected a {}'s name or a table with its `kind` and parameters, got {other}", B::LISTING.one),
+            format!("expected a {}'s name or a table with its `kind` and parameters, got {other}", B::NAMES.0),
         )),
     }
 }
@@ -50,13 +50,13 @@ pub(crate) fn kind_table<B: Family>(table: &toml::Table, key: &str) -> Result<Co
 }
 
 fn unknown_kind<B: Family>(kind: &str, key: &str) -> KeyError {
-    KeyError::new(key, format!("unknown {} kind `{kind}`, expected one of: {}", B::LISTING.one, names(B::REGISTRY)))
+    KeyError::new(key, format!("unknown {} kind `{kind}`, expected one of: {}", B::NAMES.0, names(B::REGISTRY)))
 }
 
 /// Congestion control `name` (written at `name_key`) with the parameters `table` (at
 /// `params_key`).
 pub(crate) fn cc(name: &str, name_key: &str, table: &toml::Table, params_key: &str) -> Result<cc::Config, KeyError> {
-    let Some(component) = cc::find(name) else {
+    let Some(component) = cc::Component::find(name) else {
         return Err(KeyError::new(
             name_key,
             format!("unknown congestion control \"{name}\", expected one of: {}", names(cc::REGISTRY)),
@@ -253,11 +253,15 @@ pub struct ParamInfo {
     pub doc: &'static str,
 }
 
-/// A family of components as listings show it: how it is presented, its members' names, and
-/// the parameters of a member.
+/// A family of components as listings show it: its key ("qdisc"), what its members are
+/// ("queue disciplines"), how a scenario writes the member called `{name}` and where, its
+/// members' names, and the parameters of a member.
 #[derive(Clone, Copy)]
 pub struct FamilyEntry {
-    pub listing: Listing,
+    pub key: &'static str,
+    pub title: &'static str,
+    pub written: &'static str,
+    pub place: &'static str,
     pub names: fn() -> Vec<&'static str>,
     describe: fn(&str) -> Option<Described>,
 }
@@ -265,22 +269,52 @@ pub struct FamilyEntry {
 /// What a component is, and its parameters.
 type Described = (&'static str, Vec<ParamInfo>);
 
-const fn entry<B: Family>() -> FamilyEntry {
-    FamilyEntry { listing: B::LISTING, names: names_of::<B>, describe: describe_in::<B> }
+const fn entry<B: Family>(
+    key: &'static str,
+    title: &'static str,
+    written: &'static str,
+    place: &'static str,
+) -> FamilyEntry {
+    FamilyEntry { key, title, written, place, names: names_of::<B>, describe: describe_in::<B> }
 }
 
-/// Every family of registered components, in listing order; a new family is one line here.
+/// Every family of registered components, in listing order (a flow's, then a link's and an
+/// interface's, then a Wi-Fi network's); a new family is one line here.
 pub static FAMILIES: &[FamilyEntry] = &[
-    // A flow's, then a link's and an interface's, then a Wi-Fi network's.
-    entry::<cc::Build>(),
-    entry::<app::Build>(),
-    entry::<qdisc::Build>(),
-    entry::<device::Build>(),
-    entry::<rate::Build>(),
-    entry::<sched::Build>(),
-    entry::<hook::Build>(),
-    entry::<propagation::Build>(),
-    entry::<error_model::Build>(),
+    entry::<cc::Build>("cc", "congestion controls", "cc = \"{name}\", cc_params = {{ ... }}", "on a flow"),
+    entry::<app::Build>("app", "apps", "app = {{ kind = \"{name}\", ... }}", "on a flow"),
+    entry::<qdisc::Build>(
+        "qdisc",
+        "queue disciplines",
+        "qdisc = {{ kind = \"{name}\", ... }}",
+        "on a link or Wi-Fi node",
+    ),
+    entry::<device::Build>(
+        "device",
+        "Wi-Fi device layers",
+        "device = {{ kind = \"{name}\", ... }}",
+        "in [[wifi]] or a node",
+    ),
+    entry::<rate::Build>("rate_control", "Wi-Fi rate controls", "rate_control = \"{name}\"", "in [[wifi]] or a node"),
+    entry::<sched::Build>("ofdma_scheduler", "OFDMA schedulers", "ofdma_scheduler = \"{name}\"", "in an 802.11ax BSS"),
+    entry::<hook::Build>(
+        "ap_hook",
+        "AP hooks",
+        "ap_hook = {{ kind = \"{name}\", ... }}",
+        "in an infrastructure [[wifi]] BSS",
+    ),
+    entry::<propagation::Build>(
+        "propagation",
+        "propagation loss models",
+        "propagation = {{ kind = \"{name}\", ... }}",
+        "in a [[wifi]] channel",
+    ),
+    entry::<error_model::Build>(
+        "error_model",
+        "Wi-Fi error rate models",
+        "error_model = \"{name}\"",
+        "in a [[wifi]] channel",
+    ),
 ];
 
 fn names_of<B: Family>() -> Vec<&'static str> {
@@ -300,7 +334,7 @@ fn describe_in<B: Family>(name: &str) -> Option<Described> {
 /// A registered component called `name`: its family's key ("qdisc"), what it is, and its
 /// parameters.
 pub fn describe_component(name: &str) -> Option<(&'static str, &'static str, Vec<ParamInfo>)> {
-    FAMILIES.iter().find_map(|f| (f.describe)(name).map(|(doc, params)| (f.listing.key, doc, params)))
+    FAMILIES.iter().find_map(|f| (f.describe)(name).map(|(doc, params)| (f.key, doc, params)))
 }
 
 /// Writes a resolved component as a table: `kind` and every parameter that has a value, in

@@ -182,7 +182,7 @@ fn resolve_direction(
     let overhead = layers.get("overhead", |d| d.overhead).map_or(0, |(o, _)| o);
     let qdisc = match layers.get("qdisc", |d| d.qdisc.clone()) {
         Some((table, key)) => components::kind_table::<crate::qdisc::Build>(&table, &key)?,
-        None => crate::qdisc::defaults(DEFAULT_QDISC),
+        None => crate::qdisc::Config::named(DEFAULT_QDISC),
     };
     Ok(ResolvedDirection {
         link: name.to_string(),

@@ -139,7 +139,7 @@ fn layered_phy(standard: Standard, layers: &[PhyLayer], adapts: bool) -> LinkKey
 fn layered_rate_control(layers: &[PhyLayer]) -> Result<rate::Config, KeyError> {
     match layers.iter().find_map(|l| l.keys.rate_control.as_ref().map(|v| (v, &l.at))) {
         Some((value, at)) => components::name_or_table::<rate::Build>(value, &format!("{at}.rate_control")),
-        None => Ok(rate::defaults(rate::DEFAULT)),
+        None => Ok(rate::Config::named(rate::DEFAULT)),
     }
 }
 
@@ -533,7 +533,7 @@ fn resolve_network(
             let default_qdisc = if mac80211 { "noqueue" } else { DEFAULT_QDISC };
             ResolvedWifiNode {
                 name: member.to_string(),
-                qdisc: qdisc.unwrap_or_else(|| qdisc::defaults(default_qdisc)),
+                qdisc: qdisc.unwrap_or_else(|| qdisc::Config::named(default_qdisc)),
                 device,
                 aggregation,
             }

@@ -133,7 +133,7 @@ pub(super) fn resolve_edca(edca: &WifiEdca) -> Result<Edca, (&'static str, Strin
 /// (the APs of papers 000 and 001 run it), per-station queues otherwise.
 pub(super) fn default_device(standard: Standard) -> device::Config {
     match standard {
-        Standard::Ax => device::defaults("mac80211"),
-        _ => device::defaults("per_station"),
+        Standard::Ax => device::Config::named("mac80211"),
+        _ => device::Config::named("per_station"),
     }
 }

@@ -76,7 +76,7 @@ pub(super) fn resolve_ofdma(key: &str, w: &Wifi) -> Result<Option<Ofdma>, KeyErr
     let dl = matches!(mode, OfdmaMode::Dl | OfdmaMode::Both);
     let scheduler = match &w.ofdma_scheduler {
         Some(written) => components::name_or_table::<sched::Build>(written, &format!("{key}.ofdma_scheduler"))?,
-        None => sched::defaults(sched::DEFAULT),
+        None => sched::Config::named(sched::DEFAULT),
     };
     Ok(Some(Ofdma { max_stations, dl, ul, scheduler }))
 }

@@ -112,11 +112,11 @@ pub(super) fn resolve_channel(t: &WifiChannel, at: &str) -> Result<ResolvedChann
     };
     let propagation = match &t.propagation {
         Some(written) => components::name_or_table::<propagation::Build>(written, &format!("{at}.propagation"))?,
-        None => propagation::defaults(propagation::DEFAULT),
+        None => propagation::Config::named(propagation::DEFAULT),
     };
     let error_model = match &t.error_model {
         Some(written) => components::name_or_table::<error_model::Build>(written, &format!("{at}.error_model"))?,
-        None => error_model::defaults(error_model::DEFAULT),
+        None => error_model::Config::named(error_model::DEFAULT),
     };
     Ok(ResolvedChannel { transceiver, propagation, error_model })
 }

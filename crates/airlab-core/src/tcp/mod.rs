@@ -214,7 +214,7 @@ mod tests {
     fn ce_mark_is_echoed_until_the_sender_signals_cwr() {
         // Nothing tells this socket its packets left the host: TSQ would hold all but three.
         let opts = TcpConfig { ecn: true, delayed_ack: false, small_queues: false, ..TcpConfig::default() };
-        let cc = cc::CcEnv::scratch(|env| cc::create(&cc::defaults("reno"), env)).unwrap();
+        let cc = cc::CcEnv::scratch(|env| cc::create(&cc::Config::named("reno"), env)).unwrap();
         let mut snd = TcpSender::new(0, 0, 0, 1, opts.clone(), cc);
         let mut rcv = TcpReceiver::new(
             0,

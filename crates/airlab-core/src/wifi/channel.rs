@@ -122,7 +122,7 @@ mod tests {
 
     /// ns-3's radios over ns-3's path loss.
     fn ns3() -> Channel {
-        Channel::new(Transceiver::NS3, propagation::create(&propagation::defaults(propagation::DEFAULT)))
+        Channel::new(Transceiver::NS3, propagation::create(&propagation::Config::named(propagation::DEFAULT)))
     }
 
     #[test]

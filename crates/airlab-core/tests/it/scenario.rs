@@ -10,7 +10,7 @@ use crate::builders::*;
 use crate::common::{assert_error, assert_errors, load_with, replace_once};
 
 fn pfifo_config(limit: i64) -> Config {
-    qdisc::defaults("pfifo").with("limit", Value::Int(limit))
+    qdisc::Config::named("pfifo").with("limit", Value::Int(limit))
 }
 
 /// h1 -- r1 == 10 Mbit/s, 8 ms, pfifo 50 == r2 -- h2 for 10 s: a bulk CUBIC flow from h1 and a
@@ -154,7 +154,7 @@ fn per_direction_settings_layer_over_shared_ones() {
     assert_eq!((r.directions[2].rate.0, r.directions[2].loss), (10_000_000, 0.01));
     assert_eq!((r.directions[3].rate.0, r.directions[3].loss), (1_000_000, 0.01));
     assert_eq!(r.directions[3].delay.0, 8 * MS);
-    assert_eq!(r.directions[3].qdisc, qdisc::defaults("bfifo").with("limit", Value::Bytes(30_000)));
+    assert_eq!(r.directions[3].qdisc, qdisc::Config::named("bfifo").with("limit", Value::Bytes(30_000)));
 }
 
 #[test]
@@ -582,7 +582,7 @@ fn xlayer_defaults_and_errors() {
     let q = &r.directions[2].qdisc;
     assert_eq!((q.real("z"), q.real("k"), q.choice("mean"), q.choice("wrr")), (4.0, 3.0, "recent", "intended"));
     assert_eq!((q.time("history"), q.time("active_timeout")), (10 * SEC, 2 * SEC));
-    assert_eq!(*qdisc::child(q, "bulk"), qdisc::defaults("fq_codel"));
+    assert_eq!(*qdisc::child(q, "bulk"), qdisc::Config::named("fq_codel"));
     assert_eq!(qdisc::child(q, "bulk"), qdisc::child(q, "mice"));
 
     let x = |params: &str| dumbbell_with("kind = \"pfifo\", limit = 50", &format!("kind = \"xlayer\", {params}"));
@@ -630,7 +630,7 @@ fn flows_whose_algorithms_conflict_over_shared_state_are_refused() {
 #[test]
 fn pfifo_head_drop_is_a_qdisc_like_any_other() {
     let r = load_with(&dumbbell(), &[("bottleneck.qdisc.kind", "pfifo_head_drop")]).unwrap();
-    assert_eq!(r.directions[2].qdisc, qdisc::defaults("pfifo_head_drop").with("limit", Value::Int(50)));
+    assert_eq!(r.directions[2].qdisc, qdisc::Config::named("pfifo_head_drop").with("limit", Value::Int(50)));
 }
 
 // ---- built-in scenarios ----

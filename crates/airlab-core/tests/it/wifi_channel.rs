@@ -35,7 +35,7 @@ fn mpdu_losses_follow_the_nist_error_rate_at_the_links_snr() {
     // third of them are lost; the MAC retries them, so the link's MPDU success ratio is the
     // model's.
     let snr = 22.3;
-    let nist = error_model::create(&error_model::defaults("nist"));
+    let nist = error_model::create(&error_model::Config::named("nist"));
     let want = nist.chunk_success(&TxVector::non_ht(54), snr, 8 * u64::from(phy::mpdu_bytes(1500)));
     assert!((0.55..0.8).contains(&want), "{want}");
     let s = downlink("a", &[("snr_db", "22.3")], "3s");
@@ -88,8 +88,8 @@ fn a_fixed_mcs_works_until_its_snr_threshold_and_then_fails() {
     // probability 1/2 (20 MHz: SNR = 63.31 - 30 log10 d). HE-MCS 0-2 need less SNR than the
     // preamble's -82 dBm detection floor allows (it is 12.1 dB over the noise), so for MCS 0
     // the floor comes down to -100 dBm.
-    let p = Channel::new(Transceiver::NS3, propagation::create(&propagation::defaults("log_distance")));
-    let nist = error_model::create(&error_model::defaults("nist"));
+    let p = Channel::new(Transceiver::NS3, propagation::create(&propagation::Config::named("log_distance")));
+    let nist = error_model::create(&error_model::Config::named("nist"));
     let low_floor = [("channel", "{ detection_rssi_dbm = -100 }")];
     for (mcs, keys) in [(0u8, &low_floor[..]), (3, &[]), (7, &[]), (11, &[])] {
         let txv = TxVector::he(mcs, 1, 20, 800);

@@ -95,7 +95,7 @@ fn bss_resolves_with_defaults_and_precedence() {
     for node in &w.nodes {
         let max_mpdus = if node.name == "sta2" { 32 } else { 64 };
         assert_eq!(node.aggregation, Aggregation { max_mpdus, ..ht }, "{}", node.name);
-        assert_eq!(node.qdisc, qdisc::defaults("pfifo"));
+        assert_eq!(node.qdisc, qdisc::Config::named("pfifo"));
         assert_eq!(layer(&node.device), DeviceLayer::PerStation { size: 128, airtime_fairness: false });
     }
 
@@ -183,7 +183,7 @@ fn mesh_node_settings_apply_to_its_own_transmissions() {
     assert_eq!(link_phy(w, "n2", "n3"), (phy(8, 2, 40, 400), 0.05));
     assert_eq!(link_phy(w, "n1", "n2"), (phy(15, 2, 40, 400), 0.0));
     assert_eq!(w.node("n2").unwrap().qdisc.name(), "fq_codel");
-    assert_eq!(w.node("n1").unwrap().qdisc, qdisc::defaults("pfifo"));
+    assert_eq!(w.node("n1").unwrap().qdisc, qdisc::Config::named("pfifo"));
 }
 
 #[test]
@@ -581,7 +581,7 @@ fn interface_layers_are_checked_where_written() {
     );
     let r = load(&text).unwrap();
     let w = &r.wifi[0];
-    assert_eq!(w.node("ap").unwrap().qdisc, qdisc::defaults("pfifo").with("limit", Value::Int(64)));
+    assert_eq!(w.node("ap").unwrap().qdisc, qdisc::Config::named("pfifo").with("limit", Value::Int(64)));
     assert_eq!(w.node("sta1").unwrap().qdisc.name(), "fq_codel");
     assert!(w.nodes.iter().all(|n| layer(&n.device) == DeviceLayer::PerStation { size: 128, airtime_fairness: true }));
 }

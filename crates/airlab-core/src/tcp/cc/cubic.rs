@@ -316,7 +316,7 @@ mod tests {
     const RTT: Time = 100 * MS;
 
     fn with(name: &str, value: Value) -> Cubic {
-        Cubic::of(&super::super::defaults("cubic").with(name, value))
+        Cubic::of(&super::super::Config::named("cubic").with(name, value))
     }
 
     /// A cwnd-limited flow that has seen `rtt` and just lost at cwnd `w`, after the socket
@@ -373,7 +373,7 @@ mod tests {
 
     #[test]
     fn loss_sets_w_max_and_beta_reduction() {
-        let mut cc = Cubic::of(&super::super::defaults("cubic"));
+        let mut cc = Cubic::of(&super::super::Config::named("cubic"));
         let s = after_loss(&mut cc, 100, RTT);
         assert_eq!(cc.w_max(), 100);
         assert_eq!(s.cwnd, 70); // 100 * 717 / 1024
@@ -382,7 +382,7 @@ mod tests {
 
     #[test]
     fn window_follows_the_cubic_curve_after_loss() {
-        let mut cc = Cubic::of(&super::super::defaults("cubic"));
+        let mut cc = Cubic::of(&super::super::Config::named("cubic"));
         let mut s = after_loss(&mut cc, 100, RTT);
         let epoch = s.now;
         run_until(&mut cc, &mut s, RTT, epoch + 1);
@@ -476,7 +476,7 @@ mod tests {
 
     #[test]
     fn idle_time_shifts_the_epoch() {
-        let mut cc = Cubic::of(&super::super::defaults("cubic"));
+        let mut cc = Cubic::of(&super::super::Config::named("cubic"));
         let mut s = after_loss(&mut cc, 100, RTT);
         run_for(&mut cc, &mut s, RTT, 1);
         let epoch = cc.epoch_start().unwrap();
@@ -490,7 +490,7 @@ mod tests {
 
     #[test]
     fn rto_forgets_the_curve_and_min_rtt() {
-        let mut cc = Cubic::of(&super::super::defaults("cubic"));
+        let mut cc = Cubic::of(&super::super::Config::named("cubic"));
         let mut s = after_loss(&mut cc, 100, RTT);
         run_for(&mut cc, &mut s, RTT, SEC);
         cc.on_state(&mut s, CaState::Loss);
@@ -506,7 +506,7 @@ mod tests {
     fn parameters_are_declared_with_their_ranges() {
         let mut cc = with("beta", Value::Real(0.5));
         assert_eq!(cc.ssthresh(&CcState::new(1448, 100)), 50);
-        let mut config = super::super::defaults("cubic");
+        let mut config = super::super::Config::named("cubic");
         for (name, bad) in [
             ("beta", Value::Real(1.0)),
             ("beta", Value::Real(0.0)),

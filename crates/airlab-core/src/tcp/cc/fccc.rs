@@ -253,10 +253,9 @@ impl Fccc {
 mod tests {
     use super::*;
     use crate::sim::{MS, US};
-    use crate::tcp::cc::defaults;
 
     fn params() -> Params {
-        Params::of(&defaults("fccc"))
+        Params::of(&super::super::Config::named("fccc"))
     }
 
     fn state(now: Time) -> CcState {

@@ -209,14 +209,7 @@ pub static REGISTRY: &[&Component] =
 
 impl params::Family for Build {
     const REGISTRY: &'static [&'static Component] = REGISTRY;
-    const LISTING: params::Listing = params::Listing {
-        key: "cc",
-        title: "congestion controls",
-        one: "congestion control",
-        schema: "CongestionControl",
-        written: "cc = \"{name}\", cc_params = {{ ... }}",
-        place: "on a flow",
-    };
+    const NAMES: (&'static str, &'static str) = ("congestion control", "CongestionControl");
 }
 
 /// How a congestion control is built for one connection from its checked configuration; an
@@ -229,17 +222,6 @@ pub type Component = params::Component<Build>;
 /// A congestion control with a value for each of its parameters.
 pub type Config = params::Config<Build>;
 
-/// The registered congestion control called `name`.
-pub fn find(name: &str) -> Option<&'static Component> {
-    params::find(REGISTRY, name)
-}
-
-/// Registered algorithm `name` with every parameter at its default; panics on an unregistered
-/// name (callers name algorithms in code).
-pub fn defaults(name: &str) -> Config {
-    Config::defaults(find(name).unwrap_or_else(|| panic!("no congestion control `{name}` is registered")))
-}
-
 /// Build the congestion control `config` describes for one connection.
 pub fn create(config: &Config, env: &mut CcEnv) -> Built {
     (config.component().build.0)(config, env)
@@ -248,7 +230,7 @@ pub fn create(config: &Config, env: &mut CcEnv) -> Built {
 /// Algorithm `name` with the parameters `set`, the others at their defaults (for tests).
 #[cfg(test)]
 pub(crate) fn config(name: &str, set: &[(&str, params::Value)]) -> Config {
-    set.iter().fold(defaults(name), |c, (param, value)| c.with(param, value.clone()))
+    set.iter().fold(Config::named(name), |c, (param, value)| c.with(param, value.clone()))
 }
 
 /// State that connections may share, keyed by a name the scenario gives (e.g. the

@@ -41,7 +41,7 @@ impl Harness {
     /// The same with `opts` (RACK-TLP, no TCP Small Queues).
     fn with_config(segments: u64, opts: TcpConfig) -> Self {
         let opts = TcpConfig { small_queues: false, recovery: LossDetection::RackTlp, ..opts };
-        let cc = cc::CcEnv::scratch(|env| cc::create(&cc::defaults("reno"), env)).unwrap();
+        let cc = cc::CcEnv::scratch(|env| cc::create(&cc::Config::named("reno"), env)).unwrap();
         let flow = FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
         let mut h =
             Harness { snd: TcpSender::new(0, 0, 0, 1, opts, cc), flow, out: vec![], timers: vec![], now: 0, tsecr: 0 };

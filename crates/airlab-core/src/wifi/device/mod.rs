@@ -39,25 +39,7 @@ pub static REGISTRY: &[&Component] = &[&queues::FIFO, &queues::PER_STATION, &mac
 
 impl params::Family for Build {
     const REGISTRY: &'static [&'static Component] = REGISTRY;
-    const LISTING: params::Listing = params::Listing {
-        key: "device",
-        title: "Wi-Fi device layers",
-        one: "device layer",
-        schema: "DeviceLayer",
-        written: "device = {{ kind = \"{name}\", ... }}",
-        place: "in [[wifi]] or a node",
-    };
-}
-
-/// The registered device layer called `name`.
-pub fn find(name: &str) -> Option<&'static Component> {
-    params::find(REGISTRY, name)
-}
-
-/// Registered device layer `name` with its defaults; panics on an unregistered name (callers
-/// name device layers in code).
-pub fn defaults(name: &str) -> Config {
-    Config::defaults(find(name).unwrap_or_else(|| panic!("no device layer `{name}` is registered")))
+    const NAMES: (&'static str, &'static str) = ("device layer", "DeviceLayer");
 }
 
 /// The device layer `config` describes.
@@ -80,8 +62,11 @@ mod tests {
 
     #[test]
     fn the_defaults_are_the_layers_scenarios_had_before_they_were_components() {
-        assert_eq!(layer(&defaults("fifo")), DeviceLayer::Fifo { size: 128, lifetime: None });
-        assert_eq!(layer(&defaults("per_station")), DeviceLayer::PerStation { size: 128, airtime_fairness: false });
-        assert_eq!(layer(&defaults("mac80211")), DeviceLayer::Mac80211(Mac80211Params::LINUX));
+        assert_eq!(layer(&Config::named("fifo")), DeviceLayer::Fifo { size: 128, lifetime: None });
+        assert_eq!(
+            layer(&Config::named("per_station")),
+            DeviceLayer::PerStation { size: 128, airtime_fairness: false }
+        );
+        assert_eq!(layer(&Config::named("mac80211")), DeviceLayer::Mac80211(Mac80211Params::LINUX));
     }
 }

@@ -34,29 +34,11 @@ pub static REGISTRY: &[&Component] = &[&nist::NIST];
 
 impl params::Family for Build {
     const REGISTRY: &'static [&'static Component] = REGISTRY;
-    const LISTING: params::Listing = params::Listing {
-        key: "error_model",
-        title: "Wi-Fi error rate models",
-        one: "error model",
-        schema: "ErrorModel",
-        written: "error_model = \"{name}\"",
-        place: "in a [[wifi]] channel",
-    };
+    const NAMES: (&'static str, &'static str) = ("error model", "ErrorModel");
 }
 
 /// The error model of a channel whose table names none.
 pub const DEFAULT: &str = "nist";
-
-/// The registered error model called `name`.
-pub fn find(name: &str) -> Option<&'static Component> {
-    params::find(REGISTRY, name)
-}
-
-/// Registered error model `name` with its defaults; panics on an unregistered name (callers
-/// name error models in code).
-pub fn defaults(name: &str) -> Config {
-    Config::defaults(find(name).unwrap_or_else(|| panic!("no error model `{name}` is registered")))
-}
 
 /// The error model `config` describes.
 pub fn create(config: &Config) -> Box<dyn ErrorModel> {

@@ -42,14 +42,7 @@ pub static REGISTRY: &[&Component] = &[&airtime_telemetry::AIRTIME_TELEMETRY];
 
 impl params::Family for Build {
     const REGISTRY: &'static [&'static Component] = REGISTRY;
-    const LISTING: params::Listing = params::Listing {
-        key: "ap_hook",
-        title: "AP hooks",
-        one: "AP hook",
-        schema: "ApHook",
-        written: "ap_hook = {{ kind = \"{name}\", ... }}",
-        place: "in an infrastructure [[wifi]] BSS",
-    };
+    const NAMES: (&'static str, &'static str) = ("AP hook", "ApHook");
 }
 
 /// The hook `config` describes, its hosts bound.

@@ -8,7 +8,7 @@ use crate::wifi::link::RateSchedule;
 fn pair(switch_at: Time) -> WifiNet {
     let dev = |node: NodeId, to: u32, peer: Peer| {
         let qdisc = crate::qdisc::create(
-            &crate::qdisc::defaults("pfifo").with("limit", crate::params::Value::Int(10)),
+            &crate::qdisc::Config::named("pfifo").with("limit", crate::params::Value::Int(10)),
             Rng::stream(1, "q"),
         );
         let queues = DeviceQueues::new(&DeviceLayer::PerStation { size: 10, airtime_fairness: false }, 1, 0);
@@ -30,7 +30,7 @@ fn pair(switch_at: Time) -> WifiNet {
     let b = dev(1, 0, Peer::new(0, 0, TxVector::non_ht(24), 0.0, None));
     let timing = phy::MacTiming::ofdm_5ghz();
     let hears = vec![vec![1], vec![0]];
-    let errors = crate::wifi::error_model::create(&crate::wifi::error_model::defaults("nist"));
+    let errors = crate::wifi::error_model::create(&crate::wifi::error_model::Config::named("nist"));
     WifiNet::new("w".into(), timing, Edca::BEST_EFFORT, false, None, vec![a, b], hears, errors, Rng::stream(1, "err"))
 }
 

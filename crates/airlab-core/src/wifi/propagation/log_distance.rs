@@ -54,16 +54,16 @@ impl PropagationLoss for LogDistance {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wifi::propagation::{create, defaults};
+    use crate::wifi::propagation::{create, Config};
 
     #[test]
     fn defaults_are_ns3s_and_each_parameter_counts() {
-        let ns3 = create(&defaults("log_distance"));
+        let ns3 = create(&Config::named("log_distance"));
         // 30 dB per decade beyond 46.6777 dB at 1 m, and L0 alone within 1 m.
         assert_eq!(ns3.rx_power_dbm(16.0206, 1.0), 16.0206 - 46.6777);
         assert!((ns3.rx_power_dbm(16.0206, 10.0) - (16.0206 - 46.6777 - 30.0)).abs() < 1e-12);
         assert_eq!(ns3.rx_power_dbm(0.0, 0.5), ns3.rx_power_dbm(0.0, 1.0));
-        let set = |name, v| create(&defaults("log_distance").with(name, Value::Real(v)));
+        let set = |name, v| create(&Config::named("log_distance").with(name, Value::Real(v)));
         assert!((set("exponent", 2.0).rx_power_dbm(0.0, 10.0) - (-46.6777 - 20.0)).abs() < 1e-12);
         assert!((set("reference_loss_db", 40.0).rx_power_dbm(0.0, 10.0) - (-40.0 - 30.0)).abs() < 1e-12);
         assert!((set("reference_distance_m", 10.0).rx_power_dbm(0.0, 100.0) - (-46.6777 - 30.0)).abs() < 1e-12);

@@ -30,29 +30,11 @@ pub static REGISTRY: &[&Component] = &[&log_distance::LOG_DISTANCE];
 
 impl params::Family for Build {
     const REGISTRY: &'static [&'static Component] = REGISTRY;
-    const LISTING: params::Listing = params::Listing {
-        key: "propagation",
-        title: "propagation loss models",
-        one: "propagation loss model",
-        schema: "Propagation",
-        written: "propagation = {{ kind = \"{name}\", ... }}",
-        place: "in a [[wifi]] channel",
-    };
+    const NAMES: (&'static str, &'static str) = ("propagation loss model", "Propagation");
 }
 
 /// The propagation loss model of a channel whose table names none.
 pub const DEFAULT: &str = "log_distance";
-
-/// The registered propagation loss model called `name`.
-pub fn find(name: &str) -> Option<&'static Component> {
-    params::find(REGISTRY, name)
-}
-
-/// Registered propagation loss model `name` with its defaults; panics on an unregistered name
-/// (callers name models in code).
-pub fn defaults(name: &str) -> Config {
-    Config::defaults(find(name).unwrap_or_else(|| panic!("no propagation loss model `{name}` is registered")))
-}
 
 /// The propagation loss model `config` describes.
 pub fn create(config: &Config) -> Box<dyn PropagationLoss> {

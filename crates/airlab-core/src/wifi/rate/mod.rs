@@ -36,29 +36,11 @@ pub static REGISTRY: &[&Component] = &[&fixed::FIXED, &ideal::IDEAL];
 
 impl params::Family for Build {
     const REGISTRY: &'static [&'static Component] = REGISTRY;
-    const LISTING: params::Listing = params::Listing {
-        key: "rate_control",
-        title: "Wi-Fi rate controls",
-        one: "rate control",
-        schema: "RateControl",
-        written: "rate_control = \"{name}\"",
-        place: "in [[wifi]] or a node",
-    };
+    const NAMES: (&'static str, &'static str) = ("rate control", "RateControl");
 }
 
 /// The rate control of a link whose tables name none.
 pub const DEFAULT: &str = "fixed";
-
-/// The registered rate control called `name`.
-pub fn find(name: &str) -> Option<&'static Component> {
-    params::find(REGISTRY, name)
-}
-
-/// Registered rate control `name` with its defaults; panics on an unregistered name (callers
-/// name rate controls in code).
-pub fn defaults(name: &str) -> Config {
-    Config::defaults(find(name).unwrap_or_else(|| panic!("no rate control `{name}` is registered")))
-}
 
 /// The rate control `config` describes.
 pub fn create(config: &Config) -> Box<dyn RateControl> {
@@ -73,7 +55,7 @@ mod tests {
     #[test]
     fn every_rate_control_builds_from_its_defaults() {
         let he: Vec<TxVector> = (0..12).map(|mcs| TxVector::he(mcs, 1, 20, 800)).collect();
-        let nist = error_model::create(&error_model::defaults("nist"));
+        let nist = error_model::create(&error_model::Config::named("nist"));
         for config in params::checked_defaults(REGISTRY, |c| c) {
             // Any rate control sends at the cap on a clear channel.
             let built = create(&config);

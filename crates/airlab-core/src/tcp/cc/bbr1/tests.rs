@@ -22,7 +22,7 @@ struct Feed {
 
 impl Feed {
     fn new(seed: u64) -> Feed {
-        Feed::with_params(seed, &crate::tcp::cc::defaults("bbr1"))
+        Feed::with_params(seed, &crate::tcp::cc::Config::named("bbr1"))
     }
 
     fn with_params(seed: u64, params: &Config) -> Feed {
@@ -424,7 +424,7 @@ fn policer_detection_uses_the_long_term_rate_for_48_rounds() {
     assert!(feed.cc.bw() > 999.0);
 
     // Switched off, the same losses change nothing.
-    let params = crate::tcp::cc::defaults("bbr1").with("lt_bw", Value::Flag(false));
+    let params = crate::tcp::cc::Config::named("bbr1").with("lt_bw", Value::Flag(false));
     let mut feed = Feed::with_params(11, &params);
     feed.fill_pipe();
     for _ in 0..20 {
@@ -441,7 +441,7 @@ fn policer_detection_uses_the_long_term_rate_for_48_rounds() {
 
 #[test]
 fn params_are_checked() {
-    let mut c = crate::tcp::cc::defaults("bbr1");
+    let mut c = crate::tcp::cc::Config::named("bbr1");
     assert!(c.set("lt_bw", Value::Flag(false)).is_ok() && c.set("probe_rtt_interval", Value::Real(5.0)).is_ok());
     assert!(c.set("lt_bw", Value::Int(1)).is_err());
     assert!(c.set("probe_rtt_interval", Value::Real(0.0)).is_err());

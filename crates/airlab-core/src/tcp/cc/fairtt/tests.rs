@@ -1,7 +1,7 @@
 use super::*;
 use crate::params::Value;
 use crate::sim::Rng;
-use crate::tcp::cc::{config, create, defaults, Shared};
+use crate::tcp::cc::{config, create, Config, Shared};
 
 const BW: f64 = 1250.0; // packets per second: 10 Mbit/s of 1000-byte packets
 
@@ -117,7 +117,7 @@ fn groups_keep_separate_registries() {
 
 #[test]
 fn parameters_are_checked() {
-    let mut c = defaults("fairtt");
+    let mut c = Config::named("fairtt");
     assert!(c.set("beta", Value::Real(1.5)).is_err());
     assert!(c.set("gamma", Value::Choice("high")).is_err());
     assert!(c.set("alpha", Value::Choice("median")).is_err());
@@ -134,7 +134,7 @@ fn parameters_are_checked() {
 
 #[test]
 fn fairtt_is_bbr2_with_the_model() {
-    let cc = CcEnv::scratch(|env| create(&defaults("fairtt"), env)).unwrap();
+    let cc = CcEnv::scratch(|env| create(&Config::named("fairtt"), env)).unwrap();
     assert_eq!(cc.name(), "fairtt");
     assert!(cc.owns_cwnd() && cc.needs_pacing());
     let mut vars = Vec::new();

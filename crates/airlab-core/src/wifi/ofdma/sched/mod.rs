@@ -56,29 +56,11 @@ pub static REGISTRY: &[&Component] =
 
 impl params::Family for Build {
     const REGISTRY: &'static [&'static Component] = REGISTRY;
-    const LISTING: params::Listing = params::Listing {
-        key: "ofdma_scheduler",
-        title: "OFDMA schedulers",
-        one: "OFDMA scheduler",
-        schema: "OfdmaScheduler",
-        written: "ofdma_scheduler = \"{name}\"",
-        place: "in an 802.11ax BSS",
-    };
+    const NAMES: (&'static str, &'static str) = ("OFDMA scheduler", "OfdmaScheduler");
 }
 
 /// The scheduler a BSS uses unless `ofdma_scheduler` names another.
 pub const DEFAULT: &str = "round_robin";
-
-/// The registered scheduler called `name`.
-pub fn find(name: &str) -> Option<&'static Component> {
-    params::find(REGISTRY, name)
-}
-
-/// Registered scheduler `name` with its defaults; panics on an unregistered name (callers
-/// name schedulers in code).
-pub fn defaults(name: &str) -> Config {
-    Config::defaults(find(name).unwrap_or_else(|| panic!("no OFDMA scheduler `{name}` is registered")))
-}
 
 /// The scheduler `config` describes, for an AP with `peers` stations.
 pub fn create(config: &Config, peers: usize) -> Box<dyn MuScheduler> {
