@@ -482,6 +482,25 @@ pub trait Family: Sized + 'static {
     const NAMES: (&'static str, &'static str);
 }
 
+/// Declares a family in its module: the `Component` and `Config` of its `Build` type, the
+/// `REGISTRY` of its members (the registration line a new member adds itself to) and its
+/// [`Family`] impl with the names errors and the schema use.
+macro_rules! family {
+    ($build:ident, [$($member:expr),* $(,)?], $one:literal, $schema:literal) => {
+        /// A registered member of the family: its parameters and how to build it.
+        pub type Component = $crate::params::Component<$build>;
+        /// A member with a value for each of its parameters.
+        pub type Config = $crate::params::Config<$build>;
+        /// Every member a scenario can name.
+        pub static REGISTRY: &[&Component] = &[$($member),*];
+        impl $crate::params::Family for $build {
+            const REGISTRY: &'static [&'static Component] = REGISTRY;
+            const NAMES: (&'static str, &'static str) = ($one, $schema);
+        }
+    };
+}
+pub(crate) use family;
+
 impl<B: Family> Component<B> {
     /// The registered component of its family called `name`.
     pub fn find(name: &str) -> Option<&'static Self> {

@@ -44,17 +44,8 @@ pub struct Build {
     pub start: fn(&Config, first_hop_bps: u64) -> Box<dyn Traffic>,
 }
 
-pub type Component = params::Component<Build>;
-/// An app with its parameters, as a flow's `app` gives them.
-pub type Config = params::Config<Build>;
-
-/// Every app a flow's `app` can name.
-pub static REGISTRY: &[&Component] = &[&bulk::BULK, &transfer::TRANSFER, &periodic::PERIODIC, &udp::UDP, &ping::PING];
-
-impl params::Family for Build {
-    const REGISTRY: &'static [&'static Component] = REGISTRY;
-    const NAMES: (&'static str, &'static str) = ("app", "App");
-}
+// Every app a flow's `app` can name.
+params::family!(Build, [&bulk::BULK, &transfer::TRANSFER, &periodic::PERIODIC, &udp::UDP, &ping::PING], "app", "App");
 
 /// Whether the app `config` describes runs over TCP.
 pub fn uses_tcp(config: &Config) -> bool {

@@ -25,34 +25,30 @@ use crate::net::Packet;
 use crate::params;
 use crate::sim::{Rng, Time};
 
-/// Every queue discipline a scenario can name.
-pub static REGISTRY: &[&Component] = &[
-    &fifo::PFIFO,
-    &fifo::BFIFO,
-    &pfifo_head_drop::PFIFO_HEAD_DROP,
-    &codel::CODEL,
-    &fq_codel::FQ_CODEL,
-    &noqueue::NOQUEUE,
-    &cake::CAKE,
-    &xlayer::XLAYER,
-    &tbf::TBF,
-    &htb::HTB,
-];
-
-impl params::Family for Build {
-    const REGISTRY: &'static [&'static Component] = REGISTRY;
-    const NAMES: (&'static str, &'static str) = ("qdisc", "Qdisc");
-}
+// Every queue discipline a scenario can name.
+params::family!(
+    Build,
+    [
+        &fifo::PFIFO,
+        &fifo::BFIFO,
+        &pfifo_head_drop::PFIFO_HEAD_DROP,
+        &codel::CODEL,
+        &fq_codel::FQ_CODEL,
+        &noqueue::NOQUEUE,
+        &cake::CAKE,
+        &xlayer::XLAYER,
+        &tbf::TBF,
+        &htb::HTB
+    ],
+    "qdisc",
+    "Qdisc"
+);
 
 /// How a qdisc is built from its checked configuration (`rng` is the interface's own stream,
 /// for what Linux randomizes, e.g. the flow-hash perturbation), and how many queues it
 /// allocates when built: its own and its nested qdiscs' (a flow queue is about 100 bytes, and
 /// a scenario bounds their total before anything is built).
 pub struct Build(pub fn(&Config, Rng) -> Box<dyn Qdisc>, pub fn(&Config) -> u64);
-/// A registered queue discipline: its parameters and how to build it.
-pub type Component = params::Component<Build>;
-/// A queue discipline with a value for each of its parameters.
-pub type Config = params::Config<Build>;
 
 /// Packets a qdisc dropped and flows whose packets it ECN-marked during one call.
 #[derive(Default)]

@@ -203,24 +203,19 @@ pub trait CongestionControl {
     fn vars(&self, _out: &mut Vec<CcVar>) {}
 }
 
-/// Every congestion control a scenario can name.
-pub static REGISTRY: &[&Component] =
-    &[&reno::RENO, &cubic::CUBIC, &bbr1::BBR1, &bbr::BBR2, &bbr::BBR3, &fairtt::FAIRTT, &fccc::FCCC];
-
-impl params::Family for Build {
-    const REGISTRY: &'static [&'static Component] = REGISTRY;
-    const NAMES: (&'static str, &'static str) = ("congestion control", "CongestionControl");
-}
+// Every congestion control a scenario can name.
+params::family!(
+    Build,
+    [&reno::RENO, &cubic::CUBIC, &bbr1::BBR1, &bbr::BBR2, &bbr::BBR3, &fairtt::FAIRTT, &fccc::FCCC],
+    "congestion control",
+    "CongestionControl"
+);
 
 /// How a congestion control is built for one connection from its checked configuration; an
 /// error is a conflict with other connections' shared state.
 pub struct Build(pub fn(&Config, &mut CcEnv) -> Built);
 /// A congestion control for one connection, or why it cannot be made.
 pub type Built = Result<Box<dyn CongestionControl>, String>;
-/// A registered congestion control: its parameters and how to build it.
-pub type Component = params::Component<Build>;
-/// A congestion control with a value for each of its parameters.
-pub type Config = params::Config<Build>;
 
 /// Build the congestion control `config` describes for one connection.
 pub fn create(config: &Config, env: &mut CcEnv) -> Built {

@@ -30,17 +30,8 @@ pub enum DeviceLayer {
 /// [`queues::DeviceQueues`] builds an interface's queues from.
 pub struct Build(pub fn(&Config) -> DeviceLayer);
 
-pub type Component = params::Component<Build>;
-/// A device layer with its parameters, as `device` gives them.
-pub type Config = params::Config<Build>;
-
-/// Every device layer `device` can name.
-pub static REGISTRY: &[&Component] = &[&queues::FIFO, &queues::PER_STATION, &mac80211::MAC80211];
-
-impl params::Family for Build {
-    const REGISTRY: &'static [&'static Component] = REGISTRY;
-    const NAMES: (&'static str, &'static str) = ("device layer", "DeviceLayer");
-}
+// Every device layer `device` can name.
+params::family!(Build, [&queues::FIFO, &queues::PER_STATION, &mac80211::MAC80211], "device layer", "DeviceLayer");
 
 /// The device layer `config` describes.
 pub fn layer(config: &Config) -> DeviceLayer {

@@ -25,17 +25,8 @@ pub trait ErrorModel {
 /// How a registered error model is made from its checked parameters.
 pub struct Build(pub fn(&Config) -> Box<dyn ErrorModel>);
 
-pub type Component = params::Component<Build>;
-/// An error model with its parameters, as `error_model` gives them.
-pub type Config = params::Config<Build>;
-
-/// Every error model `error_model` can name.
-pub static REGISTRY: &[&Component] = &[&nist::NIST];
-
-impl params::Family for Build {
-    const REGISTRY: &'static [&'static Component] = REGISTRY;
-    const NAMES: (&'static str, &'static str) = ("error model", "ErrorModel");
-}
+// Every error model `error_model` can name.
+params::family!(Build, [&nist::NIST], "error model", "ErrorModel");
 
 /// The error model of a channel whose table names none.
 pub const DEFAULT: &str = "nist";

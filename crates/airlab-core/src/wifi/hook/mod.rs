@@ -33,17 +33,8 @@ pub struct ApTiming {
 /// How a registered hook is made from its checked parameters (hosts bound to node ids).
 pub struct Build(pub fn(&Config, ApTiming) -> Box<dyn ApHook>);
 
-pub type Component = params::Component<Build>;
-/// A hook with its parameters, as `ap_hook` gives them.
-pub type Config = params::Config<Build>;
-
-/// Every hook `ap_hook` can name.
-pub static REGISTRY: &[&Component] = &[&airtime_telemetry::AIRTIME_TELEMETRY];
-
-impl params::Family for Build {
-    const REGISTRY: &'static [&'static Component] = REGISTRY;
-    const NAMES: (&'static str, &'static str) = ("AP hook", "ApHook");
-}
+// Every hook `ap_hook` can name.
+params::family!(Build, [&airtime_telemetry::AIRTIME_TELEMETRY], "AP hook", "ApHook");
 
 /// The hook `config` describes, its hosts bound.
 pub fn create(config: &Config, timing: ApTiming) -> Box<dyn ApHook> {

@@ -21,17 +21,8 @@ pub trait PropagationLoss {
 /// How a registered propagation loss model is made from its checked parameters.
 pub struct Build(pub fn(&Config) -> Box<dyn PropagationLoss>);
 
-pub type Component = params::Component<Build>;
-/// A propagation loss model with its parameters, as `propagation` gives them.
-pub type Config = params::Config<Build>;
-
-/// Every propagation loss model `propagation` can name.
-pub static REGISTRY: &[&Component] = &[&log_distance::LOG_DISTANCE];
-
-impl params::Family for Build {
-    const REGISTRY: &'static [&'static Component] = REGISTRY;
-    const NAMES: (&'static str, &'static str) = ("propagation loss model", "Propagation");
-}
+// Every propagation loss model `propagation` can name.
+params::family!(Build, [&log_distance::LOG_DISTANCE], "propagation loss model", "Propagation");
 
 /// The propagation loss model of a channel whose table names none.
 pub const DEFAULT: &str = "log_distance";

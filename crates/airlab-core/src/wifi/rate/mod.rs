@@ -27,17 +27,8 @@ pub trait RateControl {
 /// How a registered rate control is made from its checked parameters.
 pub struct Build(pub fn(&Config) -> Box<dyn RateControl>);
 
-pub type Component = params::Component<Build>;
-/// A rate control with its parameters, as `rate_control` gives them.
-pub type Config = params::Config<Build>;
-
-/// Every rate control `rate_control` can name.
-pub static REGISTRY: &[&Component] = &[&fixed::FIXED, &ideal::IDEAL];
-
-impl params::Family for Build {
-    const REGISTRY: &'static [&'static Component] = REGISTRY;
-    const NAMES: (&'static str, &'static str) = ("rate control", "RateControl");
-}
+// Every rate control `rate_control` can name.
+params::family!(Build, [&fixed::FIXED, &ideal::IDEAL], "rate control", "RateControl");
 
 /// The rate control of a link whose tables name none.
 pub const DEFAULT: &str = "fixed";

@@ -46,18 +46,13 @@ pub trait MuScheduler {
 /// stations.
 pub struct Build(pub fn(&Config, usize) -> Box<dyn MuScheduler>);
 
-pub type Component = params::Component<Build>;
-/// A scheduler with its parameters, as `ofdma_scheduler` gives them.
-pub type Config = params::Config<Build>;
-
-/// Every scheduler `ofdma_scheduler` can name.
-pub static REGISTRY: &[&Component] =
-    &[&round_robin::ROUND_ROBIN, &proportional_fair::PROPORTIONAL_FAIR, &airtime_fair::AIRTIME_FAIR];
-
-impl params::Family for Build {
-    const REGISTRY: &'static [&'static Component] = REGISTRY;
-    const NAMES: (&'static str, &'static str) = ("OFDMA scheduler", "OfdmaScheduler");
-}
+// Every scheduler `ofdma_scheduler` can name.
+params::family!(
+    Build,
+    [&round_robin::ROUND_ROBIN, &proportional_fair::PROPORTIONAL_FAIR, &airtime_fair::AIRTIME_FAIR],
+    "OFDMA scheduler",
+    "OfdmaScheduler"
+);
 
 /// The scheduler a BSS uses unless `ofdma_scheduler` names another.
 pub const DEFAULT: &str = "round_robin";
