@@ -280,41 +280,17 @@ const fn entry<B: Family>(
 
 /// Every family of registered components, in listing order (a flow's, then a link's and an
 /// interface's, then a Wi-Fi network's); a new family is one line here.
+#[rustfmt::skip]
 pub static FAMILIES: &[FamilyEntry] = &[
     entry::<cc::Build>("cc", "congestion controls", "cc = \"{name}\", cc_params = {{ ... }}", "on a flow"),
     entry::<app::Build>("app", "apps", "app = {{ kind = \"{name}\", ... }}", "on a flow"),
-    entry::<qdisc::Build>(
-        "qdisc",
-        "queue disciplines",
-        "qdisc = {{ kind = \"{name}\", ... }}",
-        "on a link or Wi-Fi node",
-    ),
-    entry::<device::Build>(
-        "device",
-        "Wi-Fi device layers",
-        "device = {{ kind = \"{name}\", ... }}",
-        "in [[wifi]] or a node",
-    ),
+    entry::<qdisc::Build>("qdisc", "queue disciplines", "qdisc = {{ kind = \"{name}\", ... }}", "on a link or Wi-Fi node"),
+    entry::<device::Build>("device", "Wi-Fi device layers", "device = {{ kind = \"{name}\", ... }}", "in [[wifi]] or a node"),
     entry::<rate::Build>("rate_control", "Wi-Fi rate controls", "rate_control = \"{name}\"", "in [[wifi]] or a node"),
     entry::<sched::Build>("ofdma_scheduler", "OFDMA schedulers", "ofdma_scheduler = \"{name}\"", "in an 802.11ax BSS"),
-    entry::<hook::Build>(
-        "ap_hook",
-        "AP hooks",
-        "ap_hook = {{ kind = \"{name}\", ... }}",
-        "in an infrastructure [[wifi]] BSS",
-    ),
-    entry::<propagation::Build>(
-        "propagation",
-        "propagation loss models",
-        "propagation = {{ kind = \"{name}\", ... }}",
-        "in a [[wifi]] channel",
-    ),
-    entry::<error_model::Build>(
-        "error_model",
-        "Wi-Fi error rate models",
-        "error_model = \"{name}\"",
-        "in a [[wifi]] channel",
-    ),
+    entry::<hook::Build>("ap_hook", "AP hooks", "ap_hook = {{ kind = \"{name}\", ... }}", "in an infrastructure [[wifi]] BSS"),
+    entry::<propagation::Build>("propagation", "propagation loss models", "propagation = {{ kind = \"{name}\", ... }}", "in a [[wifi]] channel"),
+    entry::<error_model::Build>("error_model", "Wi-Fi error rate models", "error_model = \"{name}\"", "in a [[wifi]] channel"),
 ];
 
 fn names_of<B: Family>() -> Vec<&'static str> {

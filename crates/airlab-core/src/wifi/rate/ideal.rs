@@ -44,12 +44,10 @@ impl RateControl for Ideal {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wifi::error_model;
 
     #[test]
     fn takes_the_fastest_mcs_clear_of_the_threshold() {
-        let he: Vec<TxVector> = (0..12).map(|mcs| TxVector::he(mcs, 1, 20, 800)).collect();
-        let nist = error_model::create(&error_model::Config::named("nist"));
+        let (he, nist) = super::super::tests::he_20mhz();
         let pick = |rc: &Ideal, snr: f64| rc.pick(&he, snr, nist.as_ref()).mcs;
         let ns3 = Ideal { ber: 1e-6 };
         // Thresholds at 1e-6: MCS 7 24.46 dB, MCS 8 29.20 dB.

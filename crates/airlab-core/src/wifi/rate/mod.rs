@@ -39,14 +39,20 @@ pub fn create(config: &Config) -> Box<dyn RateControl> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::wifi::error_model;
 
+    /// HE-MCS 0-11 at 20 MHz, one stream, slowest first, and the NIST error model: what the
+    /// rate controls' tests pick from.
+    pub(super) fn he_20mhz() -> (Vec<TxVector>, Box<dyn ErrorModel>) {
+        let he = (0..12).map(|mcs| TxVector::he(mcs, 1, 20, 800)).collect();
+        (he, error_model::create(&error_model::Config::named("nist")))
+    }
+
     #[test]
     fn every_rate_control_builds_from_its_defaults() {
-        let he: Vec<TxVector> = (0..12).map(|mcs| TxVector::he(mcs, 1, 20, 800)).collect();
-        let nist = error_model::create(&error_model::Config::named("nist"));
+        let (he, nist) = he_20mhz();
         for config in params::checked_defaults(REGISTRY, |c| c) {
             // Any rate control sends at the cap on a clear channel.
             let built = create(&config);
