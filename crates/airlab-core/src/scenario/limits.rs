@@ -62,10 +62,6 @@ pub const MAX_INITIAL_CWND: u32 = 65_535;
 /// three of them (`link:from->to`); 64 characters is more than any label needs and keeps those
 /// at a line's width.
 pub const MAX_NAME_CHARS: usize = 64;
-/// The smallest quantum of a deficit round robin over flows (mac80211's TXQs as fq_codel's):
-/// a packet of L bytes waits L / quantum rounds, so a tiny quantum costs that many scheduler
-/// passes per packet; Linux raises fq_codel's quantum to at least 256 bytes.
-pub const MIN_QUANTUM: u64 = crate::wifi::device::mac80211::MIN_QUANTUM;
 
 /// Checks the name `name` written at `key`: not empty, at most [`MAX_NAME_CHARS`] characters,
 /// no control characters (a line break or an escape would garble every table it is printed

@@ -32,7 +32,7 @@ use std::collections::VecDeque;
 
 /// The smallest `quantum` of the TXQs' deficit round robin: a packet of L bytes waits
 /// L / quantum rounds, each a pass of the scheduler; Linux raises fq_codel's quantum to 256.
-pub const MIN_QUANTUM: u64 = 256;
+const MIN_QUANTUM: u64 = 256;
 
 /// Linux's defaults, as the parameters' defaults below give them.
 const L: Mac80211Params = Mac80211Params::LINUX;
