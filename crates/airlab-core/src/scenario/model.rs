@@ -455,6 +455,7 @@ pub enum RtoMode {
     Rfc6298,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Metrics {
@@ -463,7 +464,6 @@ pub struct Metrics {
     /// Ignore the first `warmup` when computing summary statistics of time series.
     pub warmup: Duration,
     /// Cut the run into batches of delivered packets and end it after the last.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub batches: Option<BatchSpec>,
 }
 
@@ -504,31 +504,22 @@ macro_rules! with_phy_keys {
         pub struct $name {
             $($before)*
         /// Non-HT rate (802.11a only).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub rate: Option<Rate>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub mcs: Option<u8>,
         /// Channel width in MHz.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub width: Option<u16>,
         /// Guard interval.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub gi: Option<Duration>,
         /// Spatial streams (802.11ac/ax; 802.11n derives them from the MCS).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub nss: Option<u8>,
         /// Per-MPDU error probability, in [0, 1).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub per: Option<f64>,
         /// Distance between the link's ends, in metres (the SNR follows from `channel`).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub distance_m: Option<f64>,
         /// The receiver's SNR over the channel width, in dB (instead of a distance).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         pub snr_db: Option<f64>,
         /// "fixed" (the `mcs`/`rate` keys) or "ideal" (the fastest the SNR allows), or a table of
         /// a rate control's `kind` and parameters (read in resolution).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(with = "Option<super::component_schema::NameOrTable<crate::wifi::rate::Build>>")]
         pub rate_control: Option<toml::Value>,
             $($after)*
@@ -557,65 +548,51 @@ with_phy_keys! {
 /// A Wi-Fi network (`[[wifi]]`): an infrastructure BSS (`ap` and `stations`) or an ad hoc/mesh
 /// network (`nodes`, and optionally `peers`). Its PHY keys apply to every link of the network
 /// unless a member's `[[wifi.node]]` table overrides them; `None` means the standard's default.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Wifi {
     /// Defaults to "wifi<i>"; unique among Wi-Fi networks and links.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     pub standard: Standard,
     /// The access point of an infrastructure BSS.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ap: Option<String>,
     /// The stations of an infrastructure BSS; each exchanges frames with the AP only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stations: Option<Vec<String>>,
     /// The members of an ad hoc/mesh network.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nodes: Option<Vec<String>>,
     /// Mesh only: the pairs that exchange frames; every pair when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub peers: Option<Vec<[String; 2]>>,
     /// Carrier-sense graph (unordered pairs that hear each other); everyone hears everyone when
     /// absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hears: Option<Vec<[String; 2]>>,
     }
     {
     /// The network's radio channel: radios, propagation loss and error model (ns-3's defaults).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<WifiChannel>,
     /// RTS/CTS before every data frame.
     #[serde(default)]
     pub rts: bool,
     /// "off" (default) or, in an 802.11ax BSS, "dl": the AP sends to several stations in one
     /// HE MU PPDU.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ofdma: Option<OfdmaMode>,
     /// The most stations in one DL MU PPDU or uplink trigger (ns-3's `NStations`, 4 by default).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ofdma_stations: Option<u32>,
     /// Who shares each MU PPDU and trigger: a scheduler's name ("round_robin", the default,
     /// "proportional_fair" or "airtime_fair") or a table of its `kind` and parameters (read in
     /// resolution).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<super::component_schema::NameOrTable<crate::wifi::ofdma::sched::Build>>")]
     pub ofdma_scheduler: Option<toml::Value>,
     /// Uplink OFDMA: start every trigger cycle with a Buffer Status Report Poll (default true).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ofdma_bsrp: Option<bool>,
     /// Uplink OFDMA: the AP also polls its stations this often (none by default).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ofdma_poll_interval: Option<Duration>,
     /// Uplink OFDMA: random-access RUs in every Basic Trigger (none by default).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uora: Option<WifiUora>,
     /// Uplink OFDMA: the MU EDCA parameter set the AP advertises (none by default).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mu_edca: Option<WifiMuEdca>,
     /// A hook at the AP that sees the packets it forwards: `{ kind = "airtime_telemetry", ... }`
     /// accounts its stations' airtime and writes it into their packets (paper 004).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<super::component_schema::KindTable<crate::wifi::hook::Build>>")]
     pub ap_hook: Option<toml::Table>,
     #[serde(default)]
@@ -623,12 +600,10 @@ pub struct Wifi {
     #[serde(default)]
     pub aggregation: WifiAggregation,
     /// The qdisc layer of every member's Wi-Fi interface.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<super::component_schema::KindTable<crate::qdisc::Build>>")]
     pub qdisc: Option<toml::Table>,
     /// The device layer of every member's Wi-Fi interface: a table of its `kind` and
     /// parameters (read in resolution).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<super::component_schema::KindTable<crate::wifi::device::Build>>")]
     pub device: Option<toml::Table>,
     /// Per-member settings (`[[wifi.node]]`).
@@ -639,6 +614,7 @@ pub struct Wifi {
 
 with_phy_keys! {
 /// The settings of one member of a Wi-Fi network (`[[wifi.node]]`), over the network's.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiNode {
@@ -649,14 +625,11 @@ pub struct WifiNode {
     /// Layered key by key over the network's `aggregation`.
     #[serde(default)]
     pub aggregation: WifiAggregation,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<super::component_schema::KindTable<crate::qdisc::Build>>")]
     pub qdisc: Option<toml::Table>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<super::component_schema::KindTable<crate::wifi::device::Build>>")]
     pub device: Option<toml::Table>,
     /// PHY changes over time, of the links this table's PHY keys apply to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<WifiSchedule>,
 }
 }
@@ -664,11 +637,11 @@ pub struct WifiNode {
 /// A member's PHY over time (`schedule` in `[[wifi.node]]`): from each step's `at` on, the
 /// step's PHY keys are layered over the member's own; before the first step the links keep
 /// their PHY.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiSchedule {
     /// The steps repeat every `period`; without it they run once.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub period: Option<Duration>,
     /// At least one, in increasing order of `at`.
     pub steps: Vec<WifiScheduleStep>,
@@ -676,25 +649,19 @@ pub struct WifiSchedule {
 
 /// One step of a [`WifiSchedule`]: when it starts and the PHY keys it sets (none: back to
 /// the links' own PHY). A step has no `per` or `rate_control`: those stay the member's.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiScheduleStep {
     /// Time from the start of the run, or of the period when there is one.
     pub at: Duration,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<Rate>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mcs: Option<u8>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub width: Option<u16>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gi: Option<Duration>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nss: Option<u8>,
     /// A station that moves: its distance, or its SNR, from this step on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distance_m: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snr_db: Option<f64>,
 }
 
@@ -710,86 +677,69 @@ impl WifiScheduleStep {
 /// The radio channel of a network as written; missing keys take ns-3's defaults. The
 /// transmit power, noise figure and detection thresholds are the members' radios'; the path
 /// between them is `propagation`'s, and which bits arrive at an SNR `error_model`'s.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiChannel {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tx_power_dbm: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise_figure_db: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detection_rssi_dbm: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detection_snr_db: Option<f64>,
     /// The propagation loss model: "log_distance" (the default, with ns-3's numbers) or a table
     /// of a model's `kind` and parameters (read in resolution).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<super::component_schema::NameOrTable<crate::wifi::propagation::Build>>")]
     pub propagation: Option<toml::Value>,
     /// The error rate model: "nist" (the default) or a table of a model's `kind` and parameters
     /// (read in resolution).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<super::component_schema::NameOrTable<crate::wifi::error_model::Build>>")]
     pub error_model: Option<toml::Value>,
 }
 
 /// EDCA parameters as written; missing ones take the best-effort defaults.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiEdca {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cw_min: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cw_max: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aifsn: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_limit: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub txop: Option<Duration>,
 }
 
 /// UL OFDMA random access as written; missing keys take one RA-RU and the default OFDMA
 /// contention window (OCW 7-31).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiUora {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ra_rus: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ocw_min: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ocw_max: Option<u32>,
 }
 
 /// The MU EDCA parameter set as written; missing keys take OpenWrt's best-effort values
 /// (AIFSN 8, CWmin 511, CWmax 1023, timer 2088.96 ms).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiMuEdca {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub aifsn: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cw_min: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cw_max: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timer: Option<Duration>,
 }
 
 /// A-MPDU aggregation as written; missing keys take the next layer's value or the standard's
 /// default.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WifiAggregation {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_mpdus: Option<u32>,
     /// Bytes (a plain integer, like the 802.11 limits it is compared with).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_bytes: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_duration: Option<Duration>,
 }
 
