@@ -13,9 +13,12 @@ import statistics
 import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from airlab import _io
+
+if TYPE_CHECKING:
+    from airlab import bench_against
 
 DEFAULT_SCENARIOS = [
     "basics/dumbbell-cubic",
@@ -125,22 +128,69 @@ def _md_table(results: Sequence[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _md_comparison(c: dict[str, Any]) -> list[str]:
+    lines = [
+        "| scenario | CPU ratio (median) | min-max | CPU s | CPU s ref | events / ref |",
+        "|---|--:|--:|--:|--:|--:|",
+    ]
+    for s in c["scenarios"]:
+        if "missing" in s:
+            lines.append(f"| {s['scenario']} | | | | | {s['missing']} |")
+            continue
+        changed = "" if s["same_scenario_file"] else " (scenario file differs)"
+        lines.append(
+            f"| {s['scenario']} | {s['ratio']:.3f} | {s['ratio_min']:.2f}-{s['ratio_max']:.2f} "
+            f"| {s['cpu_s']:.3f} | {s['cpu_s_reference']:.3f} "
+            f"| {s['events'] / s['events_reference']:.3f}{changed} |"
+        )
+    return lines
+
+
+def _header(m: dict[str, Any]) -> str:
+    return (
+        f"{m['cpu']}, {m['cores']} cores, {m['os']}, Python {m['python']}, airlab {m['airlab']}, "
+        f"load average {m.get('load_avg_1m')}"
+    )
+
+
 def render_markdown(recordings: Sequence[dict[str, Any]]) -> str:
     out = [
         "# Benchmark results",
         "",
-        "Recorded with `airlab bench --record` (release build; fastest of `repeat` runs).",
-        "Newest first. Regenerated from `results.json`; do not edit by hand.",
+        "Regenerated from `results.json`; do not edit by hand. Newest first.",
+        "",
+        "A speed claim is a ratio: `airlab bench --against REF --record` runs this build and "
+        "commit REF's on every scenario, interleaved round by round, and records each "
+        "scenario's median ratio of CPU time (below 1: this build is faster). Absolute figures "
+        "(`airlab bench --record`) move with the machine's load by tens of percent; compare them "
+        "only within one recording.",
         "",
     ]
-    for rec in reversed(recordings):
-        m = rec["machine"]
+    comparisons = [r for r in recordings if "against" in r]
+    absolute = [r for r in recordings if "against" not in r]
+    if comparisons:
+        out += ["## Ratios against a reference build", ""]
+    for rec in reversed(comparisons):
+        m, c = rec["machine"], rec["against"]
         out += [
-            f"## {m['date']} — commit {m.get('commit') or 'unknown'}",
+            f"### {m['date']} — {c['ours']} against {c['reference']}",
             "",
-            f"{m['cpu']}, {m['cores']} cores, {m['os']}, Python {m['python']}, "
-            f"airlab {m['airlab']}, repeat {rec['results'][0]['repeat'] if rec['results'] else 0}, "
-            f"load average {m.get('load_avg_1m')}",
+            f"{_header(m)}; {c['rounds']} rounds; the rest of the machine used "
+            f"{c['others_cores']:.2f} cores (median), steal {c['steal']:.1%}"
+            + (f"; **degraded: {c['degraded']}**" if c["degraded"] else ""),
+            "",
+            *_md_comparison(c),
+            "",
+        ]
+    if absolute:
+        out += ["## Absolute figures (release build; fastest of `repeat` runs)", ""]
+    for rec in reversed(absolute):
+        m = rec["machine"]
+        repeat = rec["results"][0]["repeat"] if rec["results"] else 0
+        out += [
+            f"### {m['date']} — commit {m.get('commit') or 'unknown'}",
+            "",
+            f"{_header(m)}, repeat {repeat}",
             "",
             *_md_table(rec["results"]),
             "",
@@ -148,8 +198,7 @@ def render_markdown(recordings: Sequence[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def record(results: list[dict[str, Any]], bench_dir: str | os.PathLike[str] = "bench") -> Path:
-    """Append a recording to bench/results.json and regenerate bench/RESULTS.md."""
+def _append(recording: dict[str, Any], bench_dir: str | os.PathLike[str]) -> Path:
     import json
 
     d = Path(bench_dir)
@@ -160,7 +209,21 @@ def record(results: list[dict[str, Any]], bench_dir: str | os.PathLike[str] = "b
             recordings = json.loads(path.read_text())
         except ValueError:
             recordings = []
-    recordings.append({"machine": machine_info(), "results": results})
+    recordings.append(recording)
     _io.write_json(path, recordings)
     _io.write_text(d / "RESULTS.md", render_markdown(recordings))
     return d
+
+
+def record(results: list[dict[str, Any]], bench_dir: str | os.PathLike[str] = "bench") -> Path:
+    """Append a recording of absolute figures to bench/results.json and regenerate
+    bench/RESULTS.md."""
+    return _append({"machine": machine_info(), "results": results}, bench_dir)
+
+
+def record_comparison(
+    comparison: bench_against.Comparison, bench_dir: str | os.PathLike[str] = "bench"
+) -> Path:
+    """Append a comparison (``bench --against``) to bench/results.json and regenerate
+    bench/RESULTS.md."""
+    return _append({"machine": machine_info(), "against": comparison.as_dict()}, bench_dir)

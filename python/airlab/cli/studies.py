@@ -101,6 +101,20 @@ def sweep(
     show_default=True,
     help="Runs per scenario; the fastest is reported.",
 )
+@click.option(
+    "--against",
+    metavar="REF",
+    default=None,
+    help="Compare this working tree's engine CPU time with commit REF's (built once under "
+    "target/bench-ref/), interleaved round by round; reports ratios.",
+)
+@click.option(
+    "--rounds",
+    type=click.IntRange(min=1),
+    default=7,
+    show_default=True,
+    help="With --against: rounds of both builds on every scenario; the median ratio is reported.",
+)
 @click.option("--record", is_flag=True, help="Write bench/results.json and bench/RESULTS.md.")
 @click.option(
     "--dir",
@@ -110,14 +124,28 @@ def sweep(
     show_default=True,
     help="Where --record writes.",
 )
-def bench(names: tuple[str, ...], repeat: int, record: bool, bench_dir: str) -> None:
-    """Measure engine speed on named scenarios [default: the built-in speed scenarios]."""
+def bench(
+    names: tuple[str, ...],
+    repeat: int,
+    against: str | None,
+    rounds: int,
+    record: bool,
+    bench_dir: str,
+) -> None:
+    """Measure engine speed on named scenarios [default: the built-in speed scenarios].
+
+    With --against REF: CPU-time ratios of this build over REF's, the two measured interleaved
+    in one run (the way to claim a speed-up or find a regression on a shared machine).
+    """
     from airlab import bench as _bench
 
     if record:
         _out_dir(bench_dir, "--dir")
     console = _console()
     names_list = list(names) or _bench.DEFAULT_SCENARIOS
+    if against is not None:
+        _bench_against(console, against, names_list, rounds, bench_dir if record else None)
+        return
     t = Table(title=f"Benchmark (fastest of {repeat})", title_justify="left", title_style="bold")
     for col in (
         "scenario",
@@ -146,6 +174,63 @@ def bench(names: tuple[str, ...], repeat: int, record: bool, bench_dir: str) -> 
     console.print(t)
     if record:
         d = _bench.record(results, bench_dir)
+        console.print(f"recorded in {d / 'results.json'} and {d / 'RESULTS.md'}")
+
+
+def _bench_against(
+    console: Any, ref: str, names: list[str], rounds: int, record_dir: str | None
+) -> None:
+    from airlab import bench as _bench
+    from airlab import bench_against as ba
+
+    def say(msg: str) -> None:
+        console.print(f"[dim]{msg}[/]")
+
+    try:
+        repo = ba.checkout()
+        reference = ba.reference_build(ref, repo, say)
+        ours = ba.this_build(repo, say)
+    except ba.BenchError as e:
+        raise CliError(str(e)) from None
+    console.print(
+        f"[bold]{ours.label}[/] against [bold]{reference.label}[/]: {len(names)} scenarios, "
+        f"{rounds} rounds, interleaved"
+    )
+    with console.status("") as status:
+
+        def progress(done: int, total: int) -> None:
+            status.update(f"round {done} of {total} done")
+
+        comparison = ba.compare(ours, reference, names, rounds, on_round=progress)
+    t = Table(
+        title=f"CPU time of {ours.label} / {reference.label} (median of {rounds} rounds)",
+        title_justify="left",
+        title_style="bold",
+    )
+    for col in ("scenario", "ratio", "min-max", "CPU s", "CPU s ref", "events / ref", "note"):
+        t.add_column(col, justify="left" if col in ("scenario", "note") else "right")
+    for s in comparison.as_dict()["scenarios"]:
+        if "missing" in s:
+            t.add_row(s["scenario"], "", "", "", "", "", s["missing"])
+            continue
+        t.add_row(
+            s["scenario"],
+            f"{s['ratio']:.3f}",
+            f"{s['ratio_min']:.2f}-{s['ratio_max']:.2f}",
+            f"{s['cpu_s']:.3f}",
+            f"{s['cpu_s_reference']:.3f}",
+            f"{s['events'] / s['events_reference']:.3f}",
+            "" if s["same_scenario_file"] else "scenario file differs",
+        )
+    console.print(t)
+    console.print(
+        f"the rest of the machine used {comparison.others_cores:.2f} cores (median), steal "
+        f"{comparison.steal:.1%}"
+    )
+    if comparison.degraded:
+        console.print(f"[bold yellow]degraded:[/] {comparison.degraded}; not a measurement")
+    if record_dir is not None:
+        d = _bench.record_comparison(comparison, record_dir)
         console.print(f"recorded in {d / 'results.json'} and {d / 'RESULTS.md'}")
 
 

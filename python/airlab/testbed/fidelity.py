@@ -50,12 +50,11 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 import resource
 from dataclasses import dataclass
 from typing import Any
 
-from airlab import _core
+from airlab import _core, _cpu
 from airlab.testbed.plan import Direction, Plan
 
 #: Sample coverage a series needs (see the module's docstring).
@@ -95,24 +94,6 @@ def window(plan: Plan) -> list[int]:
 # -- the CPU ------------------------------------------------------------------------------------
 
 
-def _proc_stat(cpus: set[int]) -> dict[str, int]:
-    """The run's CPUs' time in clock ticks, summed: busy (user, nice, system), kernel (irq,
-    softirq: mostly the run's own packets, so neither busy nor another's), idle (idle,
-    iowait) and steal; their sum is the CPUs' time."""
-    out = {"busy": 0, "kernel": 0, "idle": 0, "steal": 0}
-    with open("/proc/stat") as f:
-        for line in f:
-            name, *fields = line.split()
-            if not name.startswith("cpu") or name == "cpu" or int(name[3:]) not in cpus:
-                continue
-            user, nice, system, idle, iowait, irq, softirq, steal = map(int, fields[:8])
-            out["busy"] += user + nice + system
-            out["kernel"] += irq + softirq
-            out["idle"] += idle + iowait
-            out["steal"] += steal
-    return out
-
-
 def _own_cpu_s() -> float:
     """CPU time of the controller's threads: the wire, the sampler and the main thread."""
     r = resource.getrusage(resource.RUSAGE_SELF)
@@ -131,26 +112,18 @@ class CpuMeter:
 
     @classmethod
     def begin(cls, cpus: set[int]) -> CpuMeter:
-        return cls(cpus=set(cpus), start=_proc_stat(cpus), own_start=_own_cpu_s())
+        return cls(cpus=set(cpus), start=_cpu.ticks(cpus), own_start=_own_cpu_s())
 
     def stop(self) -> None:
-        self.end = _proc_stat(self.cpus)
+        self.end = _cpu.ticks(self.cpus)
         self.own_s = _own_cpu_s() - self.own_start
 
-    def shares(self, agents_cpu_s: float) -> dict[str, float] | None:
-        """Shares of the run's CPUs' time: ``others`` (busy, less what the run's processes
-        used), ``steal`` and ``available`` (neither); None if nothing was counted."""
+    def shares(self, agents_cpu_s: float) -> _cpu.Shares | None:
+        """Shares of the run's CPUs' time: others (busy, less what the run's processes used),
+        steal and available (neither); None if nothing was counted."""
         if self.end is None:
             return None
-        d = {k: self.end[k] - self.start[k] for k in self.start}
-        total = sum(d.values())
-        if total <= 0:
-            return None
-        hz = os.sysconf("SC_CLK_TCK")
-        ours = (self.own_s + agents_cpu_s) * hz
-        others = max(0.0, d["busy"] - ours) / total
-        steal = d["steal"] / total
-        return {"others": others, "steal": steal, "available": 1 - others - steal}
+        return _cpu.shares(self.start, self.end, self.own_s + agents_cpu_s)
 
 
 # -- the checks ---------------------------------------------------------------------------------
@@ -335,9 +308,9 @@ def _cpu_checks(records: dict[str, Any], cpu: CpuMeter | None) -> list[dict]:
     shares = cpu.shares(sum(s["cpu_ns"] for _, _, s in sched) / 1e9)
     if shares is not None:
         checks.append(_check(
-            "cpu.available", "run", shares["available"], MIN_CPU_AVAILABLE, ">=", ["*"],
-            f"other processes took {shares['others']:.1%} and the hypervisor "
-            f"{shares['steal']:.1%} of the run's CPUs ({sorted(cpu.cpus)})",
+            "cpu.available", "run", shares.available, MIN_CPU_AVAILABLE, ">=", ["*"],
+            f"other processes took {shares.others:.1%} and the hypervisor "
+            f"{shares.steal:.1%} of the run's CPUs ({sorted(cpu.cpus)})",
         ))  # fmt: skip
     return checks
 
