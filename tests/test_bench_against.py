@@ -172,3 +172,12 @@ def test_outside_a_checkout_it_says_what_it_needs(tmp_path: Path) -> None:
         bench_against.checkout([tmp_path])
     root = Path(__file__).resolve().parent.parent
     assert bench_against.checkout([tmp_path, root / "tests"]) == root
+
+
+def test_a_scenario_given_by_path_is_the_same_file_for_both_builds(tmp_path: Path) -> None:
+    ours = fake_build(tmp_path, "ours", 1, {"basics/a": "x"})
+    ref = fake_build(tmp_path, "ref", 1, {})
+    own = tmp_path / "scale.toml"
+    own.write_text("y")
+    assert ours.scenario(str(own)) == ref.scenario(str(own)) == own.resolve()
+    assert ref.scenario("basics/a") is None and ours.scenario("basics/a") is not None

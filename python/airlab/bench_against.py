@@ -53,6 +53,11 @@ class Build:
     scenarios: Path
 
     def scenario(self, name: str) -> Path | None:
+        """The build's own copy of built-in scenario ``name``; a file named by its path (one
+        outside the built-ins, such as ``bench/scale/``) is the same for both builds."""
+        given = Path(name)
+        if given.suffix == ".toml" and given.is_file():
+            return given.resolve()
         path = self.scenarios / f"{name}.toml"
         return path if path.is_file() else None
 

@@ -20,7 +20,8 @@ use crate::wifi::net::{WifiEvent, WifiNet};
 pub enum Event {
     /// An interface finished serializing its current packet.
     TxDone(IfaceId),
-    /// The packet at the head of an interface's wire reaches the far node.
+    /// The packet at the head of an interface's wire reaches the far node (one event per wire
+    /// at a time: the next head's is scheduled when this one arrives).
     Arrive(IfaceId),
     /// A socket timer (sender or receiver side, by kind).
     Timer(ConnId, TimerKind),
@@ -193,8 +194,11 @@ impl World {
             }
             Event::Arrive(i) => {
                 let iface = &mut self.ifaces[i as usize];
-                let pkt = iface.arrive();
+                let (pkt, next) = iface.arrive();
                 let node = iface.to;
+                if let Some((at, seq)) = next {
+                    self.events.schedule_reserved(at, seq, Event::Arrive(i));
+                }
                 self.arrive_at(node, pkt);
             }
             Event::Wifi(head, dev, arg) => {
@@ -264,7 +268,10 @@ impl World {
             self.events.schedule(t, Event::TxDone(i));
         }
         if let Some(t) = next.arrival {
-            self.events.schedule(t, Event::Arrive(i));
+            let seq = self.events.reserve();
+            if self.ifaces[i as usize].wire_place(seq) {
+                self.events.schedule_reserved(t, seq, Event::Arrive(i));
+            }
         }
         if let Some(t) = next.wake {
             self.events.schedule(t, Event::QdiscWake(i));

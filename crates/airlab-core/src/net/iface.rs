@@ -6,7 +6,7 @@
 //! The qdisc only gives up a packet when the device ring has room (back-pressure, like BQL and
 //! `netif_stop_queue`), so the standing queue lives in the qdisc where the AQM can act on it.
 //! The wire is a FIFO of packets in propagation: the delay is constant per direction, so
-//! packets arrive in the order they were sent.
+//! packets arrive in the order they were sent, and only the head's arrival needs an event.
 
 use super::packet::Release;
 use super::{NodeId, Packet};
@@ -121,7 +121,9 @@ pub struct Iface {
     /// Busy time and IP bytes of the transmissions completed so far.
     busy_done: Time,
     bytes_done: u64,
-    wire: VecDeque<(Time, Packet)>,
+    /// Packets in propagation: when each arrives, and its place among events at that time
+    /// (reserved when it entered the wire: [`crate::sim::EventQueue::reserve`]).
+    wire: VecDeque<(Time, u64, Packet)>,
     /// Median of the far end's random receive latency for a pure ACK (see [`rx_latency`]); 0
     /// for none. Arrivals stay in order.
     rx_latency: Time,
@@ -141,7 +143,8 @@ pub struct Iface {
 pub struct Next {
     /// The serializer started a packet that finishes at this time.
     pub tx_done: Option<Time>,
-    /// A packet entered the wire and arrives at the far end at this time.
+    /// A packet entered the wire and arrives at the far end at this time: reserve its place
+    /// and give it to [`Iface::wire_place`].
     pub arrival: Option<Time>,
     /// The qdisc holds packets back until this time: call [`Iface::wake`] then.
     pub wake: Option<Time>,
@@ -253,15 +256,26 @@ impl Iface {
                 if self.rx_latency > 0 { rx_latency(self.rx_latency, pkt.carries_data(), &mut self.rng) } else { 0 };
             let at = (now + self.delay + latency).max(self.last_arrival);
             self.last_arrival = at;
-            self.wire.push_back((at, pkt));
+            self.wire.push_back((at, 0, pkt));
             Some(at)
         };
         Next { arrival, ..self.pump(now, flows) }
     }
 
-    /// The packet at the head of the wire reaches the far end.
-    pub fn arrive(&mut self) -> Packet {
-        self.wire.pop_front().expect("arrival with an empty wire").1
+    /// The place among equal times of the packet [`Iface::tx_done`] just put on the wire;
+    /// whether it is the wire's head, whose arrival the caller schedules (the others follow
+    /// from [`Iface::arrive`]).
+    pub fn wire_place(&mut self, seq: u64) -> bool {
+        let last = self.wire.back_mut().expect("a packet just entered the wire");
+        last.1 = seq;
+        self.wire.len() == 1
+    }
+
+    /// The packet at the head of the wire reaches the far end; the next head's arrival and
+    /// place, if another packet is on the wire.
+    pub fn arrive(&mut self) -> (Packet, Option<(Time, u64)>) {
+        let (_, _, pkt) = self.wire.pop_front().expect("arrival with an empty wire");
+        (pkt, self.wire.front().map(|&(at, seq, _)| (at, seq)))
     }
 
     /// Move packets from the qdisc into the device ring and start serializing if idle.
