@@ -6,7 +6,7 @@ use crate::counters::{FlowStats, PingReply};
 use crate::metrics::batches::Batches;
 use crate::metrics::recorder::Recorder;
 use crate::metrics::view::RunView;
-use crate::net::iface::Next;
+use crate::net::iface::{IfaceStats, Next};
 use crate::net::{ConnId, Iface, IfaceId, NodeId, Packet, Payload, Release};
 use crate::sim::{EventQueue, Rng, Time};
 use crate::tcp::cc::{CcEnv, Shared};
@@ -127,6 +127,8 @@ impl World {
         // Without a warm-up the measurement window, and with it the first batch, begins now.
         if self.recorder.warmup == 0 {
             self.start_batches();
+        } else {
+            self.begin_warmup();
         }
         // Rate schedules first, so a step at 0 s precedes any traffic.
         for net in 0..self.wifi.len() {
@@ -173,16 +175,32 @@ impl World {
         self.recorder = rec;
     }
 
-    /// The measurement window begins: every distribution starts empty (the recorder takes
-    /// the counters' baseline at the same instant).
-    fn clear_distributions(&mut self) {
+    /// The run begins with a warm-up: the distributions take no samples until the
+    /// measurement window, which would discard them unread.
+    fn begin_warmup(&mut self) {
         for f in self.flows.iter_mut() {
-            f.clear_distributions();
+            f.begin_warmup();
         }
+        for st in self.queue_stats() {
+            st.begin_warmup();
+        }
+    }
+
+    /// The measurement window begins: every distribution starts empty and takes samples from
+    /// now on (the recorder takes the counters' baseline at the same instant).
+    fn start_window_distributions(&mut self) {
+        for f in self.flows.iter_mut() {
+            f.start_window();
+        }
+        for st in self.queue_stats() {
+            st.start_window();
+        }
+    }
+
+    /// The queueing layers' statistics: the wired interfaces' and the Wi-Fi devices'.
+    fn queue_stats(&mut self) -> impl Iterator<Item = &mut IfaceStats> {
         let devs = self.wifi.iter_mut().flat_map(|n| &mut n.devs);
-        for st in self.ifaces.iter_mut().map(|i| &mut i.stats).chain(devs.map(|d| &mut d.stats)) {
-            st.sojourn.clear();
-        }
+        self.ifaces.iter_mut().map(|i| &mut i.stats).chain(devs.map(|d| &mut d.stats))
     }
 
     fn dispatch(&mut self, ev: Event) {
@@ -226,7 +244,7 @@ impl World {
             }
             Event::Warmup => {
                 self.with_recorder(|rec, w| rec.start_window(w));
-                self.clear_distributions();
+                self.start_window_distributions();
                 self.start_batches();
             }
             Event::Sample => {
@@ -263,7 +281,10 @@ impl World {
     }
 
     fn schedule_iface(&mut self, i: IfaceId, next: Next) {
-        self.released.append(&mut self.ifaces[i as usize].released);
+        let released = &mut self.ifaces[i as usize].released;
+        if !released.is_empty() {
+            self.released.append(released);
+        }
         if let Some(t) = next.tx_done {
             self.events.schedule(t, Event::TxDone(i));
         }
@@ -311,7 +332,9 @@ impl World {
     /// Schedule what a Wi-Fi network asked for and pass on the packets it delivered.
     fn collect_wifi(&mut self, net: u16) {
         let w = &mut self.wifi[net as usize];
-        self.released.append(&mut w.released);
+        if !w.released.is_empty() {
+            self.released.append(&mut w.released);
+        }
         for (at, ev) in w.events.drain(..) {
             let (head, dev, arg) = ev.pack(net);
             self.events.schedule(at, Event::Wifi(head, dev, arg));
@@ -341,25 +364,32 @@ impl World {
         for pkt in out.iter_mut().filter(|p| p.src == sender_node) {
             pkt.dscp = dscp;
         }
-        for k in 0..out.len() {
-            let pkt = out[k];
+        self.send_socket_output(conn, out.drain(..));
+        self.out = out;
+    }
+
+    /// Send what socket `conn` produced, in order, from the hosts the packets name.
+    fn send_socket_output(&mut self, conn: ConnId, mut pending: impl Iterator<Item = Packet>) {
+        let now = self.now();
+        while let Some(pkt) = pending.next() {
+            // Only a packet charged to the socket can be refused back to it: keep a copy of it
+            // (a data segment, which carries no out-of-line SACK blocks) for that case.
+            let refusal = Release::of(&pkt, true).map(|r| (r, pkt.clone()));
             let seen = self.released.len();
             self.send_from(pkt.src, pkt);
-            if let Some(refused) = Release::of(&pkt, true) {
-                // The sender's own qdisc refused this very packet (NET_XMIT_DROP): the socket
-                // takes it and everything after it back, unsent.
-                if let Some(at) = self.released[seen..].iter().position(|r| *r == refused) {
-                    self.released.remove(seen + at);
-                    let conn = &mut self.conns[conn as usize];
-                    let flow = &mut self.flows[conn.sender.flow as usize];
-                    let mut ctx = Ctx { now, out: &mut self.out, timers: &mut self.timers, flow };
-                    conn.sender.on_local_refusal(&out[k..], &mut ctx);
-                    break;
-                }
+            let Some((refused, pkt)) = refusal else { continue };
+            // The sender's own qdisc refused this very packet (NET_XMIT_DROP): the socket
+            // takes it and everything after it back, unsent.
+            if let Some(at) = self.released[seen..].iter().position(|r| *r == refused) {
+                self.released.remove(seen + at);
+                let unsent: Vec<Packet> = std::iter::once(pkt).chain(pending).collect();
+                let conn = &mut self.conns[conn as usize];
+                let flow = &mut self.flows[conn.sender.flow as usize];
+                let mut ctx = Ctx { now, out: &mut self.out, timers: &mut self.timers, flow };
+                conn.sender.on_local_refusal(&unsent, &mut ctx);
+                return;
             }
         }
-        out.clear();
-        self.out = out;
     }
 
     fn deliver_local(&mut self, node: NodeId, pkt: Packet) {

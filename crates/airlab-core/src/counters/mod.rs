@@ -109,6 +109,10 @@ pub struct FlowStats {
     pub pings: Vec<PingReply>,
     /// One-way delays of data packets (TCP segments, UDP datagrams) in the measurement window.
     pub owd: Quantiles,
+    /// The run is in its warm-up: the distributions (RTT, jitter, one-way delay) take no
+    /// samples, which the start of the measurement window would discard unread. The
+    /// cumulative counters count throughout.
+    warming_up: bool,
     /// Connections open (SYN sent, last byte not yet acknowledged), since when, and the
     /// time with at least one open before that: the flow's active transfer periods.
     open_conns: u32,
@@ -135,6 +139,7 @@ impl FlowStats {
             completions: Vec::new(),
             pings: Vec::new(),
             owd: Quantiles::new(),
+            warming_up: false,
             open_conns: 0,
             active_since: 0,
             active_before: 0,
@@ -144,7 +149,9 @@ impl FlowStats {
     /// A data packet reached the receiver `owd` after its sender's transport sent it;
     /// `new_data` if it brought data the receiver did not have.
     pub fn on_data_arrival(&mut self, owd: Time, new_data: bool) {
-        self.owd.add(owd);
+        if !self.warming_up {
+            self.owd.add(owd);
+        }
         self.total.owd_sum += owd;
         self.total.owd_samples += 1;
         self.total.packets_delivered += u64::from(new_data);
@@ -179,8 +186,15 @@ impl FlowStats {
         self.active_before + if self.open_conns > 0 { now - self.active_since } else { 0 }
     }
 
-    /// Empty the distributions (and the jitter) at the start of the measurement window.
-    pub fn clear_distributions(&mut self) {
+    /// The run begins with a warm-up: the distributions wait for the measurement window.
+    pub fn begin_warmup(&mut self) {
+        self.warming_up = true;
+    }
+
+    /// The measurement window begins: the distributions (and the jitter) start empty and
+    /// take samples from now on.
+    pub fn start_window(&mut self) {
+        self.warming_up = false;
         self.rtt.clear();
         self.owd.clear();
         self.last_rtt = None;
@@ -190,6 +204,9 @@ impl FlowStats {
 
     /// Record an RTT sample; jitter is the mean absolute difference of consecutive samples.
     pub fn add_rtt(&mut self, rtt: Time) {
+        if self.warming_up {
+            return;
+        }
         self.rtt.add(rtt);
         if let Some(last) = self.last_rtt {
             self.jitter_sum += u128::from(rtt.abs_diff(last));
@@ -200,5 +217,39 @@ impl FlowStats {
 
     pub fn jitter_ms(&self) -> Option<f64> {
         (self.jitter_n > 0).then(|| self.jitter_sum as f64 / self.jitter_n as f64 / MS as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// During a warm-up the distributions take nothing (the window would discard it), while
+    /// the counters that batches and series read count every packet.
+    #[test]
+    fn distributions_sample_only_inside_the_measurement_window() {
+        let mut f = FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
+        f.begin_warmup();
+        f.on_data_arrival(5 * MS, true);
+        f.add_rtt(10 * MS);
+        f.add_rtt(12 * MS);
+        assert_eq!((f.owd.count(), f.rtt.count(), f.jitter_ms()), (0, 0, None));
+        assert_eq!((f.total.owd_sum, f.total.owd_samples, f.total.packets_delivered), (5 * MS, 1, 1));
+        f.start_window();
+        f.on_data_arrival(7 * MS, true);
+        f.add_rtt(20 * MS);
+        f.add_rtt(23 * MS);
+        assert_eq!((f.owd.count(), f.owd.min(), f.rtt.count()), (1, Some(7 * MS), 2));
+        assert_eq!(f.jitter_ms(), Some(3.0));
+        assert_eq!((f.total.owd_sum, f.total.owd_samples), (12 * MS, 2));
+    }
+
+    /// Without a warm-up the window is the whole run: samples count from the start.
+    #[test]
+    fn without_a_warmup_distributions_sample_from_the_start() {
+        let mut f = FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
+        f.on_data_arrival(5 * MS, false);
+        f.add_rtt(10 * MS);
+        assert_eq!((f.owd.count(), f.rtt.count(), f.total.packets_delivered), (1, 1, 0));
     }
 }

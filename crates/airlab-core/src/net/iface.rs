@@ -39,9 +39,25 @@ pub struct IfaceStats {
     pub total: IfaceCounters,
     /// Qdisc sojourn times in the measurement window.
     pub sojourn: Quantiles,
+    /// The run is in its warm-up: `sojourn` takes no samples, which the start of the
+    /// measurement window would discard unread (the counters count throughout).
+    warming_up: bool,
 }
 
 impl IfaceStats {
+    /// The run begins with a warm-up: the sojourn distribution waits for the measurement
+    /// window.
+    pub fn begin_warmup(&mut self) {
+        self.warming_up = true;
+    }
+
+    /// The measurement window begins: the sojourn distribution starts empty and takes samples
+    /// from now on.
+    pub fn start_window(&mut self) {
+        self.warming_up = false;
+        self.sojourn.clear();
+    }
+
     /// A packet was offered to the qdisc.
     pub fn on_enqueue(&mut self) {
         self.total.enqueued += 1;
@@ -52,12 +68,18 @@ impl IfaceStats {
         let sojourn = now - pkt.enqueued_at;
         self.total.dequeued += 1;
         self.total.sojourn_ns += u128::from(sojourn);
-        self.sojourn.add(sojourn);
+        if !self.warming_up {
+            self.sojourn.add(sojourn);
+        }
     }
 
     /// Charge the drops and marks a qdisc reported to this interface and to their flows; a
     /// dropped packet still charged to its socket is released.
     pub fn settle(&mut self, verdicts: &mut Verdicts, flows: &mut [FlowStats], released: &mut Vec<Release>) {
+        // An interface settles after every packet it moves and mostly has nothing to settle.
+        if verdicts.is_empty() {
+            return;
+        }
         self.total.dropped += verdicts.dropped.len() as u64;
         self.total.marked += verdicts.marked.len() as u64;
         charge_flows(verdicts, flows, released);
@@ -65,6 +87,9 @@ impl IfaceStats {
 
     /// As [`Self::settle`], for the drops and marks of the device layer below the qdisc.
     pub fn settle_device(&mut self, verdicts: &mut Verdicts, flows: &mut [FlowStats], released: &mut Vec<Release>) {
+        if verdicts.is_empty() {
+            return;
+        }
         self.total.device_dropped += verdicts.dropped.len() as u64;
         self.total.device_marked += verdicts.marked.len() as u64;
         charge_flows(verdicts, flows, released);
@@ -75,7 +100,9 @@ impl IfaceStats {
 fn charge_flows(verdicts: &mut Verdicts, flows: &mut [FlowStats], released: &mut Vec<Release>) {
     for pkt in verdicts.dropped.drain(..) {
         flows[pkt.flow as usize].total.queue_drops += 1;
-        released.extend(Release::of(&pkt, true));
+        if let Some(r) = Release::of(&pkt, true) {
+            released.push(r);
+        }
     }
     for pkt in verdicts.marked.drain(..) {
         flows[pkt.flow as usize].total.marks += 1;
@@ -246,7 +273,9 @@ impl Iface {
         self.busy_done += self.tx_until - self.tx_from;
         self.bytes_done += u64::from(pkt.size);
         // Transmit completion frees the skb (a wired NIC's tx-completion interrupt).
-        self.released.extend(Release::of(&pkt, false));
+        if let Some(r) = Release::of(&pkt, false) {
+            self.released.push(r);
+        }
         let arrival = if self.rng.chance(self.loss) {
             self.stats.total.wire_lost += 1;
             flows[pkt.flow as usize].total.wire_lost += 1;
@@ -368,6 +397,23 @@ impl Iface {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::MS;
+
+    /// During a warm-up the sojourn distribution takes nothing (the window would discard it),
+    /// while the counters the series read count every packet.
+    #[test]
+    fn sojourns_are_sampled_only_inside_the_measurement_window() {
+        let mut stats = IfaceStats::default();
+        let mut pkt = Packet::datagram(0, 1500);
+        stats.begin_warmup();
+        stats.on_dequeue(&pkt, 2 * MS);
+        assert_eq!((stats.sojourn.count(), stats.total.dequeued, stats.total.sojourn_ns), (0, 1, 2_000_000));
+        stats.start_window();
+        pkt.enqueued_at = 10 * MS;
+        stats.on_dequeue(&pkt, 13 * MS);
+        assert_eq!((stats.sojourn.count(), stats.sojourn.max()), (1, Some(3 * MS)));
+        assert_eq!((stats.total.dequeued, stats.total.sojourn_ns), (2, 5_000_000));
+    }
 
     /// The draws have the measured medians (16 us for an ACK, 31-32 us for data) and spread
     /// (p90 / p50 = e^(1.2816 x 0.42) = 1.71).

@@ -234,7 +234,7 @@ impl CodelState {
             marked = true;
         }
         if marked {
-            out.marked.push(pkt);
+            out.marked.push(pkt.clone());
         }
         pkt
     }

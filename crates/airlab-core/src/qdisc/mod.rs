@@ -58,6 +58,10 @@ pub struct Verdicts {
 }
 
 impl Verdicts {
+    pub fn is_empty(&self) -> bool {
+        self.dropped.is_empty() && self.marked.is_empty()
+    }
+
     pub fn clear(&mut self) {
         self.dropped.clear();
         self.marked.clear();

@@ -45,7 +45,7 @@ impl Qdisc for NoQueue {
     }
 
     fn bytes(&self) -> u64 {
-        self.held.map_or(0, |p| u64::from(p.size))
+        self.held.as_ref().map_or(0, |p| u64::from(p.size))
     }
 
     fn spill(&mut self, out: &mut Verdicts) {
@@ -63,7 +63,7 @@ mod tests {
         let mut q = NoQueue::default();
         let mut out = Verdicts::default();
         let pkt = Packet::tcp_packet(0, 0, 0, 1, 1500, Ecn::NotEct, TcpSegment::default());
-        q.enqueue(pkt, 0, &mut out);
+        q.enqueue(pkt.clone(), 0, &mut out);
         assert_eq!(q.dequeue(0, &mut out).map(|p| p.size), Some(1500));
         q.spill(&mut out);
         assert!(out.dropped.is_empty());

@@ -174,7 +174,7 @@ impl Qdisc for Tbf {
         self.ready_at = None;
         let pkt = self.head.take()?;
         if std::mem::take(&mut self.head_marked) {
-            out.marked.push(pkt);
+            out.marked.push(pkt.clone());
         }
         Some(pkt)
     }

@@ -205,7 +205,7 @@ mod tests {
     use crate::sim::MS;
 
     fn seg(p: &Packet) -> TcpSegment {
-        *p.tcp().expect("a TCP packet")
+        p.tcp().expect("a TCP packet").clone()
     }
 
     use crate::net::TcpSegment;

@@ -250,7 +250,7 @@ impl TcpReceiver {
             fl |= flags::ECE;
         }
         // Each SACK block takes 8 bytes of options, plus 2 for kind and length, padded to 4.
-        let options = if sack.len > 0 { (8 * sack.len as u32 + 2).div_ceil(4) * 4 } else { 0 };
+        let options = if !sack.is_empty() { (8 * sack.len() as u32 + 2).div_ceil(4) * 4 } else { 0 };
         let wnd = self.buf.window();
         let ext = self.ext.echo();
         self.rcv_wup = self.rcv_nxt;

@@ -6,7 +6,7 @@ use crate::sim::Time;
 
 /// One MAC frame carrying one IP packet, with its link-level sequence number and the
 /// transmission attempts it has had.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Mpdu {
     pub pkt: Packet,
     /// Sequence number on its link (per transmitter and receiver), from 0.

@@ -334,7 +334,7 @@ impl Cake {
                 // The last packet of a flow is never dropped: it carries the signal, if any.
                 if !signal.drop || flow.queue.is_empty() {
                     if signal.mark {
-                        out.marked.push(pkt);
+                        out.marked.push(pkt.clone());
                     }
                     let len = adjusted_len(pkt.size, self.overhead, self.mpu);
                     flow.deficit -= len as i32;

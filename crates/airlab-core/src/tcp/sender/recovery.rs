@@ -189,7 +189,7 @@ impl TcpSender {
                 self.st.cwnd = self.st.ssthresh;
             }
             self.set_state(CaState::Open);
-        } else if !una_advanced && seg.sack.len == 0 {
+        } else if !una_advanced && seg.sack.is_empty() {
             self.tlp_high_seq = None;
         }
     }

@@ -122,7 +122,7 @@ impl DeviceQueues {
         ring.retain(|(_, m)| {
             let keep = now.saturating_sub(m.queued_at) <= lifetime;
             if !keep {
-                out.dropped.push(m.pkt);
+                out.dropped.push(m.pkt.clone());
             }
             keep
         });
@@ -157,19 +157,19 @@ impl DeviceQueues {
     /// Queue a packet for destination `peer`. Only the mac80211 layer may drop (or mark) on
     /// the way, into `out`.
     pub fn push(&mut self, peer: u16, pkt: Packet, now: Time, out: &mut Verdicts) {
-        let mut frame = || {
+        let mut frame = |pkt: Packet| {
             let seq = self.next_seq[peer as usize];
             self.next_seq[peer as usize] += 1;
             Mpdu { pkt, seq, attempts: 0, aql: 0, queued_at: now }
         };
         match &mut self.kind {
-            Kind::Fifo(ring) => ring.push_back((peer, frame())),
+            Kind::Fifo(ring) => ring.push_back((peer, frame(pkt))),
             Kind::PerStation { queues, active, .. } => {
                 let q = &mut queues[peer as usize];
                 if q.is_empty() {
                     active.push_back(peer);
                 }
-                q.push_back(frame());
+                q.push_back(frame(pkt));
             }
             Kind::Mac80211(m) => return m.push(peer, pkt, now, out),
         }
@@ -370,7 +370,7 @@ mod tests {
         assert_eq!(seqs(&got), [0, 1, 2]);
         assert_eq!((q.len(), q.next_peer()), (1, Some(1)));
         // Failed frames go back in front, in order.
-        q.requeue(0, got[1..].iter().copied());
+        q.requeue(0, got[1..].iter().cloned());
         assert_eq!(q.next_peer(), Some(0));
         assert_eq!(seqs(&q.take(0, 1, |_, _| true)), [1]);
     }

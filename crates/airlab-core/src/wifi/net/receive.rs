@@ -86,7 +86,8 @@ impl WifiNet {
             }
             part.received[i] = true;
             any = true;
-            r.peers[back].rx.receive(m.seq, m.pkt, &mut self.up);
+            // The initiator keeps its frame until the Block Ack settles it (it may send it again).
+            r.peers[back].rx.receive(m.seq, m.pkt.clone(), &mut self.up);
         }
         if let Some(hook) = r.hook.as_mut() {
             // The link's SU rate and MAC losses (an HE TB PPDU's RU rate is not what a hook is
