@@ -7,6 +7,7 @@ import json
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from airlab.model import bbr_wifi6, fluid
@@ -142,3 +143,24 @@ def test_airlab_model_cli_writes_series_summary_and_figure(tmp_path: Path) -> No
     with pytest.raises(SystemExit) as bad:
         cli.main(["model", "bbr-wifi6", "--set", "aqm=red", "--out", str(tmp_path)])
     assert bad.value.code == 2
+
+
+def test_the_solver_steps_as_its_error_control_asks_not_twice_per_rtt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PFIFO's pieces between BBR's phase boundaries are smooth, so RK45 crosses 10 s of the
+    testbed's 1 ms path in about 2,300 evaluations of the right-hand side; a step capped at
+    half the base RTT took 120,000 (docs/models/fluid.md, "Solving")."""
+    calls = 0
+    rhs = fluid.FluidModel.rhs
+
+    def counted(self: fluid.FluidModel, t: float, y: np.ndarray) -> np.ndarray:
+        nonlocal calls
+        calls += 1
+        return rhs(self, t, y)
+
+    monkeypatch.setattr(fluid.FluidModel, "rhs", counted)
+    res = bbr_wifi6.solve(bbr_wifi6.Setting(aqm="pfifo", duration_s=10, warmup_s=5))
+    assert calls < 5_000
+    # the BBRv3 share of the capped solver and of a 1e-7 tolerance
+    assert res.summary.set_index("cc").share["bbr3"] == pytest.approx(0.084416, abs=1e-4)

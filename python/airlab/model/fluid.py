@@ -272,7 +272,7 @@ class FluidModel:
 
     # -- sending rates ---------------------------------------------------------------------------
 
-    def _bbr_window(self, i: int, y: np.ndarray, t: float, tau: float) -> tuple[float, float]:
+    def _bbr_window(self, i: int, y: Sequence[float], t: float, tau: float) -> tuple[float, float]:
         """(rate, window) of BBR flow i at RTT ``tau`` (eqs. 9, 12-14)."""
         p = self.cfg.bbr
         o = i * PER_FLOW
@@ -295,22 +295,24 @@ class FluidModel:
         gain = {"up": p.up_gain, "down": p.down_gain, "cruise": 1.0}[phase]
         return min(gain * bw, w / tau), w
 
-    def min_rtt(self, i: int, y: np.ndarray) -> float:
+    def min_rtt(self, i: int, y: Sequence[float]) -> float:
         """BBR's min_rtt: the propagation delay (as the paper's model has it) or the state of
         its 10 s min filter."""
         if self.cfg.min_rtt == "filtered":
             return max(y[i * PER_FLOW + MIN_RTT], 1e-6)
         return self.cfg.flows[i].tau_min_s
 
-    def _rate(self, i: int, y: np.ndarray, t: float, tau: float) -> tuple[float, float]:
+    def _rate(self, i: int, y: Sequence[float], t: float, tau: float) -> tuple[float, float]:
         f = self.cfg.flows[i]
         if f.cc == "bbr3":
             return self._bbr_window(i, y, t, tau)
         w = max(y[i * PER_FLOW + A1], self.cfg.cubic.min_cwnd)
         return w / tau, w
 
-    def rates(self, t: float, y: np.ndarray) -> _Rates:
-        """Every flow's sending, service and drop rates, RTT, window and loss probability."""
+    def rates(self, t: float, y: Sequence[float]) -> _Rates:
+        """Every flow's sending, service and drop rates, RTT, window and loss probability at the
+        state ``y``, best a list: indexing a numpy array yields numpy scalars, whose arithmetic
+        costs several times a float's."""
         cfg = self.cfg
         n = self.n
         q = [max(y[i * PER_FLOW + Q], 0.0) for i in range(n)]
@@ -356,7 +358,7 @@ class FluidModel:
             loss[i] = min(1.0, d[i] / x[i]) if x[i] > 0 else 0.0
         return _Rates(x, s, d, tau, w, loss)
 
-    def _signalling(self, y: np.ndarray, i: int, sojourn: float) -> float:
+    def _signalling(self, y: Sequence[float], i: int, sojourn: float) -> float:
         """How far flow i's CoDel is in its dropping state (0 to 1). CoDel (FQ-CoDel) drops
         once the sojourn has stayed above target for an interval; COBALT (CAKE) as soon as it
         is above, its count carrying over from earlier episodes."""
@@ -367,10 +369,13 @@ class FluidModel:
 
     # -- the right-hand side ---------------------------------------------------------------------
 
-    def rhs(self, t: float, y: np.ndarray) -> np.ndarray:
+    def rhs(self, t: float, state: np.ndarray) -> np.ndarray:
+        """dy/dt. The flows are few (two on the testbed), so a loop over them in Python floats
+        is cheaper than numpy's per-call overhead on arrays of two (docs/models/fluid.md)."""
         cfg = self.cfg
+        y: list[float] = state.tolist()
         r = self.rates(t, y)
-        dy = np.zeros_like(y)
+        dy = np.zeros_like(state)
         for i, f in enumerate(cfg.flows):
             o = i * PER_FLOW
             q = y[o + Q]
@@ -395,7 +400,7 @@ class FluidModel:
                 self._bbr_rhs(i, t, y, r, dy)
         return dy
 
-    def _cubic_rhs(self, i: int, y: np.ndarray, r: _Rates, dy: np.ndarray) -> None:
+    def _cubic_rhs(self, i: int, y: Sequence[float], r: _Rates, dy: np.ndarray) -> None:
         p = self.cfg.cubic
         o = i * PER_FLOW
         w, w_max, s = y[o + A1], y[o + A2], y[o + A3]
@@ -409,7 +414,7 @@ class FluidModel:
         dy[o + A2] = events * (target - w_max)
         dy[o + A3] = 1.0 - events * s
 
-    def _bbr_rhs(self, i: int, t: float, y: np.ndarray, r: _Rates, dy: np.ndarray) -> None:
+    def _bbr_rhs(self, i: int, t: float, y: Sequence[float], r: _Rates, dy: np.ndarray) -> None:
         p = self.cfg.bbr
         o = i * PER_FLOW
         w_hi, w_lo, bw = y[o + A1], y[o + A2], y[o + A3]
@@ -464,11 +469,18 @@ class FluidResult:
 def solve(cfg: FluidConfig) -> FluidResult:
     """Integrate the model over ``duration_s`` (scipy's RK45, restarted at every ProbeBW and
     ProbeRTT boundary so each piece has a smooth right-hand side) and sample it every
-    ``sample_s``."""
+    ``sample_s``.
+
+    The step is the error control's alone: a cap at half the base RTT made PFIFO take 80 times
+    the steps it now takes at a hundredfold tighter tolerance. The implicit solvers
+    (BDF, Radau, LSODA) cost more: CoDel's switches at its target, not stiffness, set the step
+    under FQ-CoDel and CAKE (docs/models/fluid.md, "Solving")."""
     model = FluidModel(cfg)
     y = model.initial_state()
     t_eval = np.arange(cfg.sample_s, cfg.duration_s + 1e-12, cfg.sample_s)
-    max_step = min(f.tau_min_s for f in cfg.flows) / 2
+    # PFIFO's smooth pieces reach a 1e-6 tolerance in a few thousand steps; CoDel's switch at
+    # its target made a tenfold tightening (to 1e-5) cost FQ-CoDel eight times the steps.
+    rtol = 1e-6 if cfg.aqm == "pfifo" else 1e-4
     times: list[np.ndarray] = []
     states: list[np.ndarray] = []
     cuts = model.breakpoints()
@@ -477,7 +489,7 @@ def solve(cfg: FluidConfig) -> FluidResult:
             continue
         inside = t_eval[(t_eval > a) & (t_eval <= b)]
         sol = solve_ivp(model.rhs, (a, b), y, t_eval=inside if inside.size else None,
-                        max_step=max_step, rtol=1e-4, atol=1e-6)  # fmt: skip
+                        rtol=rtol, atol=rtol / 100)  # fmt: skip
         if not sol.success:
             raise RuntimeError(f"the fluid model did not integrate at t = {a:.3f} s: {sol.message}")
         if inside.size:
@@ -495,7 +507,7 @@ def _result(cfg: FluidConfig, model: FluidModel, t: np.ndarray, ys: np.ndarray) 
     mbps = 8 * cfg.payload_bytes / 1e6
     rows = []
     for k in range(t.size):
-        r = model.rates(float(t[k]), ys[k])
+        r = model.rates(float(t[k]), ys[k].tolist())
         for i, f in enumerate(cfg.flows):
             o = i * PER_FLOW
             rows.append(
