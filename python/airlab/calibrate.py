@@ -180,10 +180,11 @@ class Calibration:
     def plot(self, path: Path) -> Path:
         """Every sample's goal metrics against each unknown (a row per goal, a column per
         unknown): the goal's band shaded, the samples where every goal holds filled."""
-        import matplotlib.pyplot as plt
+        from airlab.plotstyle import Figure, tight_layout
 
         nu, ng = len(self.unknowns), len(self.goals)
-        fig, axes = plt.subplots(ng, nu, figsize=(4.2 * nu, 3.0 * ng), squeeze=False)
+        fig = Figure(figsize=(4.2 * nu, 3.0 * ng))
+        axes = fig.subplots(ng, nu, squeeze=False)
         holds = self.samples["holds"].to_numpy(dtype=bool)
         for i, g in enumerate(self.goals):
             y = self.samples[g.metric].to_numpy(dtype=float)
@@ -201,9 +202,8 @@ class Calibration:
                 ax.set_ylabel(g.metric, fontsize=8)
                 ax.grid(alpha=0.3)
         axes[0, 0].legend(fontsize=7)
-        fig.tight_layout()
+        tight_layout(fig)
         fig.savefig(path, dpi=110)
-        plt.close(fig)
         return path
 
 

@@ -221,9 +221,8 @@ def compare(
 def plot(comparison: Comparison, out_dir: Path) -> list[Path]:
     """Overlaid time series, one figure per flow metric (a panel per flow) and one for the
     queues' backlog (a panel per queue that held packets in any result)."""
-    import matplotlib.pyplot as plt
-
     from airlab import plots
+    from airlab.plotstyle import Figure
 
     paths = []
     flows: list[str] = []
@@ -235,8 +234,8 @@ def plot(comparison: Comparison, out_dir: Path) -> list[Path]:
         shown = flows[: plots.MAX_SERIES]
         if not shown:
             break
-        fig, axes = plt.subplots(len(shown), 1, figsize=(7, 2.4 * len(shown) + 0.6), sharex=True,
-                                 squeeze=False)  # fmt: skip
+        fig = Figure(figsize=(7, 2.4 * len(shown) + 0.6))
+        axes = fig.subplots(len(shown), 1, sharex=True, squeeze=False)
         for ax, flow in zip(axes[:, 0], shown, strict=True):
             for lb, res in zip(comparison.labels, comparison.results, strict=True):
                 rows = res.flows[res.flows["flow"].astype(str) == flow]
@@ -256,8 +255,8 @@ def plot(comparison: Comparison, out_dir: Path) -> list[Path]:
         queues += [str(q) for q, m in busy.items() if m > 0 and str(q) not in queues]
     if queues:
         shown = queues[: plots.MAX_SERIES]
-        fig, axes = plt.subplots(len(shown), 1, figsize=(7, 2.4 * len(shown) + 0.6), sharex=True,
-                                 squeeze=False)  # fmt: skip
+        fig = Figure(figsize=(7, 2.4 * len(shown) + 0.6))
+        axes = fig.subplots(len(shown), 1, sharex=True, squeeze=False)
         for ax, queue in zip(axes[:, 0], shown, strict=True):
             for lb, res in zip(comparison.labels, comparison.results, strict=True):
                 rows = res.queues[res.queues["queue"].astype(str) == queue]

@@ -10,10 +10,9 @@ import math
 import numbers
 import os
 import re
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
-
-import numpy as np
 
 from airlab import _checks, _core
 from airlab.locate import resolve
@@ -66,8 +65,15 @@ def _toml_string(text: str, key: str) -> str:
     return '"' + "".join(escaped) + '"'
 
 
+def _is_bool(value: object) -> bool:
+    """A Python or numpy bool. A numpy value exists only once numpy is imported, so numpy
+    is looked up, not imported (``import airlab`` does not load it)."""
+    np = sys.modules.get("numpy")
+    return isinstance(value, bool) or (np is not None and isinstance(value, np.bool_))
+
+
 def _toml_value(value: object, key: str) -> str:
-    if isinstance(value, (bool, np.bool_)):
+    if _is_bool(value):
         return "true" if value else "false"
     if isinstance(value, numbers.Integral):
         return str(int(value))

@@ -20,20 +20,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from airlab import _io, samples
-
-# First: it chooses matplotlib's backend, which pyplot then uses.
-from airlab.plotstyle import STYLE, _text
-
-# isort: split
-import matplotlib.pyplot as plt
+import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.patches import Ellipse
 
+from airlab import _io, samples
+from airlab.plotstyle import PNG, STYLE, Figure, _text, tight_layout
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
     from matplotlib.typing import RcKeyType
 
 KINDS = ("cdf", "box", "ellipsis", "timeseries")
@@ -197,7 +193,7 @@ def ellipsis(sets: Sequence[Dataset], fig: Figure) -> None:
     standard deviation of the (latency, total goodput) pairs of its sampling intervals. The
     latency axis is reversed, as Flent draws it: better is up and to the right."""
     ax = fig.add_subplot()
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     drawn = 0
     for i, d in enumerate(sets):
         pairs = samples.paired(d.samples)
@@ -242,12 +238,10 @@ def figure(kind: str, sets: Sequence[Dataset]) -> Figure:
         raise ValueError(f"no plot kind {kind!r}; expected one of: {', '.join(KINDS)}")
     if not sets:
         raise ValueError("nothing to plot: no datasets")
-    with plt.rc_context(STYLE):
-        fig = plt.figure(figsize=SIZES[kind])
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=SIZES[kind])
         DRAW[kind](sets, fig)
-        fig.tight_layout()
-    # closed for pyplot (no window, no second copy in a notebook); it still draws and saves
-    plt.close(fig)
+        tight_layout(fig)
     return fig
 
 
@@ -264,11 +258,15 @@ def render(
         raise ValueError(f"no image format {', '.join(bad)}; expected: {', '.join(FORMATS)}")
     fig = figure(kind, sets)
     paths = []
-    with plt.rc_context(STYLE | VECTOR_TEXT):
+    with matplotlib.rc_context(STYLE | VECTOR_TEXT):
         for fmt in formats:
             path = Path(out_dir) / f"{kind}.{fmt}"
             # no creation date in vector files, so that equal plots are equal files
             meta = {"png": {}, "svg": {"Date": None}, "pdf": {"CreationDate": None}}[fmt]
-            _io.write_with(path, functools.partial(fig.savefig, dpi=DPI, format=fmt, metadata=meta))
+            # Pillow writes only the PNG; the vector formats take no pil_kwargs
+            how: dict[str, Any] = {"dpi": DPI, "format": fmt, "metadata": meta}
+            if fmt == "png":
+                how["pil_kwargs"] = PNG
+            _io.write_with(path, functools.partial(fig.savefig, **how))
             paths.append(path)
     return paths

@@ -1,5 +1,5 @@
-"""Publication-quality PNG plots of a run's time series and ping RTT CDF (matplotlib, Agg
-backend)."""
+"""Publication-quality PNG plots of a run's time series and ping RTT CDF (matplotlib on an Agg
+canvas, without pyplot: :class:`airlab.plotstyle.Figure`)."""
 
 from __future__ import annotations
 
@@ -9,17 +9,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from airlab import _io
-
-# First: it chooses matplotlib's backend, which pyplot then uses.
-from airlab.plotstyle import STYLE, _text
-
-# isort: split
-import matplotlib.pyplot as plt
+import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
+
+from airlab import _io
+from airlab.plotstyle import PNG, STYLE, Figure, _text, tight_layout
 
 if TYPE_CHECKING:
     from airlab.model.fluid import FluidResult
@@ -94,9 +90,8 @@ def _title(res: Result, what: str) -> str:
 
 
 def _save(fig: Figure, path: Path) -> Path:
-    fig.tight_layout()
-    _io.write_with(path, lambda p: fig.savefig(p, dpi=DPI, format="png"))
-    plt.close(fig)
+    tight_layout(fig)
+    _io.write_with(path, lambda p: fig.savefig(p, dpi=DPI, format="png", pil_kwargs=PNG))
     return path
 
 
@@ -109,9 +104,8 @@ def plot_throughput(res: Result, path: Path) -> Path | None:
     title = _title(res, f"Goodput per flow ({len(series)} flows)")
     if len(series) > MAX_LEGEND:
         # many flows: per-flow lines on top, the aggregate in its own panel below
-        fig, (ax, ax_tot) = plt.subplots(
-            2, 1, figsize=(7, 5.6), sharex=True, gridspec_kw={"height_ratios": [3, 2]}
-        )
+        fig = Figure(figsize=(7, 5.6))
+        ax, ax_tot = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [3, 2]})
         _draw(ax, series, "goodput_mbps")
         ax.set_xlabel("")
         ax_tot.plot(t_total, v_total, color="black", linewidth=1.2)
@@ -119,7 +113,8 @@ def plot_throughput(res: Result, path: Path) -> Path | None:
         ax_tot.set_xlabel("time (s)")
         ax_tot.set_ylim(bottom=0)
     else:
-        fig, ax = plt.subplots(figsize=(7, 3.8))
+        fig = Figure(figsize=(7, 3.8))
+        ax = fig.subplots()
         _draw(ax, series, "goodput_mbps")
         if len(series) > 1:
             ax.plot(t_total, v_total, color="black", linestyle="--", linewidth=1.2,
@@ -136,7 +131,8 @@ def _plot_flow_metric(res: Result, path: Path, column: str, ylabel: str, title: 
     series = _series(res.flows, "flow", column)
     if not series:
         return None
-    fig, ax = plt.subplots(figsize=(7, 3.8))
+    fig = Figure(figsize=(7, 3.8))
+    ax = fig.subplots()
     _draw(ax, series, column)
     ax.set_ylabel(ylabel)
     ax.set_ylim(bottom=0)
@@ -169,7 +165,8 @@ def _two_rows(
     series = _busiest(_series(frame, key, top[0], sparse[0]), top[0], how)
     if not series:
         return None
-    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7, 5.6), sharex=True)
+    fig = Figure(figsize=(7, 5.6))
+    ax1, ax2 = fig.subplots(2, 1, sharex=True)
     _draw(ax1, series, top[0], scale=100.0 if percent else 1.0)
     ax1.set_ylabel(top[1])
     ax1.set_ylim(0, 105 if percent else None)
@@ -198,7 +195,8 @@ def plot_links(res: Result, path: Path) -> Path | None:
     series = _busiest(_series(res.links, "link", "utilization"), "utilization", "mean")
     if not series:
         return None
-    fig, ax = plt.subplots(figsize=(7, 3.8))
+    fig = Figure(figsize=(7, 3.8))
+    ax = fig.subplots()
     _draw(ax, series, "utilization", scale=100.0)
     ax.set_ylabel("utilization (%)")
     ax.set_ylim(0, 105)
@@ -249,7 +247,7 @@ def plot_all(res: Result, out_dir: str | os.PathLike[str]) -> dict[str, Path]:
     d = Path(out_dir)
     d.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
-    with plt.rc_context(STYLE):
+    with matplotlib.rc_context(STYLE):
         for name, fn in PLOTS.items():
             p = fn(res, d / f"{name}.png")
             if p is not None:
@@ -271,7 +269,8 @@ def remove_unwritten(folder: Path, names: Iterable[str], written: Iterable[Path]
 def plot_fluid(res: FluidResult, path: Path) -> Path:
     """An analytical fluid model's trajectories (:class:`airlab.model.fluid.FluidResult`):
     throughput, RTT, bottleneck queue and cwnd per flow."""
-    fig, axes = plt.subplots(2, 2, figsize=(11, 6.5), sharex=True)
+    fig = Figure(figsize=(11, 6.5))
+    axes = fig.subplots(2, 2, sharex=True)
     panels = (
         ("throughput_mbps", "throughput (Mbit/s)"),
         ("rtt_ms", "RTT (ms)"),

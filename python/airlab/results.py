@@ -9,13 +9,15 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from airlab import _checks, _core, _io
 from airlab.schema import provenance, scenario_digest
+
+# numpy and pandas are imported where a table is built or read: ``import airlab`` (a command
+# line's --help, a sweep's driver) does not load them.
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def _tables() -> dict[str, tuple[list[str], str]]:
@@ -37,6 +39,9 @@ def _frame(columns: dict[str, Any] | None, expected: list[str], key: str | None)
     The entity column arrives as ``(codes, names)`` and becomes a categorical, so a long run
     holds one small integer per row instead of a string object.
     """
+    import numpy as np
+    import pandas as pd
+
     data: dict[str, Any] = dict(columns or {})
     if key is not None and isinstance(data.get(key), tuple):
         codes, names = data[key]
@@ -203,6 +208,9 @@ def check_summary(summary: Any, path: Path, key: str = "") -> None:
 def _read_table(path: Path, columns: list[str]) -> pd.DataFrame:
     """A time-series table of a result directory. Its time and entity columns (the first two)
     must be there; a value column that a directory from an older version lacks is NaN."""
+    import numpy as np
+    import pandas as pd
+
     try:
         df = pd.read_parquet(path)
     except (OSError, ValueError) as e:  # pyarrow's errors derive from these
@@ -344,6 +352,8 @@ class Result:
 
     def flow_summary(self) -> pd.DataFrame:
         """One row per flow with the main summary numbers."""
+        import pandas as pd
+
         rows = []
         for f in self.summary.get("flows", []):
             rtt = f.get("rtt_ms") or {}

@@ -26,9 +26,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from airlab import _checks, _io
 from airlab.jobs import (
@@ -42,8 +40,14 @@ from airlab.jobs import (
     run_jobs,
 )
 from airlab.results import ResultFileError, check_summary, read_json
-from airlab.samples import Samples, from_record
 from airlab.schema import provenance
+
+# pandas (and the samples, which are pandas tables) are imported where a table is built:
+# ``import airlab`` and a sweep's driver loop do not load them.
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from airlab.samples import Samples
 
 __all__ = ["Reporter", "Sweep", "run_sweep"]
 
@@ -251,6 +255,8 @@ def _maybe_number(v: str) -> int | float | str:
 
 def build_table(records: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
     """One row per run: run_id, the params (numbers where they parse), seed, metrics."""
+    import pandas as pd
+
     rows = []
     for rec in records:
         row: dict[str, Any] = {"run_id": rec["run_id"]}
@@ -560,6 +566,8 @@ class Sweep:
     def flows(self) -> pd.DataFrame:
         """One row per run and flow: run_id, params, seed, flow, app, cc, and the flow's
         summary numbers (nested ones as ``rtt_ms.p95``)."""
+        import pandas as pd
+
         runs = self.runs.set_index("run_id")
         rows = []
         for rec in self.records:
@@ -578,6 +586,8 @@ class Sweep:
 
     def points(self) -> pd.DataFrame:
         """The grid points: their params, a label and how many runs (seeds) each has."""
+        import pandas as pd
+
         runs = self.runs
         if not self.params:
             return pd.DataFrame({"label": ["all runs"], "runs": [len(runs)]})
@@ -603,4 +613,6 @@ class Sweep:
                 f"{self.out_dir}: run {run_id} has no samples (recorded by an older airlab); "
                 "run the sweep again to add them"
             )
+        from airlab.samples import from_record
+
         return from_record(rec["samples"])

@@ -10,16 +10,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 from scipy import stats
 
 from airlab import _io
+from airlab.plotstyle import subplots, tight_layout
 from airlab.reproduce.runner import jain
 
 FLOW_STYLE = {"elephant": "-", "mice": "--"}
@@ -38,9 +35,8 @@ def _band(series: Sequence[Sequence[float]]) -> tuple[np.ndarray, np.ndarray, np
 
 
 def _save(fig: Any, path: Path) -> Path:
-    fig.tight_layout()
+    tight_layout(fig)
     _io.write_with(path, lambda tmp: fig.savefig(tmp, dpi=150, format="png"))
-    plt.close(fig)
     return path
 
 
@@ -69,7 +65,7 @@ def fairtt_figures(
     suffix = f" (reading {variant})"
 
     # Fig. 3a: throughput over time, one panel per algorithm.
-    fig, axes = plt.subplots(1, len(ccs), figsize=(10, 3.6), sharey=True, squeeze=False)
+    fig, axes = subplots(1, len(ccs), figsize=(10, 3.6), sharey=True, squeeze=False)
     for ax, cc in zip(axes[0], ccs, strict=True):
         for flow in ("elephant", "mice"):
             t, m, h = _band(_time_series(main_runs, cc, lambda r, f=flow: r["goodput_mbps"][f]))
@@ -90,7 +86,7 @@ def fairtt_figures(
         ("fig5", "Fig. 5: bottleneck utilization over time", "utilization (%)",
          lambda r: [100 * u for u in r["utilization"]["bottleneck:r1->r2"]]),
     ):  # fmt: skip
-        fig, ax = plt.subplots(figsize=(7, 3.6))
+        fig, ax = subplots(figsize=(7, 3.6))
         for cc in ccs:
             t, m, h = _band(_time_series(main_runs, cc, get))
             ax.plot(t, m, color=CC_COLOR[cc], label=label[cc])
@@ -105,7 +101,7 @@ def fairtt_figures(
         (queue, "buffer_bdp", "bottleneck buffer (BDP)", True, "fig3b", "fig4c"),
         (rtt, "rtt_ms", "elephant RTT (ms)", False, "fig3c", "fig4b"),
     ):
-        fig, ax = plt.subplots(figsize=(7, 3.8))
+        fig, ax = subplots(figsize=(7, 3.8))
         for cc in ccs:
             g = agg[agg.cc == cc].sort_values(x)
             for flow in ("elephant", "mice"):
@@ -120,7 +116,7 @@ def fairtt_figures(
         ax.set_title(f"Fig. {thr_key[3:]}: throughput vs {xlabel.split(' (')[0]}" + suffix)
         figs[thr_key] = _save(fig, out / f"{thr_key}_{variant}.png")
 
-        fig, ax = plt.subplots(figsize=(7, 3.6))
+        fig, ax = subplots(figsize=(7, 3.6))
         for cc in ccs:
             g = agg[agg.cc == cc].sort_values(x)
             ax.errorbar(g[x], g["jain_mean"], yerr=g["jain_mean_ci"].fillna(0), fmt="o-",

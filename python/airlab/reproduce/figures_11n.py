@@ -11,14 +11,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
 
+from airlab.plotstyle import Figure, subplots
 from airlab.reproduce.figures import _save, _style
 from airlab.reproduce.metrics_11n import PARKING_FLOWS
 from airlab.reproduce.runner import Plan
@@ -87,7 +84,7 @@ def fig1_pair(
     agg: pd.DataFrame, mode: str, rates: Sequence[float], out: Path, name: str, title: str
 ) -> Path:
     """Throughput and RTT against the number of hops, one line per rate."""
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig, (a, b) = subplots(1, 2, figsize=(10, 3.8))
     _vs_hops(a, agg, mode, "thr", rates, "throughput (Mbit/s)")
     _vs_hops(b, agg, mode, "rtt", rates, "mean RTT (ms)")
     a.set_title("throughput")
@@ -99,7 +96,7 @@ def fig1_pair(
 def fig1_partial(agg: pd.DataFrame, metric: str, out: Path, name: str, ylabel: str) -> Path:
     """Figs. 1e/1f: none, partial and full aggregation side by side at 3 and 4 hops."""
     rates = [r for r in (144.4, 300.0) if r in set(agg.rate)]
-    fig, axes = plt.subplots(1, len(rates), figsize=(10, 3.8), squeeze=False)
+    fig, axes = subplots(1, len(rates), figsize=(10, 3.8), squeeze=False)
     modes = ("none", "partial", "full")
     width = 0.26
     for ax, rate in zip(axes[0], rates, strict=True):
@@ -147,7 +144,7 @@ def _flow_series(ax: Axes, run: Mapping[str, Any], column: str, ylabel: str, col
 def fig2(records: Mapping[str, dict[str, Any]], out: Path) -> Path:
     """1-hop 300 Mbit/s without A-MPDU: cwnd, RTT and the queue at n0 over time (one seed)."""
     run = _runs(records, topology="chain", rate=300.0, hops=1, ampdu="none")[0]
-    fig, axes = plt.subplots(3, 1, figsize=(8, 7), sharex=True)
+    fig, axes = subplots(3, 1, figsize=(8, 7), sharex=True)
     _flow_series(axes[0], run, "cwnd_pkts", "cwnd (packets)", "tab:blue")
     _flow_series(axes[1], run, "srtt_ms", "smoothed RTT (ms)", "tab:orange")
     q = run["series"]["queues"]["chain:n0"]
@@ -177,7 +174,7 @@ def fig_chain_queues(
     the distribution of each node's queue (all seeds)."""
     runs = _runs(records, topology="chain", rate=rate, hops=4, ampdu=mode)
     run = runs[0]
-    fig = plt.figure(figsize=(12, 6.5))
+    fig = Figure(figsize=(12, 6.5))
     grid = fig.add_gridspec(2, 3)
     _flow_series(fig.add_subplot(grid[0, 0]), run, "cwnd_pkts", "cwnd (packets)", "tab:blue")
     _flow_series(fig.add_subplot(grid[1, 0]), run, "srtt_ms", "smoothed RTT (ms)", "tab:orange")
@@ -202,7 +199,7 @@ def fig_chain_queues(
 def fig4(agg: pd.DataFrame, out: Path) -> Path:
     """Mean MPDUs per data PPDU at each transmitting node, for 1-4 hop chains."""
     rates = [r for r in (144.4, 300.0) if r in set(agg.rate)]
-    fig, axes = plt.subplots(1, len(rates), figsize=(10, 3.8), sharey=True, squeeze=False)
+    fig, axes = subplots(1, len(rates), figsize=(10, 3.8), sharey=True, squeeze=False)
     width = 0.2
     for ax, rate in zip(axes[0], rates, strict=True):
         g = agg[(agg.ampdu == "full") & (agg.rate == rate)].sort_values("hops")
@@ -228,7 +225,7 @@ def fig4(agg: pd.DataFrame, out: Path) -> Path:
 def fig6(park: pd.DataFrame, mode: str, rates: Sequence[float], out: Path, name: str) -> Path:
     """Parking lot: per-flow throughput and RTT at each rate, Jain's index above the bars."""
     flows = list(reversed(PARKING_FLOWS))
-    fig, (a, b) = plt.subplots(1, 2, figsize=(11, 4))
+    fig, (a, b) = subplots(1, 2, figsize=(11, 4))
     width = 0.2
     g = park[(park.ampdu == mode) & park.rate.isin(rates)].sort_values("rate")
     x0 = np.arange(len(g))

@@ -9,13 +9,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from airlab.plotstyle import subplots
 from airlab.reproduce.figures import _save, _style
 from airlab.reproduce.metrics_fccc import FLOORS, PAIRS, PATHS, RATES, SCALES, THREE, difference
 
@@ -67,7 +64,7 @@ def variant_key(path: str, floor: int) -> str:
 
 def fig5(records: Mapping[str, dict[str, Any]], way: str, floor: int, path: Path) -> Path:
     """Fig. 5/6: ED1's cwnd and airtime with the timeslot /20, computed, x20 (E4-1)."""
-    fig, axes = plt.subplots(2, 3, figsize=(13, 6))
+    fig, axes = subplots(2, 3, figsize=(13, 6))
     for col, scale in enumerate(SCALES):
         rec = _run(records, experiment="E4-1", path=way, floor=floor, scale=scale)
         _cwnd(axes[0, col], rec, ("ed1", "ed3"))
@@ -82,7 +79,7 @@ def fig_three(
     records: Mapping[str, dict[str, Any]], exp: str, way: str, floor: int, path: Path
 ) -> Path:
     """Figs. 9/10 (E4-2) and 12 (E4-3): each device's airtime and cwnd, CUBIC beside FCCC."""
-    fig, axes = plt.subplots(2, 2, figsize=(12, 6))
+    fig, axes = subplots(2, 2, figsize=(12, 6))
     for col, (cc, fl) in enumerate((("cubic", 0), ("fccc", floor))):
         rec = _run(records, experiment=exp, path=way, cc=cc, floor=fl)
         _airtime(axes[0, col], rec, THREE)
@@ -100,7 +97,7 @@ def fig14(records: Mapping[str, dict[str, Any]], way: str, floor: int, path: Pat
     rec = _run(records, experiment="E4-4", path=way, floor=floor)
     s = rec["series"]["flows"]["ed1"]
     t = _t(rec, len(s["cwnd_pkts"]))
-    fig, ax = plt.subplots(figsize=(9, 3.8))
+    fig, ax = subplots(figsize=(9, 3.8))
     ax.plot(t, s["cwnd_pkts"], lw=0.8, label="cwnd")
     ax.plot(t, s["cc.fccc_cwnd_up"], lw=0.8, ls="--", label="cwnd_up")
     rate = ax.twinx()
@@ -115,7 +112,7 @@ def fig14(records: Mapping[str, dict[str, Any]], way: str, floor: int, path: Pat
 def fig15(records: Mapping[str, dict[str, Any]], way: str, floor: int, path: Path) -> Path:
     """Figs. 15/16 (E4-5): airtime and cwnd of the sp 0.45 and sp 0.15 devices."""
     rec = _run(records, experiment="E4-5", path=way, floor=floor)
-    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8))
+    fig, axes = subplots(1, 2, figsize=(12, 3.8))
     _airtime(axes[0], rec, ("ed1", "ed2"))
     _cwnd(axes[1], rec, ("ed1", "ed2"))
     axes[0].set_title(f"E4-5: sp 0.45 (ed1) and 0.15 (ed2), cwnd_min {floor}")
@@ -130,9 +127,9 @@ def bars(agg: Mapping[str, pd.DataFrame], way: str, out: Path) -> dict[str, Path
     settings = [("cubic", 0, "CUBIC")] + [("fccc", f, f"FCCC, cwnd_min {f}") for f in FLOORS]
     x = np.arange(len(THREE))
     width = 0.8 / len(settings)
-    fig7, ax7 = plt.subplots(figsize=(8, 4))
-    fig8, ax8 = plt.subplots(figsize=(8, 4))
-    fig11, ax11 = plt.subplots(figsize=(8, 4))
+    fig7, ax7 = subplots(figsize=(8, 4))
+    fig8, ax8 = subplots(figsize=(8, 4))
+    fig11, ax11 = subplots(figsize=(8, 4))
     cub = e2[e2.cc == "cubic"].iloc[0]
     for k, (cc, floor, label) in enumerate(settings):
         row = e2[(e2.cc == cc) & (e2.floor == floor)].iloc[0]

@@ -8,13 +8,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from airlab.plotstyle import subplots
 from airlab.reproduce.figures import _save, _style
 from airlab.reproduce.metrics_wifi6 import AQM_LABEL, AQMS, BBR_LABEL, MSS, one_second_bins, roles
 
@@ -67,7 +64,7 @@ def _cwnd(ax: Any, rec: Mapping[str, Any]) -> None:
 
 def fig5(records: Mapping[str, dict[str, Any]], path: Path) -> Path:
     """Fig. 5: throughput of BBRv1 / v2 / v3 against CUBIC under PFIFO (uplink; downlink below)."""
-    fig, axes = plt.subplots(2, 3, figsize=(13, 6.5), sharey=True)
+    fig, axes = subplots(2, 3, figsize=(13, 6.5), sharey=True)
     for row, pattern in enumerate(("uplink", "downlink")):
         for col, bbr in enumerate(BBR_LABEL):
             ax = axes[row, col]
@@ -79,7 +76,7 @@ def fig5(records: Mapping[str, dict[str, Any]], path: Path) -> Path:
 
 def fig6(records: Mapping[str, dict[str, Any]], path: Path) -> Path:
     """Fig. 6: BBRv3's pacing rate and delivery rate (100 ms samples), uplink, per AQM."""
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6), sharey=True)
+    fig, axes = subplots(1, 3, figsize=(13, 3.6), sharey=True)
     for ax, aqm in zip(axes, AQMS, strict=True):
         rec = _run(records, pattern="uplink", aqm=aqm, bbr="bbr3")
         s = rec["series"]["flows"]["bbr3"]
@@ -103,7 +100,7 @@ def fig6(records: Mapping[str, dict[str, Any]], path: Path) -> Path:
 
 def fig_throughput_cwnd(records: Mapping[str, dict[str, Any]], pattern: str, path: Path) -> Path:
     """Figs. 7, 9 and 11: throughput (top) and cwnd (bottom) per AQM."""
-    fig, axes = plt.subplots(2, 3, figsize=(13, 6.5), sharex=True)
+    fig, axes = subplots(2, 3, figsize=(13, 6.5), sharex=True)
     for col, aqm in enumerate(AQMS):
         rec = _run(records, pattern=pattern, aqm=aqm, bbr="bbr3")
         _throughput(axes[0, col], rec)
@@ -136,7 +133,7 @@ def fig_delay(
     path: Path,
 ) -> Path:
     """Figs. 8, 10 and 11: RTT box plots, jitter and retransmissions per AQM per flow."""
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    fig, axes = subplots(1, 3, figsize=(13, 3.8))
     rows = flows[(flows.pattern == pattern) & (flows.bbr == "bbr3")]
     keys = sorted({(r.role, r.way) for r in rows.itertuples()})
     width = 0.8 / len(keys)
@@ -189,7 +186,7 @@ def _with_ci(ax: Any, x: np.ndarray, table: pd.DataFrame, col: str, **style: Any
 
 def sensitivity(table: pd.DataFrame, path: Path) -> Path:
     """Uplink RTT per AQM, CUBIC's PFIFO share and bidirectional CAKE's carried rate per MCS."""
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+    fig, axes = subplots(1, 3, figsize=(13, 3.6))
     x = table.mcs.to_numpy()
     for aqm, marker in zip(AQMS, "os^", strict=True):
         _with_ci(axes[0], x, table, f"rtt_{aqm}", marker=marker, label=AQM_LABEL[aqm])
@@ -207,7 +204,7 @@ def sensitivity(table: pd.DataFrame, path: Path) -> Path:
 def model_vs_sim(table: pd.DataFrame, path: Path) -> Path:
     """Per AQM (uplink): each flow's throughput and RTT median, the simulator beside the fluid
     model under both min_rtt readings."""
-    fig, axes = plt.subplots(2, 3, figsize=(13, 6.5))
+    fig, axes = subplots(2, 3, figsize=(13, 6.5))
     up = table[table.pattern == "uplink"]
     sources = [("simulator", "sim", None)] + [
         (f"model, min_rtt {r}", "model", r) for r in up.min_rtt.unique()
@@ -242,7 +239,7 @@ def model_vs_sim(table: pd.DataFrame, path: Path) -> Path:
 def base_rtt(table: pd.DataFrame, paper: Mapping[str, tuple[float, float]], path: Path) -> Path:
     """Uplink RTT medians per AQM, FQ-CoDel/CAKE cwnd medians and CAKE's retransmission ratio
     against the base RTT, with the paper's values as grey bands."""
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
+    fig, axes = subplots(1, 3, figsize=(13, 3.6))
     x = table.base_rtt_ms.to_numpy()
 
     def band(ax: Any, key: str) -> None:

@@ -7,12 +7,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 import pandas as pd
 
+from airlab.plotstyle import subplots, tight_layout
 from airlab.reproduce.metrics_xlayer import AQMS, SETTINGS, TABLE_KS, family, k_table, paper_table
 
 STYLE = {"xlayer": ("tab:blue", "cross-layer AQM"), "fq_codel": ("tab:orange", "FQ-CoDel")}
@@ -35,9 +32,8 @@ def _style(ax: Any, xlabel: str, ylabel: str) -> None:
 
 def _save(fig: Any, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.tight_layout()
+    tight_layout(fig)
     fig.savefig(path, dpi=120)
-    plt.close(fig)
     return path
 
 
@@ -57,7 +53,7 @@ def steady(agg: Mapping[str, pd.DataFrame], setting: str, path: Path) -> Path:
     number of sources."""
     s = agg["steady"]
     s = s[s.setting == setting]
-    fig, axes = plt.subplots(1, 4, figsize=(16, 3.6))
+    fig, axes = subplots(1, 4, figsize=(16, 3.6))
     for ax, metric in zip(axes, ("mice_goodput", "bulk_goodput", "mice_fct", "jain"), strict=True):
         _lines(ax, s, "sources", metric)
     axes[0].set_title(setting)
@@ -69,7 +65,7 @@ def transient(agg: Mapping[str, pd.DataFrame], setting: str, path: Path) -> Path
     """Figs. 4/5: the first five transfer rounds, 8 sources."""
     t = agg["transient"]
     t = t[t.setting == setting]
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
+    fig, axes = subplots(1, 3, figsize=(12, 3.6))
     for ax, metric in zip(axes, ("mice_goodput", "bulk_goodput", "mice_fct"), strict=True):
         _lines(ax, t, "round", metric)
     axes[0].set_title(f"{setting}: initial transient")
@@ -80,7 +76,7 @@ def transient(agg: Mapping[str, pd.DataFrame], setting: str, path: Path) -> Path
 def k_tables(agg: Mapping[str, pd.DataFrame], path: Path, settings: Mapping[str, int]) -> Path:
     """Tables 1/2 as plots: mice goodput and delay against K at each setting's source count
     (``settings``: the paper module's ``k_settings()``), the paper's values beside."""
-    fig, axes = plt.subplots(2, len(settings), figsize=(5 * len(settings), 6.4), squeeze=False)
+    fig, axes = subplots(2, len(settings), figsize=(5 * len(settings), 6.4), squeeze=False)
     for col, (setting, n) in enumerate(settings.items()):
         k = k_table(agg, setting, n)
         for row, (metric, col_name) in enumerate((("goodput", "mice_goodput"),
