@@ -47,7 +47,7 @@ def test_rounds_alternate_which_build_runs_first(tmp_path: Path) -> None:
     ref = fake_build(tmp_path, "ref", 80, {"basics/a": "x", "basics/b": "changed"})
     rounds: list[tuple[int, int]] = []
     c = bench_against.compare(
-        ours, ref, ["basics/a", "basics/b"], rounds=3, on_round=lambda d, t: rounds.append((d, t))
+        ours, ref, ["basics/a", "basics/b"], 3, lambda d, t: rounds.append((d, t)), min_cpu_s=0
     )
     order = (tmp_path / "log").read_text().split("\n")[:-1]
     assert order == [
@@ -73,7 +73,8 @@ def test_a_scenario_missing_or_failing_on_one_side_is_reported_not_fatal(tmp_pat
         tmp_path, "ours", 5, {"basics/a": "x", "basics/new": "n", "basics/broken": "b"}
     )
     ref = fake_build(tmp_path, "ref", 5, {"basics/a": "x", "basics/broken": "b"})
-    c = bench_against.compare(ours, ref, ["basics/a", "basics/new", "basics/broken"], rounds=2)
+    names = ["basics/a", "basics/new", "basics/broken"]
+    c = bench_against.compare(ours, ref, names, rounds=2, min_cpu_s=0)
     a, new, broken = (s.as_dict() for s in c.scenarios)
     assert a["rounds"] == 2
     assert new == {"scenario": "basics/new", "missing": "not a scenario of ref"}
@@ -130,7 +131,7 @@ def test_comparisons_are_recorded_as_ratios(tmp_path: Path) -> None:
     same = {"basics/a": "x"}
     ours = fake_build(tmp_path, "ours", 10, same)
     c = bench_against.compare(
-        ours, fake_build(tmp_path, "ref", 10, same), ["basics/a", "gone"], rounds=1
+        ours, fake_build(tmp_path, "ref", 10, same), ["basics/a", "gone"], rounds=1, min_cpu_s=0
     )
     bench.record_comparison(c, tmp_path / "b")
     figures = {"duration_s": 1, "repeat": 1, "events": 10, "wall_s": 0.5, "events_per_s": 20}
@@ -181,3 +182,14 @@ def test_a_scenario_given_by_path_is_the_same_file_for_both_builds(tmp_path: Pat
     own.write_text("y")
     assert ours.scenario(str(own)) == ref.scenario(str(own)) == own.resolve()
     assert ref.scenario("basics/a") is None and ours.scenario("basics/a") is not None
+
+
+def test_a_short_scenario_is_repeated_and_timed_per_run(tmp_path: Path) -> None:
+    ours = fake_build(tmp_path, "ours", 7, {"basics/a": "x"})
+    scenario = ours.scenario("basics/a")
+    assert scenario is not None
+    r = bench_against.measure(ours, scenario, min_cpu_s=0.1)
+    runs = (tmp_path / "log").read_text().count("ours a.toml")
+    assert 1 < runs <= bench_against.MAX_RUNS
+    # the time of one run, not of them all: each run is a Python start-up (>= 5 ms)
+    assert 0.1 / runs <= r.cpu_s * 1.5 and r.cpu_s < 0.1 and r.events == 7

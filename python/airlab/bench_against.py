@@ -4,7 +4,8 @@ interleaved in one run.
 Figures taken at different times on a shared machine move by tens of percent with its load, so
 a speed claim is a ratio of two builds measured side by side: each round runs every scenario on
 both builds, in alternating order, and a scenario's ratio is the median of its rounds' ratios
-(this build's CPU time over the reference's). Each build runs its own copy of the scenario
+(this build's CPU time over the reference's). A reading repeats a short scenario until it took
+half a CPU second and counts the time per run. Each build runs its own copy of the scenario
 file through its own ``run_scenario`` example binary (the engine without Python: scenario
 resolution, the run and its summary), in a child process whose CPU time (user + system) the
 kernel accounts; the CPU the rest of the machine used meanwhile is read from ``/proc/stat`` so
@@ -33,6 +34,11 @@ from airlab import _cpu
 
 #: The engine binary each build is measured through (crates/airlab-core/examples).
 EXAMPLE = "run_scenario"
+
+#: A reading repeats a short scenario until its runs took this much CPU time, at most
+#: ``MAX_RUNS`` runs, and reports the time per run.
+MIN_CPU_S = 0.5
+MAX_RUNS = 50
 
 #: Interference above which a round is not a measurement: CPU the rest of the machine used,
 #: in cores, and the hypervisor's steal, as a share of the machine's CPU time.
@@ -232,26 +238,32 @@ def reference_build(ref: str, repo: Path, say: Callable[[str], None] = print) ->
 # -- the measurement ----------------------------------------------------------------------------
 
 
-def measure(build: Build, scenario: Path) -> Reading:
-    """Run ``build`` on ``scenario`` once: its child CPU time, events and the interference."""
+def measure(build: Build, scenario: Path, min_cpu_s: float = MIN_CPU_S) -> Reading:
+    """Run ``build`` on ``scenario`` until the runs took ``min_cpu_s`` together (at least
+    once): the CPU time per run, the events of one, and the interference meanwhile. A short
+    scenario's single run is a few tens of milliseconds, where a scheduler tick or a cold
+    cache is a tenth of the figure; repeating it averages that out."""
     import json
 
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    stat0, t0 = _cpu.ticks(), time.monotonic()
-    proc = subprocess.run([str(build.binary), str(scenario)], capture_output=True, text=True)
-    wall = time.monotonic() - t0
-    stat1 = _cpu.ticks()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if proc.returncode != 0:
-        raise BenchError(
-            f"{build.label} on {scenario}: exit {proc.returncode}: {proc.stderr.strip()[-500:]}"
-        )
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    runs, cpu, wall = 0, 0.0, 0.0
+    stat0 = _cpu.ticks()
+    while runs == 0 or (cpu < min_cpu_s and runs < MAX_RUNS):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.monotonic()
+        proc = subprocess.run([str(build.binary), str(scenario)], capture_output=True, text=True)
+        wall += time.monotonic() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if proc.returncode != 0:
+            raise BenchError(
+                f"{build.label} on {scenario}: exit {proc.returncode}: {proc.stderr.strip()[-500:]}"
+            )
+        cpu += (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        runs += 1
     summary = json.loads(proc.stdout)
-    shares = _cpu.shares(stat0, stat1, own_cpu_s=cpu)
+    shares = _cpu.shares(stat0, _cpu.ticks(), own_cpu_s=cpu)
     return Reading(
-        cpu_s=cpu,
-        wall_s=wall,
+        cpu_s=cpu / runs,
+        wall_s=wall / runs,
         events=int(summary["engine"]["events"]),
         others_cores=shares.others * shares.cores if shares else 0.0,
         steal=shares.steal if shares else 0.0,
@@ -264,6 +276,7 @@ def compare(
     names: Sequence[str],
     rounds: int = 7,
     on_round: Callable[[int, int], None] | None = None,
+    min_cpu_s: float = MIN_CPU_S,
 ) -> Comparison:
     """Run every scenario on both builds ``rounds`` times, interleaved: in each round every
     scenario runs on both builds back to back, the order alternating between rounds and
@@ -286,7 +299,7 @@ def compare(
                 for build, readings in pair:
                     path = build.scenario(s.scenario)
                     assert path is not None  # checked above
-                    readings.append(measure(build, path))
+                    readings.append(measure(build, path, min_cpu_s))
             except BenchError as e:
                 s.missing, s.ours, s.reference = str(e), [], []
         if on_round:
