@@ -10,7 +10,6 @@ import datetime as _dt
 import os
 import platform
 import statistics
-import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,20 +86,11 @@ def _cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def _git(*args: str) -> str | None:
-    try:
-        out = subprocess.run(["git", *args], capture_output=True, text=True, check=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip()
-
-
 def machine_info() -> dict[str, Any]:
     import airlab
+    from airlab.bench_against import commit_label
 
-    commit = _git("rev-parse", "--short=12", "HEAD")
-    if commit and _git("status", "--porcelain", "--untracked-files=no"):
-        commit += "-dirty"
+    commit = commit_label(Path.cwd())
     return {
         "cpu": _cpu_model(),
         "cores": os.cpu_count(),

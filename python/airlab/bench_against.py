@@ -178,10 +178,20 @@ def checkout(starts: Sequence[Path] | None = None) -> Path:
 
 def _git(cwd: Path, *args: str) -> str | None:
     try:
-        out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    except (OSError, subprocess.CalledProcessError):
+        out = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True,
+                             timeout=60)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
         return None
     return out.stdout.strip()
+
+
+def commit_label(cwd: Path) -> str | None:
+    """The checkout's commit at ``cwd``, with ``-dirty`` when tracked files are modified; None
+    outside a checkout."""
+    head = _git(cwd, "rev-parse", "--short=12", "HEAD")
+    if head and _git(cwd, "status", "--porcelain", "--untracked-files=no"):
+        head += "-dirty"
+    return head
 
 
 def cargo_build(tree: Path, target_dir: Path, say: Callable[[str], None] = print) -> Path:
@@ -202,9 +212,7 @@ def cargo_build(tree: Path, target_dir: Path, say: Callable[[str], None] = print
 def this_build(repo: Path, say: Callable[[str], None] = print) -> Build:
     """The working tree as it is, built into its usual target folder."""
     target = Path(os.environ.get("CARGO_TARGET_DIR") or repo / "target")
-    head = _git(repo, "rev-parse", "--short=12", "HEAD") or "?"
-    dirty = "-dirty" if _git(repo, "status", "--porcelain", "--untracked-files=no") else ""
-    return Build(f"{head}{dirty}", cargo_build(repo, target, say), repo / "scenarios")
+    return Build(commit_label(repo) or "?", cargo_build(repo, target, say), repo / "scenarios")
 
 
 def extract(ref: str, repo: Path, say: Callable[[str], None] = print) -> tuple[str, Path]:
