@@ -234,6 +234,11 @@ def jobs(quick: bool = False) -> list[Job]:
 # -- the whole analysis ------------------------------------------------------------------------
 
 
+def _pair(column: str, bbr: float, cubic: float) -> dict[str, float]:
+    """The columns of a flow pair: `column` formatted with "bbr" and with "cubic"."""
+    return {column.format("bbr"): float(bbr), column.format("cubic"): float(cubic)}
+
+
 def model_comparison(t: Tables, quick: bool) -> pd.DataFrame:
     """The fluid model (eqs. 1-24) beside the simulator at MCS 7, per direction and AQM: each
     flow's throughput and RTT median, BBRv3's share. The acceptance of issue 14: shares within
@@ -260,25 +265,21 @@ def model_comparison(t: Tables, quick: bool) -> pd.DataFrame:
                 else:
                     ok = abs(share / sim_share - 1) <= 0.15 and abs(rtt / sim_rtt - 1) <= 0.25
                     rule = "share ±15 %, RTT ±25 %"
+                ccs = ["bbr3", "cubic"]
                 rows.append(
                     {
                         "pattern": pattern,
                         "aqm": aqm,
                         "min_rtt": reading,
-                        "model_bbr_mbps": float(m.throughput_mbps["bbr3"]),
-                        "model_cubic_mbps": float(m.throughput_mbps["cubic"]),
-                        "sim_bbr_mbps": float(sim_b.thr),
-                        "sim_cubic_mbps": float(sim_c.thr),
+                        **_pair("model_{}_mbps", *m.throughput_mbps[ccs]),
+                        **_pair("sim_{}_mbps", sim_b.thr, sim_c.thr),
                         "model_bbr_share": share,
                         "sim_bbr_share": float(sim_share),
-                        "model_bbr_rtt": float(m.rtt_ms_p50["bbr3"]),
-                        "model_cubic_rtt": float(m.rtt_ms_p50["cubic"]),
-                        "sim_bbr_rtt": float(sim_b.rtt),
-                        "sim_cubic_rtt": float(sim_c.rtt),
+                        **_pair("model_{}_rtt", *m.rtt_ms_p50[ccs]),
+                        **_pair("sim_{}_rtt", sim_b.rtt, sim_c.rtt),
                         "model_rtt": rtt,
                         "sim_rtt": float(sim_rtt),
-                        "model_bbr_drops_per_s": float(m.drops["bbr3"]) / res.config.duration_s,
-                        "model_cubic_drops_per_s": float(m.drops["cubic"]) / res.config.duration_s,
+                        **_pair("model_{}_drops_per_s", *(m.drops[ccs] / res.config.duration_s)),
                         "rule": rule,
                         "agrees": bool(ok),
                     }
