@@ -136,17 +136,23 @@ def test_collision_time_can_be_supplied() -> None:
         "difs": 34e-6,
         "slot": 9e-6,
     }
-    formula = bianchi.basic_times(**kwargs)
+    formula = bianchi.dcf_times(**kwargs)
     assert formula.t_c == pytest.approx(30e-6 + 222e-6 + 34e-6)
-    eifs = bianchi.basic_times(**kwargs, t_c=252e-6 + 16e-6 + 28e-6 + 34e-6)
+    eifs = bianchi.dcf_times(**kwargs, t_c=252e-6 + 16e-6 + 28e-6 + 34e-6)
     assert eifs.t_c == pytest.approx(330e-6)
     assert eifs.t_s == pytest.approx(formula.t_s)
     a = bianchi.saturation_throughput(20, 16, 6, **formula.kwargs())
     b = bianchi.saturation_throughput(20, 16, 6, **eifs.kwargs())
     assert (a.tau, a.p) == (b.tau, b.p)
     assert b.throughput_bps < a.throughput_bps
-    rts = bianchi.rts_cts_times(**kwargs, rts_time=52e-6, cts_time=44e-6, t_c=1e-4)
+    rts = bianchi.dcf_times(**kwargs, rts_time=52e-6, cts_time=44e-6, t_c=1e-4)
     assert rts.t_c == 1e-4
+    # The exchange adds RTS + CTS + 2 (SIFS + delta) to a success.
+    assert rts.t_s == pytest.approx(formula.t_s + 52e-6 + 44e-6 + 2 * 16e-6)
+    with pytest.raises(ValueError, match="give both or neither"):
+        bianchi.dcf_times(**kwargs, rts_time=52e-6)
+    with pytest.raises(ValueError, match="collision_payload_time is for basic access"):
+        bianchi.dcf_times(**kwargs, rts_time=52e-6, cts_time=44e-6, collision_payload_time=3e-4)
 
 
 def test_single_station_80211a_54mbps_by_hand() -> None:
@@ -167,7 +173,7 @@ def test_single_station_80211a_54mbps_by_hand() -> None:
 def test_single_station_is_bianchi_with_one_station() -> None:
     ppdu, ack, sifs, difs, slot = 252e-6, 28e-6, 16e-6, 34e-6, 9e-6
     single = bianchi.single_station_throughput(12000, ppdu, ack, sifs, difs, slot, 15)
-    times = bianchi.basic_times(
+    times = bianchi.dcf_times(
         payload_bits=12000,
         payload_time=ppdu,
         header_time=0.0,

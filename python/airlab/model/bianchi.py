@@ -21,8 +21,8 @@ Chatzimisios et al. 2002), in which a frame is dropped after ``retry_limit`` att
 station starts the next frame at stage 0.
 
 Times are in seconds, bits are bits, rates in bit/s. The caller supplies ``T_s`` and ``T_c``;
-:func:`basic_times` and :func:`rts_cts_times` build them from component durations as Bianchi
-does, and :func:`fhss_times` gives his Table I parameter set.
+:func:`dcf_times` builds them from component durations as Bianchi does (basic access or
+RTS/CTS), and :func:`fhss_times` gives his Table I parameter set.
 """
 
 from __future__ import annotations
@@ -46,9 +46,8 @@ __all__ = [
     "FHSS_SLOT",
     "BianchiResult",
     "DcfTimes",
-    "basic_times",
+    "dcf_times",
     "fhss_times",
-    "rts_cts_times",
     "saturation_throughput",
     "single_station_throughput",
     "solve",
@@ -238,7 +237,7 @@ class DcfTimes:
         return asdict(self)
 
 
-def basic_times(
+def dcf_times(
     *,
     payload_bits: float,
     payload_time: float,
@@ -248,13 +247,22 @@ def basic_times(
     difs: float,
     slot: float,
     delta: float = 0.0,
+    rts_time: float | None = None,
+    cts_time: float | None = None,
     collision_payload_time: float | None = None,
     t_c: float | None = None,
 ) -> DcfTimes:
-    """T_s and T_c for basic access, as Bianchi builds them::
+    """T_s and T_c as Bianchi builds them, for basic access::
 
         T_s = H + E[P] + SIFS + delta + ACK + DIFS + delta
         T_c = H + E[P*] + DIFS + delta
+
+    and, given ``rts_time`` and ``cts_time``, with the RTS/CTS exchange (a collision then
+    costs only the RTS)::
+
+        T_s = RTS + SIFS + delta + CTS + SIFS + delta + H + E[P] + SIFS + delta + ACK
+              + DIFS + delta
+        T_c = RTS + DIFS + delta
 
     Args:
         payload_bits: E[P] in bits.
@@ -263,45 +271,26 @@ def basic_times(
         ack_time: ACK airtime, including its PHY header.
         sifs, difs, slot: interframe spaces and the slot time.
         delta: propagation delay.
-        collision_payload_time: E[P*], the mean airtime of the longest payload in a collision;
-            defaults to ``payload_time`` (fixed payloads).
+        rts_time, cts_time: RTS and CTS airtime, including their PHY headers; both or neither.
+        collision_payload_time: basic access only: E[P*], the mean airtime of the longest
+            payload in a collision; defaults to ``payload_time`` (fixed payloads).
         t_c: use this collision time instead of the formula (e.g. PPDU + EIFS).
     """
     t_s = header_time + payload_time + sifs + delta + ack_time + difs + delta
-    if t_c is None:
+    if (rts_time is None) != (cts_time is None):
+        raise ValueError("rts_time and cts_time go together: give both or neither")
+    if rts_time is not None and cts_time is not None:
+        if collision_payload_time is not None:
+            raise ValueError(
+                "collision_payload_time is for basic access: with RTS/CTS a collision costs the RTS"
+            )
+        t_s += rts_time + sifs + delta + cts_time + sifs + delta
+        if t_c is None:
+            t_c = rts_time + difs + delta
+    elif t_c is None:
         longest = payload_time if collision_payload_time is None else collision_payload_time
         t_c = header_time + longest + difs + delta
     return DcfTimes(slot, t_s, t_c, payload_bits, payload_time)
-
-
-def rts_cts_times(
-    *,
-    payload_bits: float,
-    payload_time: float,
-    header_time: float,
-    ack_time: float,
-    rts_time: float,
-    cts_time: float,
-    sifs: float,
-    difs: float,
-    slot: float,
-    delta: float = 0.0,
-    t_c: float | None = None,
-) -> DcfTimes:
-    """T_s and T_c with the RTS/CTS exchange, as Bianchi builds them::
-
-        T_s = RTS + SIFS + delta + CTS + SIFS + delta + H + E[P] + SIFS + delta + ACK
-              + DIFS + delta
-        T_c = RTS + DIFS + delta
-
-    Arguments as in :func:`basic_times`; ``rts_time`` and ``cts_time`` include their PHY
-    headers. ``t_c`` overrides the collision time.
-    """
-    handshake = rts_time + sifs + delta + cts_time + sifs + delta
-    data = header_time + payload_time + sifs + delta + ack_time + difs + delta
-    if t_c is None:
-        t_c = rts_time + difs + delta
-    return DcfTimes(slot, handshake + data, t_c, payload_bits, payload_time)
 
 
 def fhss_times(access: Literal["basic", "rts"] = "basic") -> DcfTimes:
@@ -324,9 +313,9 @@ def fhss_times(access: Literal["basic", "rts"] = "basic") -> DcfTimes:
         "delta": FHSS_PROPAGATION,
     }
     if access == "basic":
-        return basic_times(**common)
+        return dcf_times(**common)
     if access == "rts":
-        return rts_cts_times(
+        return dcf_times(
             **common,
             rts_time=(FHSS_RTS_BITS + FHSS_PHY_HEADER_BITS) / rate,
             cts_time=(FHSS_CTS_BITS + FHSS_PHY_HEADER_BITS) / rate,
