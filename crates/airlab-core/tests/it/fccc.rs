@@ -89,18 +89,7 @@ fn airtime_telemetry_keys_are_checked_as_the_hook_declares_them() {
     let text = builtin(SCENARIO);
     let hook = "ap_hook = { kind = \"airtime_telemetry\" }";
     let with = |t: &str| replace_once(&text, hook, &format!("ap_hook = {{ kind = \"airtime_telemetry\", {t} }}"));
-    assert_errors(
-        with,
-        &[
-            ("share = 1.5", "wifi[0].ap_hook.share", "(0, 1]"),
-            ("setpoints = { ed4 = 0.2 }", "wifi[0].ap_hook.setpoints.ed4", "not a station of this BSS"),
-            ("setpoints = { ed1 = 1.2 }", "wifi[0].ap_hook.setpoints.ed1", "(0, 1]"),
-            ("timeslot = \"1s\", timeslot_scale = 20.0", "wifi[0].ap_hook.timeslot", "takes no `timeslot_scale`"),
-            ("timeslot_scale = 0.0", "wifi[0].ap_hook.timeslot_scale", "greater than 0"),
-            ("airtime = \"guess\"", "wifi[0].ap_hook.airtime", "one of: formula, ppdu"),
-            ("sharing = 0.5", "wifi[0].ap_hook.sharing", "unknown key for airtime_telemetry"),
-        ],
-    );
+    assert_refused("fccc", "airtime_telemetry_keys", |edit| edit.snippet().map(with));
     assert!(load_with(&with("setpoints = { ed1 = 0.45, ed2 = 0.15 }, timeslot_scale = 0.05"), &[]).is_ok());
 }
 

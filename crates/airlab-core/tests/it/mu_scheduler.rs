@@ -105,26 +105,5 @@ fn airtime_fair_gives_fast_stations_more_ppdus_for_equal_airtime() {
 
 #[test]
 fn the_scheduler_key_is_checked() {
-    assert_errors(
-        one_station_ax,
-        &[
-            ("ofdma_scheduler = \"airtime_fair\"", "wifi[0].ofdma_scheduler", "needs an `ofdma` key"),
-            ("ofdma = \"dl\"\nofdma_scheduler = \"max_rate\"", "wifi[0].ofdma_scheduler", "round_robin"),
-            (
-                "ofdma = \"dl\"\nofdma_scheduler = { kind = \"max_rate\" }",
-                "wifi[0].ofdma_scheduler.kind",
-                "unknown OFDMA scheduler kind `max_rate`, expected one of: round_robin",
-            ),
-            (
-                "ofdma = \"dl\"\nofdma_scheduler = { kind = \"proportional_fair\", window = 0 }",
-                "wifi[0].ofdma_scheduler.window",
-                "from 1 to 1000000",
-            ),
-            (
-                "ofdma = \"dl\"\nofdma_scheduler = { kind = \"round_robin\", window = 10 }",
-                "wifi[0].ofdma_scheduler.window",
-                "unknown key for round_robin",
-            ),
-        ],
-    );
+    assert_refused("mu_scheduler", "scheduler_key", |edit| edit.snippet().map(one_station_ax));
 }

@@ -7,7 +7,7 @@ use airlab_core::sim::{MS, SEC};
 use std::path::Path;
 
 use crate::builders::*;
-use crate::common::{assert_error, assert_errors, load_with, replace_once};
+use crate::common::{assert_error, assert_refused, load_with, replace_once, Edit};
 
 fn pfifo_config(limit: i64) -> Config {
     qdisc::Config::named("pfifo").with("limit", Value::Int(limit))
@@ -176,188 +176,32 @@ fn cake_defaults_follow_linux() {
     assert_eq!(cake.isolation, qdisc::cake::CakeIsolation::DualSrchost);
 }
 
-// ---- malformed scenarios: each names the key and says what was expected ----
+// ---- malformed scenarios: each names the key and says what was expected (the tables of
+// cases are in refused/scenario.toml) ----
 
-/// The dumbbell with one line edited, `(from, to)` as for [`dumbbell_with`].
-fn edited((from, to): (&str, &str)) -> String {
-    dumbbell_with(from, to)
+/// The dumbbell with a case of refused/scenario.toml: `replace` as for [`dumbbell_with`], `edit`
+/// appended, `set` given on load.
+fn edited(edit: Edit) -> Option<String> {
+    Some(match edit {
+        Edit::Replace(from, to) => dumbbell_with(from, to),
+        Edit::Snippet(extra) => dumbbell() + extra,
+        Edit::Set(..) => dumbbell(),
+    })
 }
 
 #[test]
 fn malformed_links_and_nodes_are_refused_at_their_key() {
-    assert_errors(
-        edited,
-        &[
-            // An unknown node is listed against the known ones.
-            (
-                ("between = [\"r2\", \"h2\"]", "between = [\"r2\", \"r9\"]"),
-                "link[2].between[1]",
-                "unknown node \"r9\", expected one of: h1, h2, r1, r2",
-            ),
-            // A zero rate, in the link or in one direction.
-            (("rate = \"10Mbit\"", "rate = \"0Mbit\""), "link[1].rate", "rate must be greater than 0"),
-            (
-                ("rate = \"10Mbit\"", "rate = \"10Mbit\"\nforward = { rate = \"0bit\" }"),
-                "link[1].forward.rate",
-                "rate must be greater than 0",
-            ),
-            // A negative or a missing delay.
-            (
-                ("delay = \"8ms\"", "delay = \"-8ms\""),
-                "link[1].delay",
-                "expected a non-negative duration such as \"20ms\"",
-            ),
-            (("delay = \"8ms\"", ""), "link[1].delay", "missing delay for the forward direction (r1 -> r2)"),
-            // A loss that is not a probability.
-            (
-                ("delay = \"8ms\"", "delay = \"8ms\"\nreverse = { loss = 1.0 }"),
-                "link[1].reverse.loss",
-                "loss must be a probability in [0, 1)",
-            ),
-            // A link from a node to itself, a pair linked twice, a name used twice.
-            (
-                ("between = [\"r2\", \"h2\"]", "between = [\"r2\", \"r2\"]"),
-                "link[2].between",
-                "cannot connect \"r2\" to itself",
-            ),
-            (
-                ("between = [\"r2\", \"h2\"]", "between = [\"r2\", \"r1\"]"),
-                "link[2].between",
-                "already connected by link[1]",
-            ),
-            (
-                ("routers = [\"r1\", \"r2\"]", "routers = [\"r1\", \"h1\"]"),
-                "routers[1]",
-                "duplicate node name \"h1\" (also hosts[0])",
-            ),
-            // A missing duration, and bare numbers without their unit.
-            (("duration = \"10s\"", ""), "duration", "missing required key"),
-            (
-                ("duration = \"10s\"", "duration = 10"),
-                "duration",
-                "duration 10 has no unit; write it with a unit such as \"20ms\"",
-            ),
-            (("rate = \"10Mbit\"", "rate = 10"), "link[1].rate", "rate 10 has no unit"),
-            (
-                ("app = { kind = \"ping\" }", "app = { kind = \"ping\", size = 64 }"),
-                "flow[1].app.size",
-                "size 64 has no unit",
-            ),
-            // A misspelt key of a link.
-            (("delay = \"8ms\"", "delay = \"8ms\"\ndelya = \"1ms\""), "link[1].delya", "unknown field `delya`"),
-        ],
-    );
+    assert_refused("scenario", "links_and_nodes", edited);
 }
 
 #[test]
 fn malformed_qdiscs_are_refused_at_their_key() {
-    assert_errors(
-        edited,
-        &[
-            // An unknown kind of qdisc (and of app).
-            (
-                ("kind = \"pfifo\"", "kind = \"red\""),
-                "link[1].qdisc.kind",
-                "unknown qdisc kind `red`, expected one of: pfifo, bfifo",
-            ),
-            (
-                ("app = { kind = \"ping\" }", "app = { kind = \"pong\" }"),
-                "flow[1].app.kind",
-                "unknown app kind `pong`, expected one of: bulk, transfer, periodic, udp, ping",
-            ),
-            // A bad limit names the limit.
-            (
-                ("limit = 50", "limit = -5"),
-                "link[1].qdisc.limit",
-                "must be a whole number from 1 to 4294967295 (packets), got -5",
-            ),
-            (("limit = 50", "limit = 0"), "link[1].qdisc.limit", "got 0"),
-            (
-                ("limit = 50", "limit = 1.5"),
-                "link[1].qdisc.limit",
-                "expected a whole number from 1 to 4294967295 (packets), got 1.5",
-            ),
-            (("qdisc = { kind = \"pfifo\", limit = 50 }", "qdisc = \"pfifo\""), "link[1].qdisc", "expected a table"),
-            (
-                ("qdisc = { kind = \"pfifo\", limit = 50 }", "qdisc = { limit = 50 }"),
-                "link[1].qdisc.kind",
-                "missing required key",
-            ),
-            // Bad CAKE parameters are named.
-            (
-                ("kind = \"pfifo\", limit = 50", "kind = \"cake\", overhead = 300"),
-                "link[1].qdisc.overhead",
-                "must be a whole number from -64 to 256 (bytes), got 300",
-            ),
-            (
-                ("kind = \"pfifo\", limit = 50", "kind = \"cake\", bandwidth = \"0bit\""),
-                "link[1].qdisc.bandwidth",
-                "must be a rate of at least 512bit, got \"0bit\"",
-            ),
-            (
-                ("kind = \"pfifo\", limit = 50", "kind = \"cake\", rtt = \"0ms\""),
-                "link[1].qdisc.rtt",
-                "must be a duration of at least 20ns",
-            ),
-            (
-                ("kind = \"pfifo\", limit = 50", "kind = \"cake\", mpu = 1000"),
-                "link[1].qdisc.mpu",
-                "from 0 to 256 (bytes), got 1000",
-            ),
-            (
-                ("kind = \"pfifo\", limit = 50", "kind = \"cake\", isolation = \"triple\""),
-                "link[1].qdisc.isolation",
-                "expected one of: flowblind, srchost",
-            ),
-            (
-                ("kind = \"pfifo\", limit = 50", "kind = \"cake\", limit = 5"),
-                "link[1].qdisc.limit",
-                "unknown key for cake, expected one of: bandwidth, rtt",
-            ),
-        ],
-    );
+    assert_refused("scenario", "qdiscs", edited);
 }
 
 #[test]
 fn malformed_flows_are_refused_at_their_key() {
-    assert_errors(
-        edited,
-        &[
-            // An unknown congestion control is listed against the registered ones; a bulk
-            // flow needs one, a ping flow takes none.
-            (
-                ("cc = \"cubic\"", "cc = \"vegas\""),
-                "flow[0].cc",
-                "unknown congestion control \"vegas\", expected one of: reno, cubic",
-            ),
-            (("cc = \"cubic\"", ""), "flow[0].cc", "missing congestion control for a bulk flow"),
-            (
-                ("app = { kind = \"ping\" }", "app = { kind = \"ping\" }\ncc = \"reno\""),
-                "flow[1].cc",
-                "a ping flow does not use TCP",
-            ),
-            // The start must precede the stop, and the stop the end of the run.
-            (
-                ("cc = \"cubic\"", "cc = \"cubic\"\nstart = \"5s\"\nstop = \"5s\""),
-                "flow[0].start",
-                "start = 5s must be before stop = 5s",
-            ),
-            (
-                ("cc = \"cubic\"", "cc = \"cubic\"\nstop = \"11s\""),
-                "flow[0].stop",
-                "after the end of the scenario (duration = 10s)",
-            ),
-            // A flow runs from a host to another host.
-            (("from = \"h1\"", "from = \"h2\""), "flow[0].to", "from = to = \"h2\""),
-            (("from = \"h1\"", "from = \"r1\""), "flow[0].from", "\"r1\" is a router, expected a host: h1, h2"),
-            // TCP options are checked.
-            (
-                ("cc = \"cubic\"", "cc = \"cubic\"\ntcp = { mss = 100 }"),
-                "flow[0].tcp.mss",
-                "expected 536 to 65495 bytes",
-            ),
-        ],
-    );
+    assert_refused("scenario", "flows", edited);
 }
 
 #[test]
@@ -368,25 +212,7 @@ fn unknown_keys_are_refused() {
 
 #[test]
 fn routes_and_metrics_that_do_not_fit_are_refused() {
-    assert_errors(
-        |extra: &str| dumbbell() + extra,
-        &[
-            // A routing loop is reported at the route.
-            (
-                "[[route]]\nat = \"r1\"\nto = \"h2\"\nvia = \"r2\"\n[[route]]\nat = \"r2\"\nto = \"h2\"\nvia = \"r1\"\n",
-                "route[0]",
-                "routing loop for traffic to \"h2\": r1 -> r2 -> r1",
-            ),
-            // A route goes via a neighbour.
-            (
-                "[[route]]\nat = \"h1\"\nto = \"h2\"\nvia = \"r2\"\n",
-                "route[0].via",
-                "\"r2\" is not a neighbour of \"h1\", expected one of: r1",
-            ),
-            // The metrics interval fits in the run.
-            ("[metrics]\ninterval = \"10s\"\n", "metrics.interval", "shorter than the duration (10s)"),
-        ],
-    );
+    assert_refused("scenario", "routes_and_metrics", edited);
 }
 
 #[test]
@@ -673,30 +499,7 @@ fn missing_file_is_reported() {
 /// acted as -1, a delay of 2^64 - 1 ns as 0, a huge rto_min as a short one).
 #[test]
 fn quantities_beyond_their_documented_range_are_refused() {
-    let cases: &[(&str, &str, &str, &str)] = &[
-        ("link.bottleneck.overhead", "4294967295", "link[1].overhead", "0 to 256 bytes"),
-        ("link.bottleneck.delay", "18446744073709551615ns", "link[1].delay", "at most 604800s (7 days)"),
-        ("duration", "584y", "duration", "unknown duration unit"),
-        ("duration", "604801s", "duration", "at most 604800s (7 days)"),
-        ("link.bottleneck.rate", "2000Gbit", "link[1].rate", "at most 1000Gbit"),
-        ("flow.0.tcp.rto_min", "1000s", "flow[0].tcp.rto_min", "TCP_RTO_MAX = 120s"),
-        ("flow.0.tcp.rwnd", "2GiB", "flow[0].tcp.rwnd", "65535 << 14"),
-        ("flow.0.tcp.initial_cwnd", "4294967295", "flow[0].tcp.initial_cwnd", "at most 65535 segments"),
-        ("flow.0.tcp.timer_hz", "1024", "flow[0].tcp.timer_hz", "100, 250, 300 or 1000"),
-        ("flow.0.count", "4294967295", "flow[0].count", "more than the 10000 it may have"),
-        ("flow.1.app", "{ kind = \"ping\", interval = \"1ns\" }", "flow[1].app.interval", "at least 1us, got \"1ns\""),
-        (
-            "flow.0.app",
-            "{ kind = \"periodic\", size = \"1KB\", period = \"999ns\" }",
-            "flow[0].app.period",
-            "at least 1us",
-        ),
-        ("metrics.interval", "1ns", "metrics.interval", "at least 1us"),
-        ("metrics.interval", "1us", "metrics.interval", "more than the 20000000 the time series may hold"),
-    ];
-    for (key, value, at, fragment) in cases {
-        assert_error(load_with(&dumbbell(), &[(key, value)]), at, fragment);
-    }
+    assert_refused("scenario", "beyond_documented_range", edited);
     // The bounds themselves are accepted.
     let edge = [("duration", "604800s"), ("metrics.interval", "1s"), ("link.bottleneck.overhead", "256")];
     load_with(&dumbbell(), &edge).expect("the largest duration and overhead load");
@@ -810,26 +613,7 @@ fn a_bulk_app_refuses_keys_it_does_not_take() {
 /// type or missing, the error names the key below the flow's `app`.
 #[test]
 fn app_keys_are_checked_against_their_declarations() {
-    let app = |table: &str| load_with(&dumbbell(), &[("flow.0.app", table)]);
-    let cases = [
-        (r#"{ kind = "transfer", size = "0B" }"#, "size", "must be a size of at least 1B, got \"0B\""),
-        (r#"{ kind = "transfer" }"#, "size", "a transfer needs a `size`, such as \"1MB\""),
-        (r#"{ kind = "periodic", size = "1KB" }"#, "period", "a periodic app needs a `period`"),
-        (r#"{ kind = "periodic", period = "1s" }"#, "size", "a periodic app needs a `size`"),
-        (r#"{ kind = "periodic", size = "1KB", period = "1s", random_start = "0s" }"#, "random_start", "at least 1ns"),
-        (r#"{ kind = "periodic", size = "1KB", period = 1 }"#, "period", "duration 1 has no unit"),
-        (r#"{ kind = "udp", packet_size = "65508B" }"#, "packet_size", "at most 65507B, got \"65508B\""),
-        (r#"{ kind = "udp", packet_size = "0B" }"#, "packet_size", "at least 1B"),
-        (r#"{ kind = "udp", rate = "0bit" }"#, "rate", "must be a rate of at least 1bit, got \"0bit\""),
-        (r#"{ kind = "ping", size = "65508B" }"#, "size", "at most 65507B"),
-        (r#"{ kind = "ping", interval = "0s" }"#, "interval", "at least 1us"),
-        (r#"{ kind = "ping", intervl = "1s" }"#, "intervl", "unknown key for ping, expected one of: interval, size"),
-        (r#"{ size = "1MB" }"#, "kind", "missing required key"),
-        ("{ kind = 5 }", "kind", "expected a string naming the kind"),
-    ];
-    for (table, key, fragment) in cases {
-        assert_error(app(table), &format!("flow[0].app.{key}"), fragment);
-    }
+    assert_refused("scenario", "app_keys", edited);
     // The bounds themselves load, and the resolved flow writes its app with every value.
     let udp = r#"{ kind = "udp", rate = "1Mbit", packet_size = "65507B" }"#;
     let edge = load_with(&dumbbell(), &[("flow.1.app", udp)]).expect("the largest datagram");

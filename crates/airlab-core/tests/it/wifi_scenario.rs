@@ -10,7 +10,7 @@ use airlab_core::wifi::device::DeviceLayer;
 use airlab_core::wifi::net::{Aggregation, Edca};
 
 use crate::builders::*;
-use crate::common::{assert_error, assert_errors, load_with, replace_once};
+use crate::common::{assert_error, assert_refused, load_with, replace_once, Edit};
 
 /// A wired server behind an AP router and two stations; the AP and `sta2` override the PHY.
 fn bss() -> String {
@@ -33,14 +33,16 @@ fn chain() -> String {
     scenario.flow(Flow::bulk("n0", "n4", "reno")).to_string()
 }
 
-/// The BSS with `from` (which must occur exactly once) replaced by `to`.
-fn bss_with((from, to): (&str, &str)) -> String {
-    replace_once(&bss(), from, to)
+/// The BSS with a `replace` case of refused/wifi_scenario.toml.
+fn bss_with(edit: Edit) -> Option<String> {
+    let (from, to) = edit.replace()?;
+    Some(replace_once(&bss(), from, to))
 }
 
-/// The chain with `from` (which must occur exactly once) replaced by `to`.
-fn chain_with((from, to): (&str, &str)) -> String {
-    replace_once(&chain(), from, to)
+/// The chain with a `replace` case of refused/wifi_scenario.toml.
+fn chain_with(edit: Edit) -> Option<String> {
+    let (from, to) = edit.replace()?;
+    Some(replace_once(&chain(), from, to))
 }
 
 fn load(text: &str) -> Result<Resolved, ScenarioError> {
@@ -229,26 +231,7 @@ fn a_bss_with_a_wired_uplink_runs_end_to_end() {
 
 #[test]
 fn members_must_be_declared_nodes_once() {
-    assert_errors(
-        bss_with,
-        &[
-            (
-                ("stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta9\"]"),
-                "wifi[0].stations[1]",
-                "unknown node \"sta9\", expected one of: server, sta1, sta2, ap",
-            ),
-            (
-                ("stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta1\"]"),
-                "wifi[0].stations[1]",
-                "\"sta1\" is already a member of this network (wifi[0].stations[0])",
-            ),
-            (
-                ("stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"ap\"]"),
-                "wifi[0].stations[1]",
-                "already a member of this network (wifi[0].ap)",
-            ),
-        ],
-    );
+    assert_refused("wifi_scenario", "members", bss_with);
 }
 
 #[test]
@@ -263,28 +246,7 @@ fn a_node_is_in_one_network_at_most() {
 
 #[test]
 fn bss_and_mesh_keys_do_not_mix() {
-    assert_errors(
-        bss_with,
-        &[
-            (
-                ("stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta2\"]\nnodes = [\"sta1\", \"sta2\"]"),
-                "wifi[0].nodes",
-                "infrastructure BSS (`ap` and `stations`) or ad hoc/mesh (`nodes`), not both",
-            ),
-            (
-                ("stations = [\"sta1\", \"sta2\"]", "stations = [\"sta1\", \"sta2\"]\npeers = [[\"sta1\", \"sta2\"]]"),
-                "wifi[0].peers",
-                "`peers` is for ad hoc/mesh networks",
-            ),
-            (
-                ("stations = [\"sta1\", \"sta2\"]", "stations = []"),
-                "wifi[0].stations",
-                "a BSS needs at least one station",
-            ),
-            (("stations = [\"sta1\", \"sta2\"]", ""), "wifi[0].stations", "missing required key"),
-            (("ap = \"ap\"\n", ""), "wifi[0].ap", "`stations` belong to an infrastructure BSS, which needs its `ap`"),
-        ],
-    );
+    assert_refused("wifi_scenario", "bss_and_mesh_keys", bss_with);
     let text = replace_once(&chain(), "nodes = [\"n0\", \"n1\", \"n2\", \"n3\", \"n4\"]", "");
     assert_error(load(&text), "wifi[0]", "expected either `ap` and `stations` (an infrastructure BSS) or `nodes`");
     let text = "name = \"x\"\nduration = \"1s\"\nhosts = [\"a\"]\n[[wifi]]\nstandard = \"n\"\nnodes = [\"a\"]\n";
@@ -293,52 +255,7 @@ fn bss_and_mesh_keys_do_not_mix() {
 
 #[test]
 fn peers_and_hears_are_pairs_of_members() {
-    assert_errors(
-        chain_with,
-        &[
-            (
-                (
-                    "[\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
-                    "[\"n1\", \"n5\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
-                ),
-                "wifi[0].peers[1][1]",
-                "\"n5\" is not a member of this network, expected one of: n0, n1, n2, n3, n4",
-            ),
-            (
-                ("peers = [[\"n0\", \"n1\"]", "peers = [[\"n0\", \"n1\", \"n2\"]"),
-                "wifi[0].peers[0]",
-                "expected a pair of node names such as [\"a\", \"b\"], got 3 entries",
-            ),
-            (
-                ("peers = [[\"n0\", \"n1\"]", "peers = [[\"n0\", \"n0\"]"),
-                "wifi[0].peers[0]",
-                "a pair needs two different nodes",
-            ),
-            (
-                ("peers = [[\"n0\", \"n1\"], [\"n1\", \"n2\"]", "peers = [[\"n0\", \"n1\"], [\"n1\", \"n0\"]"),
-                "wifi[0].peers[1]",
-                "\"n1\" and \"n0\" are already paired at peers[0]",
-            ),
-            (
-                (
-                    "[\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
-                    "[\"n1\", \"n3\"], [\"n3\", \"n4\"]]\nhears",
-                ),
-                "wifi[0].nodes[2]",
-                "\"n2\" is in no pair of `peers`",
-            ),
-            (
-                ("hears = [[\"n0\", \"n1\"], [\"n1\", \"n2\"]", "hears = [[\"n0\", \"n1\"], [\"n0\", \"n2\"]"),
-                "wifi[0].hears",
-                "\"n1\" and \"n2\" exchange frames (peers[1]) but do not hear each other",
-            ),
-            (
-                ("peers = [[\"n0\", \"n1\"], [\"n1\", \"n2\"], [\"n2\", \"n3\"], [\"n3\", \"n4\"]]\n", ""),
-                "wifi[0].hears",
-                "\"n0\" and \"n2\" exchange frames (as every pair of `nodes` does without `peers`)",
-            ),
-        ],
-    );
+    assert_refused("wifi_scenario", "peers_and_hears", chain_with);
     let text = replace_once(&bss(), "width = 40\n", "width = 40\nhears = [[\"ap\", \"sta1\"]]\n");
     assert_error(load(&text), "wifi[0].hears", "\"ap\" and \"sta2\" exchange frames (stations[1])");
     // Hidden stations are fine.
@@ -371,43 +288,7 @@ fn names_are_unique_among_links_and_networks() {
 
 #[test]
 fn unknown_keys_are_refused() {
-    assert_errors(
-        bss_with,
-        &[
-            (
-                ("width = 40\n", "width = 40\ncolour = \"blue\"\n"),
-                "wifi[0].colour",
-                "unknown field `colour`, expected one of",
-            ),
-            (("per = 0.1", "per = 0.1\nrts = true"), "wifi[0].node[1].rts", "unknown field `rts`"),
-            (
-                ("width = 40\n", "width = 40\nedca = { cwmin = 7 }\n"),
-                "wifi[0].edca.cwmin",
-                "unknown field `cwmin`, expected one of `cw_min`",
-            ),
-            (
-                ("width = 40\n", "width = 40\ndevice = { kind = \"fifo\", airtime_fairness = true }\n"),
-                "wifi[0].device.airtime_fairness",
-                "unknown key for fifo, expected one of: size, lifetime",
-            ),
-            (
-                ("width = 40\n", "width = 40\ndevice = { kind = \"per_station\", size = -1 }\n"),
-                "wifi[0].device.size",
-                "must be a whole number from 1 to 100000 (packets), got -1",
-            ),
-            (
-                ("width = 40\n", "width = 40\ndevice = { kind = \"drr\" }\n"),
-                "wifi[0].device.kind",
-                "unknown device layer kind `drr`, expected one of: fifo, per_station, mac80211",
-            ),
-            (("width = 40\n", "width = 40\ndevice = { size = 64 }\n"), "wifi[0].device.kind", "missing required key"),
-            (
-                ("width = 40\n", "width = 40\nqdisc = { kind = \"codel\", target = 5 }\n"),
-                "wifi[0].qdisc.target",
-                "duration 5 has no unit",
-            ),
-        ],
-    );
+    assert_refused("wifi_scenario", "unknown_keys", bss_with);
 }
 
 #[test]
@@ -433,19 +314,7 @@ fn node_settings_name_a_member() {
 #[test]
 fn phy_keys_are_checked_per_standard() {
     let net = |keys: &str| replace_once(&bss(), "mcs = 7\nwidth = 40\n", keys);
-    assert_errors(
-        net,
-        &[
-            ("mcs = 40", "wifi[0].mcs", "mcs must be 0 to 31 for 802.11n (0-7: 1 spatial stream"),
-            ("mcs = 300", "wifi[0].mcs", "expected a whole number from 0 to 255"),
-            ("width = 80", "wifi[0].width", "width must be 20 or 40 (MHz) for 802.11n, got 80"),
-            ("gi = \"3.2us\"", "wifi[0].gi", "gi must be \"800ns\" or \"400ns\" for 802.11n, got \"3200ns\""),
-            ("gi = 400", "wifi[0].gi", "duration 400 has no unit"),
-            ("nss = 2", "wifi[0].nss", "802.11n MCS imply the spatial streams"),
-            ("rate = \"54Mbit\"", "wifi[0].rate", "`rate` is the non-HT rate of 802.11a"),
-            ("per = 1.0", "wifi[0].per", "per must be a probability in [0, 1)"),
-        ],
-    );
+    assert_refused("wifi_scenario", "phy_keys", |edit| edit.snippet().map(net));
     // A member's table is checked where it is written.
     assert_error(load(&replace_once(&bss(), "mcs = 3", "mcs = 32")), "wifi[0].node[0].mcs", "got 32");
 
@@ -500,19 +369,7 @@ fn vht_mcs9_at_20mhz_needs_3_or_6_streams() {
 #[test]
 fn aggregation_limits_follow_the_standard() {
     let agg = |table: &str| replace_once(&bss(), "mcs = 7\nwidth = 40\n", &format!("aggregation = {table}\n"));
-    assert_errors(
-        agg,
-        &[
-            (
-                "{ max_mpdus = 128 }",
-                "wifi[0].aggregation.max_mpdus",
-                "max_mpdus must be 1 to 64 for 802.11n (its Block Ack window), got 128",
-            ),
-            ("{ max_bytes = 70000 }", "wifi[0].aggregation.max_bytes", "1 to 65535 for 802.11n"),
-            ("{ max_duration = \"6ms\" }", "wifi[0].aggregation.max_duration", "at most 5.484ms"),
-            ("{ max_duration = 4 }", "wifi[0].aggregation.max_duration", "has no unit"),
-        ],
-    );
+    assert_refused("wifi_scenario", "aggregation", |edit| edit.snippet().map(agg));
     assert_error(
         load(&replace_once(&bss(), "max_mpdus = 32", "max_mpdus = 0")),
         "wifi[0].node[0].aggregation.max_mpdus",
@@ -543,17 +400,7 @@ fn edca_parameters_are_checked() {
     let edca = |table: &str| replace_once(&bss(), "mcs = 7\nwidth = 40\n", &format!("edca = {table}\n"));
     let r = load(&edca("{ cw_min = 31, txop = \"2.528ms\" }")).unwrap();
     assert_eq!(r.wifi[0].edca, Edca { cw_min: 31, cw_max: 1023, aifsn: 3, retry_limit: 7, txop: 2_528 * US });
-    assert_errors(
-        edca,
-        &[
-            ("{ cw_min = 16 }", "wifi[0].edca.cw_min", "cw_min must be of the form 2^k - 1"),
-            ("{ cw_min = 0 }", "wifi[0].edca.cw_min", "got 0"),
-            ("{ cw_max = 65535 }", "wifi[0].edca.cw_max", "between 1 and 32767"),
-            ("{ cw_min = 63, cw_max = 31 }", "wifi[0].edca.cw_max", "cw_max (31) must be at least cw_min (63)"),
-            ("{ cw_min = 2047 }", "wifi[0].edca.cw_min", "cw_max (1023, the default) must be at least cw_min (2047)"),
-            ("{ aifsn = 0 }", "wifi[0].edca.aifsn", "aifsn must be 1 to 15 slots"),
-        ],
-    );
+    assert_refused("wifi_scenario", "edca", |edit| edit.snippet().map(edca));
     assert!(load(&edca("{ aifsn = 1 }")).is_ok());
     assert_error(load(&edca("{ retry_limit = 0 }")), "wifi[0].edca.retry_limit", "retry_limit must be 1 to 255");
     assert_error(load(&edca("{ txop = \"10ms\" }")), "wifi[0].edca.txop", "txop must be at most 8.16ms");
@@ -674,72 +521,9 @@ fn schedules_are_checked_where_written() {
         replace_once(&switch(), &format!("schedule = {ALTERNATING_24_6}"), &format!("schedule = {table}"))
     };
     let at = "wifi[0].node[0].schedule";
-    assert_errors(
-        sched,
-        &[
-            ("{ period = \"2s\", steps = [] }", "wifi[0].node[0].schedule.steps", "at least one step"),
-            ("{ period = \"2s\" }", "wifi[0].node[0].schedule.steps", "missing required key"),
-            (
-                "{ steps = [{ at = \"1s\", rate = \"6Mbit\" }, { at = \"1s\", rate = \"12Mbit\" }] }",
-                "wifi[0].node[0].schedule.steps[1].at",
-                "strictly increasing order of `at`: got \"1s\" after \"1s\" (steps[0])",
-            ),
-            (
-                "{ steps = [{ at = \"0s\" }, { at = \"2s\" }, { at = \"1s\" }] }",
-                "wifi[0].node[0].schedule.steps[2].at",
-                "strictly increasing",
-            ),
-            (
-                "{ period = \"2s\", steps = [{ at = \"0s\" }, { at = \"2s\", rate = \"6Mbit\" }] }",
-                "wifi[0].node[0].schedule.steps[1].at",
-                "`at` must be less than the period (\"2s\"), got \"2s\"",
-            ),
-            (
-                "{ period = \"0s\", steps = [{ at = \"0s\" }] }",
-                "wifi[0].node[0].schedule.period",
-                "the period must be at least 1us",
-            ),
-            // Two steps every microsecond would change the rate every 500 ns.
-            (
-                "{ period = \"1us\", steps = [{ at = \"0s\" }, { at = \"500ns\", rate = \"6Mbit\" }] }",
-                "wifi[0].node[0].schedule.period",
-                "at least 2us (1us per step",
-            ),
-            ("{ steps = [{ rate = \"6Mbit\" }] }", "wifi[0].node[0].schedule.steps[0].at", "missing required key"),
-            ("{ steps = [{ at = 1 }] }", "wifi[0].node[0].schedule.steps[0].at", "has no unit"),
-            // Unknown keys, in the schedule and in a step (a step has no `per`).
-            (
-                "{ repeat = true, steps = [{ at = \"0s\" }] }",
-                "wifi[0].node[0].schedule.repeat",
-                "unknown field `repeat`, expected `period` or `steps`",
-            ),
-            (
-                "{ steps = [{ at = \"0s\", per = 0.1 }] }",
-                "wifi[0].node[0].schedule.steps[0].per",
-                "unknown field `per`",
-            ),
-            // PHY keys for the standard.
-            (
-                "{ steps = [{ at = \"0s\" }, { at = \"1s\", rate = \"11Mbit\" }] }",
-                "wifi[0].node[0].schedule.steps[1].rate",
-                "802.11a rates are 6, 9, 12, 18, 24, 36, 48, 54 Mbit/s, got 11Mbit",
-            ),
-            ("{ steps = [{ at = \"0s\", mcs = 3 }] }", "wifi[0].node[0].schedule.steps[0].mcs", "802.11a has no MCS"),
-        ],
-    );
+    assert_refused("wifi_scenario", "schedules", |edit| edit.snippet().map(sched));
     let n = |table: &str| replace_once(&bss(), "gi = \"400ns\"\n", &format!("gi = \"400ns\"\nschedule = {table}\n"));
-    assert_errors(
-        n,
-        &[
-            (
-                "{ steps = [{ at = \"0s\", rate = \"6Mbit\" }] }",
-                "wifi[0].node[0].schedule.steps[0].rate",
-                "`rate` is the non-HT rate of 802.11a",
-            ),
-            ("{ steps = [{ at = \"0s\", mcs = 32 }] }", "wifi[0].node[0].schedule.steps[0].mcs", "got 32"),
-            ("{ steps = [{ at = \"0s\", width = 80 }] }", "wifi[0].node[0].schedule.steps[0].width", "got 80"),
-        ],
-    );
+    assert_refused("wifi_scenario", "schedules_802_11n", |edit| edit.snippet().map(n));
     // A combination is checked per link and step: VHT MCS 9 at 20 MHz needs 3 or 6 streams.
     let ac =
         replace_once(&n("{ steps = [{ at = \"0s\", mcs = 9, width = 20 }] }"), "standard = \"n\"", "standard = \"ac\"");
