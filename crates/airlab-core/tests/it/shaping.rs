@@ -62,14 +62,7 @@ fn tbf_keys_are_checked() {
             .flow(Flow::new("s", "d").app(udp("1Mbit")))
             .to_string()
     };
-    let err = |qdisc: &str, key: &str, fragment: &str| assert_error(load_with(&text(qdisc), &[]), key, fragment);
-    err(r#"{ kind = "tbf" }"#, "link[1].forward.qdisc.rate", "needs a `rate`");
-    err(r#"{ kind = "tbf", rate = "10Mbit", burst = "10B" }"#, "link[1].forward.qdisc.burst", "64");
-    err(
-        r#"{ kind = "tbf", rate = "10Mbit", qdisc = { kind = "noqueue" } }"#,
-        "link[1].forward.qdisc.qdisc.kind",
-        "noqueue",
-    );
+    assert_refused("shaping", "tbf_keys", |edit| edit.snippet().map(text));
 }
 
 /// Two UDP senders of 20 Mbit/s each, marked `dscp` 1 and 2, over a 100 Mbit/s link whose
@@ -151,37 +144,7 @@ fn htb_keys_are_checked() {
         let flows = [Flow::new("s", "d").app(udp("1Mbit"))];
         Scenario::new("htb", "1s").dumbbell(&["s"], &["d"], "1Gbit", bottleneck).flows(flows).to_string()
     };
-    let err = |qdisc: &str, key: &str, fragment: &str| assert_error(load_with(&text(qdisc), &[]), key, fragment);
-    let q = "link[1].forward.qdisc";
-    err(r#"{ kind = "htb" }"#, &format!("{q}.classes"), "needs `classes`");
-    err(r#"{ kind = "htb", classes = [] }"#, &format!("{q}.classes"), "1 to 64 class tables");
-    err(r#"{ kind = "htb", classes = [{ ceil = "1Mbit" }] }"#, &format!("{q}.classes[0].rate"), "needs a `rate`");
-    err(
-        r#"{ kind = "htb", classes = [{ rate = "2Mbit", ceil = "1Mbit" }] }"#,
-        &format!("{q}.classes[0].ceil"),
-        "at least",
-    );
-    err(
-        r#"{ kind = "htb", classes = [{ rate = "1Mbit", ceil = "2Mbit" }] }"#,
-        &format!("{q}.classes[0].ceil"),
-        "give the htb a `rate`",
-    );
-    err(r#"{ kind = "htb", classes = [{ rate = "1Mbit", dscp = 64 }] }"#, &format!("{q}.classes[0].dscp"), "0 to 63");
-    err(
-        r#"{ kind = "htb", classes = [{ rate = "1Mbit", spead = 1 }] }"#,
-        &format!("{q}.classes[0].spead"),
-        "unknown key",
-    );
-    err(r#"{ kind = "htb", classes = [1] }"#, &format!("{q}.classes[0]"), "expected a table");
-    let unknown = r#"{ kind = "htb", classes = [{ rate = "1Mbit" }, { rate = "1Mbit", dst = "x" }] }"#;
-    err(unknown, &format!("{q}.classes[1].dst"), "x");
-    err(
-        r#"{ kind = "htb", classes = [{ rate = "1Mbit", dst = "r1" }] }"#,
-        &format!("{q}.classes[0].dst"),
-        "is a router",
-    );
-    let not_a_name = r#"{ kind = "htb", classes = [{ rate = "1Mbit", dst = [1] }] }"#;
-    err(not_a_name, &format!("{q}.classes[0].dst"), "host's name");
+    assert_refused("shaping", "htb_keys", |edit| edit.snippet().map(text));
     // A class's key can be overridden like any other.
     let htb = r#"{ kind = "htb", classes = [{ rate = "1Mbit" }] }"#;
     let resolved = load_with(&text(htb), &[("bottleneck.forward.qdisc.classes[0].rate", "2Mbit")]).unwrap();

@@ -206,15 +206,11 @@ fn the_channel_names_its_propagation_loss_and_error_models() {
     assert!((set("exponent = 2") - ns3 - 10.0).abs() < 1e-9);
     assert!((set("reference_loss_db = 40") - ns3 - 6.6777).abs() < 1e-9);
     assert!((set("reference_distance_m = 10") - ns3 - 30.0).abs() < 1e-9);
-    // A file written for the flat keys of old is told where each went, from --set as well.
-    let old = |keys: &str| load_with(&one_station_ax(&format!("channel = {{ {keys} }}")), &[]);
-    let moved = "is now `exponent` of the channel's propagation loss model: write \
-                 `propagation = { kind = \"log_distance\", exponent = ... }` in `channel`";
-    assert_error(old("path_loss_exponent = 2"), "wifi[0].channel.path_loss_exponent", moved);
-    let reference = "`propagation = { kind = \"log_distance\", reference_loss_db = ... }`";
-    assert_error(old("reference_loss_db = 40"), "wifi[0].channel.reference_loss_db", reference);
-    let set_old = load_with(&one_station_ax("distance_m = 10"), &[("wifi0.channel.reference_distance_m", "2")]);
-    assert_error(set_old, "wifi[0].channel.reference_distance_m", "reference_distance_m = ... }");
+    assert_refused("wifi_channel", "flat_channel_keys", |edit| match edit {
+        Edit::Snippet(keys) => Some(one_station_ax(keys)),
+        Edit::Set(..) => Some(one_station_ax("distance_m = 10")),
+        Edit::Replace(..) => None,
+    });
 }
 
 #[test]
