@@ -228,16 +228,9 @@ class Spec:
     rows: dict[str, str] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "scenario": self.scenario,
-            "question": self.question,
-            "fixed": self.fixed,
-            "samples": self.samples,
-            "rounds": self.rounds,
-            "seeds": self.seeds,
-            "plausible": self.plausible,
-            "rows": self.rows,
-        }
+        """The declaration but its unknowns and goals, which the calibration writes beside
+        their results."""
+        return {k: v for k, v in asdict(self).items() if k not in ("unknowns", "goals")}
 
 
 def load_spec(path: str | Path) -> Spec:

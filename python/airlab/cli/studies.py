@@ -94,13 +94,8 @@ def sweep(
 
 @click.command()
 @click.argument("names", nargs=-1)
-@click.option(
-    "--repeat",
-    type=click.IntRange(min=1),
-    default=3,
-    show_default=True,
-    help="Runs per scenario; the fastest is reported.",
-)
+@click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True,
+              help="Runs per scenario; the fastest is reported.")  # fmt: skip
 @click.option(
     "--against",
     metavar="REF",
@@ -108,13 +103,9 @@ def sweep(
     help="Compare this working tree's engine CPU time with commit REF's (built once under "
     "target/bench-ref/), interleaved round by round; reports ratios.",
 )
-@click.option(
-    "--rounds",
-    type=click.IntRange(min=1),
-    default=7,
-    show_default=True,
-    help="With --against: rounds of both builds on every scenario; the median ratio is reported.",
-)
+@click.option("--rounds", type=click.IntRange(min=1), default=7, show_default=True,
+              help="With --against: rounds of both builds on every scenario; the median ratio "
+              "is reported.")  # fmt: skip
 @click.option("--record", is_flag=True, help="Write bench/results.json and bench/RESULTS.md.")
 @click.option(
     "--dir",
