@@ -17,7 +17,7 @@ use super::{Build, Component, Config, Qdisc, Verdicts};
 use crate::net::{NodeId, Packet};
 use crate::params::{Invalid, Kind, Param, Range, Value};
 use crate::sim::{Rng, Time, MS, SEC};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 pub static XLAYER: Component = Component {
     name: "xlayer",
@@ -150,7 +150,9 @@ struct FlowEntry {
 
 /// Flow sizes and classes, seen at the qdisc's input.
 struct Classifier {
-    flows: HashMap<FlowKey, FlowEntry>,
+    /// Looked up several times per packet: Fx hashing, not SipHash (nothing here iterates in
+    /// an order that matters: sweeps and counts are sums).
+    flows: FxHashMap<FlowKey, FlowEntry>,
     /// Bytes and count of the flows the mean is over, as of the last sweep plus arrivals since.
     sum_bytes: u64,
     counted: u64,
@@ -167,7 +169,7 @@ const SWEEP_EVERY: Time = 10 * MS;
 impl Classifier {
     fn new() -> Self {
         Classifier {
-            flows: HashMap::new(),
+            flows: FxHashMap::default(),
             sum_bytes: 0,
             counted: 0,
             last_sweep: None,
@@ -561,7 +563,7 @@ mod tests {
                 q.enqueue_in(MICE, pkt(2, 100 + f), i, &mut v);
             }
         }
-        let mut got = HashMap::new();
+        let mut got = std::collections::HashMap::new();
         let pulls = 550;
         for _ in 0..pulls {
             // Dequeue at once: the packets' sojourn stays below CoDel's target, no drops.
