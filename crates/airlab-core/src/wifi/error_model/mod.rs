@@ -6,6 +6,7 @@
 //! A new error model is one file here with its [`ErrorModel`] and its [`Component`]
 //! (parameters declared as a qdisc's are), plus its line in [`REGISTRY`] and its `mod` line.
 
+mod memo;
 mod nist;
 
 use super::phy::TxVector;
@@ -31,8 +32,13 @@ params::family!(Build, [&nist::NIST], "error model", "ErrorModel");
 /// The error model of a channel whose table names none.
 pub const DEFAULT: &str = "nist";
 
-/// The error model `config` describes.
+/// The error model `config` describes, its answers remembered ([`memo`]).
 pub fn create(config: &Config) -> Box<dyn ErrorModel> {
+    Box::new(memo::Memo::new(create_uncached(config)))
+}
+
+/// The error model `config` describes, answering every question anew.
+fn create_uncached(config: &Config) -> Box<dyn ErrorModel> {
     (config.component().build.0)(config)
 }
 
