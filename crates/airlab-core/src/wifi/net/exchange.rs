@@ -83,6 +83,9 @@ impl WifiNet {
         let (txv, basic, agg) = (p.txv, p.basic, d.aggregation);
         let max = if agg.enabled { agg.max_mpdus as usize } else { 1 };
         let mut psdu = 0u32;
+        // The largest A-MPDU the limits allow: a PPDU's duration grows with its PSDU, so the
+        // longest one within `max_duration` is a byte bound, worked out once per exchange.
+        let max_psdu = agg.max_bytes.min(txv.psdu_bytes_within(agg.max_duration));
         let mpdus = d.queues.take(peer, max, |taken, next| {
             let sub = phy::ampdu_subframe_bytes(phy::mpdu_bytes(next.pkt.size));
             if taken.is_empty() {
@@ -90,7 +93,7 @@ impl WifiNet {
                 return true;
             }
             let more = psdu + sub;
-            let fits = more <= agg.max_bytes && txv.ppdu_duration(more) <= agg.max_duration;
+            let fits = more <= max_psdu;
             if fits {
                 psdu = more;
             }
