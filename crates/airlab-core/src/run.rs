@@ -119,23 +119,23 @@ pub fn run_with_progress(
     // A connection's index within its flow (its app's k-th), as the testbed numbers them.
     let index: HashMap<u32, usize> =
         world.app_conns.iter().flat_map(|conns| conns.iter().enumerate().map(|(k, &c)| (c, k))).collect();
-    let mut fcts = Table::default();
+    let mut fcts = Table::with_columns(fct::ALL);
     for f in &world.flows {
         for c in &f.completions {
             fcts.push_row(secs(c.start), &f.name);
-            fcts.set(fct::CONN, index[&c.conn] as f64);
-            fcts.set(fct::END, secs(c.end));
-            fcts.set(fct::FCT, secs(c.end - c.start));
-            fcts.set(fct::BYTES, c.bytes as f64);
+            fcts.set(fct::id::CONN, index[&c.conn] as f64);
+            fcts.set(fct::id::END, secs(c.end));
+            fcts.set(fct::id::FCT, secs(c.end - c.start));
+            fcts.set(fct::id::BYTES, c.bytes as f64);
         }
     }
     fcts.finish();
-    let mut pings = Table::default();
+    let mut pings = Table::with_columns(ping::ALL);
     for f in &world.flows {
         for p in &f.pings {
             pings.push_row(secs(p.at), &f.name);
-            pings.set(ping::SEQ, p.seq as f64);
-            pings.set(ping::RTT, p.rtt as f64 / MS as f64);
+            pings.set(ping::id::SEQ, p.seq as f64);
+            pings.set(ping::id::RTT, p.rtt as f64 / MS as f64);
         }
     }
     pings.finish();

@@ -27,11 +27,11 @@ fn scenario_error(e: CoreError) -> PyErr {
 /// A long-format table as numpy columns, moved out of the engine without a copy: the times,
 /// the entity of each row as `(codes, names)` (an index into the entity names, for a
 /// categorical column), and one float64 array per value column.
-fn table<'py>(py: Python<'py>, t: Table, time_name: &str, entity_name: &str) -> PyResult<Bound<'py, PyDict>> {
+fn table<'py>(py: Python<'py>, mut t: Table, time_name: &str, entity_name: &str) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    d.set_item(time_name, t.time_s.into_pyarray(py))?;
-    d.set_item(entity_name, (t.entity.into_pyarray(py), t.names))?;
-    for (name, col) in t.columns {
+    d.set_item(time_name, std::mem::take(&mut t.time_s).into_pyarray(py))?;
+    d.set_item(entity_name, (std::mem::take(&mut t.entity).into_pyarray(py), std::mem::take(&mut t.names)))?;
+    for (name, col) in t.into_columns() {
         d.set_item(name, col.into_pyarray(py))?;
     }
     Ok(d)

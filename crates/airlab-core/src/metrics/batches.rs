@@ -56,7 +56,15 @@ pub struct Batches {
 impl Batches {
     /// Batches by `rule`, counting the packets of the flows `counted` marks.
     pub fn new(rule: BatchRule, counted: Vec<bool>) -> Self {
-        Batches { rule, counted, delivered: 0, start: None, at_start: Vec::new(), done: 0, table: Table::default() }
+        Batches {
+            rule,
+            counted,
+            delivered: 0,
+            start: None,
+            at_start: Vec::new(),
+            done: 0,
+            table: Table::with_columns(batch::ALL),
+        }
     }
 
     /// The next batch starts now (the first one: when the measurement window begins).
@@ -93,18 +101,18 @@ impl Batches {
             let fcts: Vec<f64> = f.completions[at.completions..].iter().map(|c| secs(c.end - c.start)).collect();
             let mbps = |over: f64| if over > 0.0 { n.bytes_delivered as f64 * 8.0 / over / 1e6 } else { f64::NAN };
             self.table.push_row(secs(now), &f.name);
-            self.table.set(batch::BATCH, f64::from(self.done));
-            self.table.set(batch::START, secs(start));
-            self.table.set(batch::PACKETS, n.packets_delivered as f64);
-            self.table.set(batch::BYTES, n.bytes_delivered as f64);
-            self.table.set(batch::GOODPUT, mbps(span));
-            self.table.set(batch::ACTIVE, active);
-            self.table.set(batch::ACTIVE_GOODPUT, mbps(active));
+            self.table.set(batch::id::BATCH, f64::from(self.done));
+            self.table.set(batch::id::START, secs(start));
+            self.table.set(batch::id::PACKETS, n.packets_delivered as f64);
+            self.table.set(batch::id::BYTES, n.bytes_delivered as f64);
+            self.table.set(batch::id::GOODPUT, mbps(span));
+            self.table.set(batch::id::ACTIVE, active);
+            self.table.set(batch::id::ACTIVE_GOODPUT, mbps(active));
             let owd = n.owd_sum as f64 / n.owd_samples as f64 / MS as f64;
-            self.table.set(batch::OWD, if n.owd_samples > 0 { owd } else { f64::NAN });
-            self.table.set(batch::FCTS, fcts.len() as f64);
+            self.table.set(batch::id::OWD, if n.owd_samples > 0 { owd } else { f64::NAN });
+            self.table.set(batch::id::FCTS, fcts.len() as f64);
             let mean = fcts.iter().sum::<f64>() / fcts.len() as f64;
-            self.table.set(batch::FCT, if fcts.is_empty() { f64::NAN } else { mean });
+            self.table.set(batch::id::FCT, if fcts.is_empty() { f64::NAN } else { mean });
         }
         self.done += 1;
         self.start(flows, now);

@@ -10,7 +10,8 @@ pub struct Column {
     pub doc: &'static str,
 }
 
-/// Declares a table's columns: a constant per column and `ALL`, in the documented order.
+/// Declares a table's columns: a constant per column (its name), `ALL`, in the documented
+/// order, and `id`, each column's id in a table made with `Table::with_columns(ALL)`.
 macro_rules! table {
     ($(#[$meta:meta])* $table:ident { $($konst:ident = $name:literal, $unit:literal, $doc:literal;)* }) => {
         $(#[$meta])*
@@ -18,6 +19,16 @@ macro_rules! table {
             $(pub const $konst: &str = $name;)*
             /// Every column of the table, in the documented order.
             pub const ALL: &[super::Column] = &[$(super::Column { name: $name, unit: $unit, doc: $doc }),*];
+
+            /// The columns' positions in `ALL`, counted by the compiler.
+            #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+            enum Position { $($konst),* }
+
+            /// Each column's id in a table made with `Table::with_columns(ALL)`.
+            pub mod id {
+                use crate::metrics::series::ColumnId;
+                $(pub const $konst: ColumnId = ColumnId::at(super::Position::$konst as u32);)*
+            }
         }
     };
 }

@@ -4,7 +4,7 @@
 //! The models only count; the recorder reads them.
 
 use super::columns::{flow, link, queue, wifi, CC_PREFIX, QDISC_PREFIX};
-use super::series::Table;
+use super::series::{Table, VarColumns};
 use super::view::{direction_name, RunView};
 use crate::counters::FlowCounters;
 use crate::net::iface::{IfaceCounters, TxMeter};
@@ -47,6 +47,8 @@ impl Counters {
     }
 }
 
+/// Made by [`Recorder::new`], which gives each table its columns (`Default` is only the
+/// placeholder the world leaves while it lends the recorder a view of itself).
 #[derive(Default)]
 pub struct Recorder {
     pub interval: Time,
@@ -55,6 +57,11 @@ pub struct Recorder {
     pub queues: Table,
     pub links: Table,
     pub wifi: Table,
+    /// Per flow, the columns of its congestion control's variables; per queue, its qdisc's.
+    cc_columns: Vec<VarColumns>,
+    qdisc_columns: Vec<VarColumns>,
+    /// The variables of the component being sampled (kept to reuse its allocation).
+    vars: Vec<(&'static str, f64)>,
     /// The counters at the previous sample.
     last: Counters,
     /// The counters when the measurement window began (all zero without a warm-up).
@@ -63,7 +70,19 @@ pub struct Recorder {
 
 impl Recorder {
     pub fn new(interval: Time, warmup: Time) -> Self {
-        Recorder { interval, warmup, ..Default::default() }
+        Recorder {
+            interval,
+            warmup,
+            flows: Table::with_columns(flow::ALL),
+            queues: Table::with_columns(queue::ALL),
+            links: Table::with_columns(link::ALL),
+            wifi: Table::with_columns(wifi::ALL),
+            cc_columns: Vec::new(),
+            qdisc_columns: Vec::new(),
+            vars: Vec::new(),
+            last: Counters::default(),
+            window: Counters::default(),
+        }
     }
 
     /// Take the first snapshot and reserve every table's rows for the run; call once the world
@@ -76,6 +95,8 @@ impl Recorder {
         self.queues.reserve(samples * (w.ifaces().len() + wifi_devs));
         self.links.reserve(samples * w.ifaces().len());
         self.wifi.reserve(samples * wifi_links);
+        self.cc_columns.resize_with(w.flows().len(), VarColumns::default);
+        self.qdisc_columns.resize_with(w.ifaces().len() + wifi_devs, VarColumns::default);
         self.last = Counters::take(w, 0);
         self.window = self.last.clone();
     }
@@ -95,25 +116,24 @@ impl Recorder {
             let (n, last) = (&c.flows[f], &self.last.flows[f]);
             let s = &mut self.flows;
             s.push_row(t, &w.flows()[f].name);
-            s.set(flow::GOODPUT, (n.bytes_delivered - last.bytes_delivered) as f64 * 8.0 / dt / 1e6);
-            s.set(flow::RETRANSMITS, n.retransmits as f64);
-            s.set(flow::LOST, n.lost as f64);
+            s.set(flow::id::GOODPUT, (n.bytes_delivered - last.bytes_delivered) as f64 * 8.0 / dt / 1e6);
+            s.set(flow::id::RETRANSMITS, n.retransmits as f64);
+            s.set(flow::id::LOST, n.lost as f64);
             let Some(snd) = sender else { continue };
             let mss = snd.st.mss as f64;
-            s.set(flow::CWND, snd.st.cwnd as f64);
-            s.set(flow::SSTHRESH, if snd.st.ssthresh >= u32::MAX / 2 { f64::NAN } else { snd.st.ssthresh as f64 });
+            s.set(flow::id::CWND, snd.st.cwnd as f64);
+            let ssthresh = if snd.st.ssthresh >= u32::MAX / 2 { f64::NAN } else { snd.st.ssthresh as f64 };
+            s.set(flow::id::SSTHRESH, ssthresh);
             let ms = |x: Time| if x == 0 { f64::NAN } else { x as f64 / 1e6 };
-            s.set(flow::SRTT, ms(snd.rtt.srtt));
-            s.set(flow::RTTVAR, ms(snd.rtt.rttvar));
-            s.set(flow::MIN_RTT, ms(snd.rtt.min_rtt));
-            s.set(flow::INFLIGHT, snd.in_flight() as f64 * mss);
-            s.set(flow::PACING_RATE, snd.st.pacing_rate as f64 * 8.0 / 1e6);
-            s.set(flow::DELIVERY_RATE, snd.last_rate.delivery_rate * 8.0 / 1e6);
-            let mut vars = Vec::new();
-            snd.cc.vars(&mut vars);
-            for (name, v) in vars {
-                s.set(&format!("{CC_PREFIX}{name}"), v);
-            }
+            s.set(flow::id::SRTT, ms(snd.rtt.srtt));
+            s.set(flow::id::RTTVAR, ms(snd.rtt.rttvar));
+            s.set(flow::id::MIN_RTT, ms(snd.rtt.min_rtt));
+            s.set(flow::id::INFLIGHT, snd.in_flight() as f64 * mss);
+            s.set(flow::id::PACING_RATE, snd.st.pacing_rate as f64 * 8.0 / 1e6);
+            s.set(flow::id::DELIVERY_RATE, snd.last_rate.delivery_rate * 8.0 / 1e6);
+            self.vars.clear();
+            snd.cc.vars(&mut self.vars);
+            self.cc_columns[f].set(s, CC_PREFIX, &self.vars);
         }
         let mut q = 0;
         for (i, iface) in w.ifaces().iter().enumerate() {
@@ -123,8 +143,8 @@ impl Recorder {
             let tx = c.tx[i].since(&self.last.tx[i]);
             let l = &mut self.links;
             l.push_row(t, &iface.name);
-            l.set(link::UTILIZATION, tx.busy as f64 / self.interval as f64);
-            l.set(link::THROUGHPUT, tx.bytes * 8.0 / dt / 1e6);
+            l.set(link::id::UTILIZATION, tx.busy as f64 / self.interval as f64);
+            l.set(link::id::THROUGHPUT, tx.bytes * 8.0 / dt / 1e6);
         }
         let interval = self.interval as f64;
         let mut k = 0;
@@ -138,20 +158,20 @@ impl Recorder {
                     let name = direction_name(&net.name, w.node_name(d.node), w.node_name(p.node));
                     let s = &mut self.wifi;
                     s.push_row(t, &name);
-                    s.set(wifi::AIRTIME_SHARE, n.airtime as f64 / interval);
-                    s.set(wifi::THROUGHPUT, n.bytes_acked as f64 * 8.0 / dt / 1e6);
+                    s.set(wifi::id::AIRTIME_SHARE, n.airtime as f64 / interval);
+                    s.set(wifi::id::THROUGHPUT, n.bytes_acked as f64 * 8.0 / dt / 1e6);
                     let mean = |x: u64| if n.ppdus > 0 { x as f64 / n.ppdus as f64 } else { f64::NAN };
-                    s.set(wifi::MPDUS_PER_PPDU, mean(n.mpdus));
-                    s.set(wifi::PPDUS, n.ppdus as f64);
-                    s.set(wifi::FAILED_PPDUS, n.ppdus_failed as f64);
-                    s.set(wifi::COLLISIONS, n.collisions as f64);
-                    s.set(wifi::MPDU_DROPS, n.mpdus_dropped as f64);
+                    s.set(wifi::id::MPDUS_PER_PPDU, mean(n.mpdus));
+                    s.set(wifi::id::PPDUS, n.ppdus as f64);
+                    s.set(wifi::id::FAILED_PPDUS, n.ppdus_failed as f64);
+                    s.set(wifi::id::COLLISIONS, n.collisions as f64);
+                    s.set(wifi::id::MPDU_DROPS, n.mpdus_dropped as f64);
                     // Mean over the interval, so a rate change inside it shows as a mix.
-                    s.set(wifi::PHY_RATE, n.rate_time as f64 / interval / 1e6);
+                    s.set(wifi::id::PHY_RATE, n.rate_time as f64 / interval / 1e6);
                     let per_mu = |x: u64| if n.mu_ppdus > 0 { x as f64 / n.mu_ppdus as f64 } else { f64::NAN };
-                    s.set(wifi::MU_PPDUS, n.mu_ppdus as f64);
-                    s.set(wifi::MU_RU_TONES, per_mu(n.mu_ru_tones));
-                    s.set(wifi::MU_RU_RATE, per_mu(n.mu_ru_rate) / 1e6);
+                    s.set(wifi::id::MU_PPDUS, n.mu_ppdus as f64);
+                    s.set(wifi::id::MU_RU_TONES, per_mu(n.mu_ru_tones));
+                    s.set(wifi::id::MU_RU_RATE, per_mu(n.mu_ru_rate) / 1e6);
                 }
             }
         }
@@ -173,25 +193,23 @@ impl Recorder {
         let (n, last) = (&c.queues[q], &self.last.queues[q]);
         let s = &mut self.queues;
         s.push_row(t, name);
-        s.set(queue::BACKLOG_PKTS, qdisc.len() as f64);
-        s.set(queue::BACKLOG_BYTES, qdisc.bytes() as f64);
-        s.set(queue::DEVICE_PKTS, device_pkts as f64);
+        s.set(queue::id::BACKLOG_PKTS, qdisc.len() as f64);
+        s.set(queue::id::BACKLOG_BYTES, qdisc.bytes() as f64);
+        s.set(queue::id::DEVICE_PKTS, device_pkts as f64);
         if let Some(bytes) = device_bytes {
-            s.set(queue::DEVICE_BYTES, bytes as f64);
+            s.set(queue::id::DEVICE_BYTES, bytes as f64);
         }
-        let mut vars = Vec::new();
-        qdisc.vars(&mut vars);
-        for (var, v) in vars {
-            s.set(&format!("{QDISC_PREFIX}{var}"), v);
-        }
+        self.vars.clear();
+        qdisc.vars(&mut self.vars);
+        self.qdisc_columns[q].set(s, QDISC_PREFIX, &self.vars);
         let dequeued = n.dequeued - last.dequeued;
         let sojourn =
             if dequeued > 0 { (n.sojourn_ns - last.sojourn_ns) as f64 / dequeued as f64 / MS as f64 } else { f64::NAN };
-        s.set(queue::SOJOURN, sojourn);
-        s.set(queue::DROPS, n.dropped as f64);
-        s.set(queue::MARKS, n.marked as f64);
-        s.set(queue::DEVICE_DROPS, n.device_dropped as f64);
-        s.set(queue::DEVICE_MARKS, n.device_marked as f64);
+        s.set(queue::id::SOJOURN, sojourn);
+        s.set(queue::id::DROPS, n.dropped as f64);
+        s.set(queue::id::MARKS, n.marked as f64);
+        s.set(queue::id::DEVICE_DROPS, n.device_dropped as f64);
+        s.set(queue::id::DEVICE_MARKS, n.device_marked as f64);
     }
 
     /// Close the tables once the run is over (every column as long as the table).

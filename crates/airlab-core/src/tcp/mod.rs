@@ -145,18 +145,41 @@ pub struct Ctx<'a> {
 
 /// A lazily armed timer: `deadline` is when it should fire, `scheduled` the earliest engine
 /// event already queued for it. Moving the deadline later costs no new event.
+///
+/// It runs on a clock: exact (the default), or a kernel's jiffies, on which a timer armed at
+/// `now` for `at` fires at `clock.expiry(now, at)`, never before `at`. That tick is worked out
+/// when it is needed, not at every arming: a sender re-arms its retransmission timer a few
+/// times per ACK, and the event queued for an earlier deadline almost always serves.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Timer {
-    deadline: Option<Time>,
+    clock: Jiffies,
+    deadline: Option<Deadline>,
     scheduled: Option<Time>,
 }
 
+/// What a timer was armed for, and when.
+#[derive(Clone, Copy, Debug)]
+struct Deadline {
+    at: Time,
+    armed_at: Time,
+}
+
 impl Timer {
+    /// A timer on `clock`.
+    pub fn on(clock: Jiffies) -> Self {
+        Timer { clock, ..Default::default() }
+    }
+
     pub fn arm(&mut self, at: Time, kind: TimerKind, ctx: &mut Ctx) {
-        self.deadline = Some(at);
-        if self.scheduled.is_none_or(|s| s > at) {
-            self.scheduled = Some(at);
-            ctx.timers.push((at, kind));
+        self.deadline = Some(Deadline { at, armed_at: ctx.now });
+        // An event queued for `at` or earlier serves: the timer fires no earlier than `at`.
+        if self.scheduled.is_some_and(|s| s <= at) {
+            return;
+        }
+        let fires = self.clock.expiry(ctx.now, at);
+        if self.scheduled.is_none_or(|s| s > fires) {
+            self.scheduled = Some(fires);
+            ctx.timers.push((fires, kind));
         }
     }
 
@@ -168,8 +191,9 @@ impl Timer {
         self.deadline.is_some()
     }
 
+    /// When the timer fires, if it is armed.
     pub fn deadline(&self) -> Option<Time> {
-        self.deadline
+        self.deadline.map(|d| self.clock.expiry(d.armed_at, d.at))
     }
 
     /// An engine event for this timer fired at `now`: true if the timer is due. If the
@@ -178,7 +202,7 @@ impl Timer {
         if self.scheduled == Some(ctx.now) {
             self.scheduled = None;
         }
-        match self.deadline {
+        match self.deadline() {
             Some(d) if d <= ctx.now => {
                 self.deadline = None;
                 true
@@ -209,6 +233,31 @@ mod tests {
     }
 
     use crate::net::TcpSegment;
+
+    /// A timer on jiffies queues its event for the tick it fires on; moving its deadline later
+    /// queues nothing, and the event, finding the timer not yet due, asks for the new tick.
+    #[test]
+    fn a_timer_on_jiffies_fires_on_its_tick() {
+        let mut timer = Timer::on(Jiffies::new(250));
+        let mut flow = FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
+        let (mut out, mut timers) = (Vec::new(), Vec::new());
+        macro_rules! ctx {
+            ($now:expr) => {
+                Ctx { now: $now, out: &mut out, timers: &mut timers, flow: &mut flow }
+            };
+        }
+        // Armed at 1 ms (jiffy 0) for 41 ms: 10 jiffies, fired at the tick of jiffy 11.
+        timer.arm(41 * MS, TimerKind::Retransmit, &mut ctx!(MS));
+        assert_eq!(timer.deadline(), Some(44 * MS));
+        // Armed again at 2 ms for 60 ms: 15 jiffies, the tick of jiffy 16.
+        timer.arm(60 * MS, TimerKind::Retransmit, &mut ctx!(2 * MS));
+        assert_eq!(timer.deadline(), Some(64 * MS));
+        assert_eq!(timers, [(44 * MS, TimerKind::Retransmit)]);
+        assert!(!timer.fire(TimerKind::Retransmit, &mut ctx!(44 * MS)));
+        assert_eq!(timers[1..], [(64 * MS, TimerKind::Retransmit)]);
+        assert!(timer.fire(TimerKind::Retransmit, &mut ctx!(64 * MS)));
+        assert!(!timer.is_armed());
+    }
 
     #[test]
     fn ce_mark_is_echoed_until_the_sender_signals_cwr() {

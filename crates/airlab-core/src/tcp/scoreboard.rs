@@ -124,25 +124,30 @@ impl Scoreboard {
     /// Mark segments covered by the SACK blocks, reporting the newly SACKed ones.
     pub fn sack(&mut self, blocks: impl Iterator<Item = (u64, u64)>, out: &mut Vec<Delivered>) {
         let blocks: Vec<(u64, u64)> = blocks.collect();
-        for &(start, end) in &blocks {
-            let mut pieces = vec![(start, end)];
-            for &(cs, ce) in &self.sack_cache {
-                pieces = pieces
-                    .into_iter()
-                    .flat_map(|(s, e)| {
-                        if ce <= s || cs >= e {
-                            vec![(s, e)]
-                        } else {
-                            [(s, cs), (ce, e)].into_iter().filter(|(a, b)| a < b).collect()
-                        }
-                    })
-                    .collect();
-            }
-            for (s, e) in pieces {
-                self.mark_sacked(s, e, out);
-            }
+        let cache = std::mem::replace(&mut self.sack_cache, blocks);
+        for i in 0..self.sack_cache.len() {
+            let (start, end) = self.sack_cache[i];
+            self.mark_outside(&cache, start, end, out);
         }
-        self.sack_cache = blocks;
+    }
+
+    /// Mark the parts of [start, end) outside the `cache` blocks, in sequence order: the block
+    /// less the first cached one, then each remaining piece less the next, and so on.
+    fn mark_outside(&mut self, cache: &[(u64, u64)], start: u64, end: u64, out: &mut Vec<Delivered>) {
+        let Some((&(cs, ce), rest)) = cache.split_first() else {
+            self.mark_sacked(start, end, out);
+            return;
+        };
+        if ce <= start || cs >= end {
+            self.mark_outside(rest, start, end, out);
+            return;
+        }
+        if start < cs {
+            self.mark_outside(rest, start, cs, out);
+        }
+        if ce < end {
+            self.mark_outside(rest, ce, end, out);
+        }
     }
 
     fn mark_sacked(&mut self, start: u64, end: u64, out: &mut Vec<Delivered>) {
@@ -224,6 +229,15 @@ impl Scoreboard {
         self.retrans_out -= retrans_cleared;
         self.lost_out += newly;
         newly
+    }
+
+    /// Whether [`Scoreboard::rack_mark_lost`] would stop at the first segment, marking nothing
+    /// and asking for no timer: the oldest outstanding segment is an original transmission,
+    /// neither SACKed nor marked lost, sent after (`xmit_ts`, `end_seq`).
+    pub fn rack_stops_at_oldest(&self, xmit_ts: Time, end_seq: u64) -> bool {
+        self.segs.front().is_none_or(|seg| {
+            !seg.sacked && !seg.lost && !seg.ever_retransmitted && !sent_after(xmit_ts, end_seq, seg.sent_at, seg.end)
+        })
     }
 
     /// RACK's loss marking (RFC 8985 step 5, Linux `tcp_rack_detect_loss`): each segment not
@@ -357,6 +371,36 @@ mod tests {
         assert_eq!(sb.next_retransmission(), Some(0));
         // 10 out, 3 sacked, 1 lost: 6 in flight.
         assert_eq!(sb.in_flight(), 6);
+    }
+
+    /// A block that spans a cached one reports the parts on either side, in sequence order.
+    #[test]
+    fn a_sack_block_around_a_cached_one_reports_both_sides_in_order() {
+        let mut sb = board(10);
+        let mut out = Vec::new();
+        sb.sack([(300, 500)].into_iter(), &mut out);
+        out.clear();
+        sb.sack([(100, 700), (300, 500)].into_iter(), &mut out);
+        assert_eq!(out.iter().map(|d| d.end).collect::<Vec<_>>(), [200, 300, 600, 700]);
+        assert_eq!(sb.sacked_out, 6);
+    }
+
+    /// RACK's walk stops at an oldest segment sent after RACK's: nothing marked, no timer.
+    /// Once that segment is older, or a retransmission, the walk has to look.
+    #[test]
+    fn rack_stops_at_an_oldest_segment_sent_after_its_own() {
+        let mut sb = board(4);
+        // RACK at segment 0 (sent at 0, ending at 100): segment 1 is the oldest after an ACK.
+        sb.ack_up_to(100, &mut Vec::new());
+        assert!(sb.rack_stops_at_oldest(0, 100));
+        assert_eq!(sb.rack_mark_lost(0, 100, 0, 10, &mut Vec::new()), (0, None));
+        // RACK at segment 3 (SACKed): segments 1 and 2 were sent before it.
+        sb.sack([(300, 400)].into_iter(), &mut Vec::new());
+        assert!(!sb.rack_stops_at_oldest(3, 400));
+        assert_eq!(sb.rack_mark_lost(3, 400, 0, 10, &mut Vec::new()), (2, None));
+        let mut sb = board(2);
+        sb.get_mut(0).ever_retransmitted = true;
+        assert!(!sb.rack_stops_at_oldest(0, 0));
     }
 
     #[test]

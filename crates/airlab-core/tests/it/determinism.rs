@@ -9,8 +9,8 @@ fn tables_equal(a: &Table, b: &Table) -> bool {
     a.time_s == b.time_s
         && a.entity == b.entity
         && a.names == b.names
-        && a.columns.len() == b.columns.len()
-        && a.columns.iter().zip(&b.columns).all(|((ka, va), (kb, vb))| {
+        && a.columns().count() == b.columns().count()
+        && a.columns().zip(b.columns()).all(|((ka, va), (kb, vb))| {
             ka == kb && va.len() == vb.len() && va.iter().zip(vb).all(|(x, y)| x.to_bits() == y.to_bits())
         })
 }

@@ -39,7 +39,7 @@ impl Fnv {
         for name in &t.names {
             self.bytes(name.as_bytes());
         }
-        for (name, column) in &t.columns {
+        for (name, column) in t.columns() {
             self.bytes(name.as_bytes());
             self.floats(column);
         }

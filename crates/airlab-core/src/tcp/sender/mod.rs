@@ -138,6 +138,7 @@ impl TcpSender {
         // Fixed for the connection: the scenario asks for pacing or the algorithm needs it.
         st.paced = opts.pacing || cc.needs_pacing();
         let rtt = RttEstimator::new(opts.rto_min, opts.rto_mode);
+        let rto_timer = Timer::on(opts.jiffies);
         TcpSender {
             conn,
             flow,
@@ -163,7 +164,7 @@ impl TcpSender {
             rate: RateSampler::default(),
             last_rate: Default::default(),
             send_cwr: false,
-            rto_timer: Timer::default(),
+            rto_timer,
             xmit_timer: XmitTimer::Rto,
             rack: Rack::new(),
             tlp_high_seq: None,
@@ -326,11 +327,6 @@ impl TcpSender {
             (seq_rtt, ca_rtt) = (Some(rtt), Some(rtt));
         }
         self.take_rtt_sample(seq_rtt, ca_rtt, ctx);
-        let facts = AckFacts {
-            una_advanced,
-            original_delivered: delivered.iter().any(|d| !d.ever_retransmitted && d.end <= self.recovery_point),
-            data_sacked: delivered.iter().any(|d| !d.cumulative),
-        };
         if una_advanced {
             self.rtt.reset_backoff();
         }
@@ -345,8 +341,17 @@ impl TcpSender {
         self.st.delivered_ce = self.rate.delivered_ce;
         self.st.packets_in_flight = self.sb.in_flight();
 
-        if self.st.ca_state == CaState::Loss && self.process_loss(&facts, ctx) {
-            self.st.packets_in_flight = self.sb.in_flight();
+        // What the ACK delivered matters to the Loss state only: looked at there.
+        if self.st.ca_state == CaState::Loss {
+            let delivered = &self.delivered_buf;
+            let facts = AckFacts {
+                una_advanced,
+                original_delivered: delivered.iter().any(|d| !d.ever_retransmitted && d.end <= self.recovery_point),
+                data_sacked: delivered.iter().any(|d| !d.cumulative),
+            };
+            if self.process_loss(&facts, ctx) {
+                self.st.packets_in_flight = self.sb.in_flight();
+            }
         }
         self.update_state(seg, prior_una, ctx);
         self.try_undo_dsack(ctx);
@@ -380,6 +385,10 @@ impl TcpSender {
 
     /// Count newly lost segments and show each to the congestion control.
     fn record_losses(&mut self, lost: &mut Vec<TxSnapshot>, ctx: &mut Ctx) {
+        // Most ACKs find nothing lost, and the counters are as they were.
+        if lost.is_empty() {
+            return;
+        }
         self.rate.on_lost(lost.len() as u64);
         ctx.flow.total.lost += lost.len() as u64;
         // Count the losses one at a time, as Linux does, so each packet's snapshot is compared

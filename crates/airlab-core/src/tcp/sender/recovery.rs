@@ -29,9 +29,9 @@ impl TcpSender {
         self.opts.recovery == LossDetection::RackTlp
     }
 
+    /// Arm the retransmission timer (on the kernel's jiffies) for `kind`.
     pub(super) fn arm_xmit(&mut self, kind: XmitTimer, at: Time, ctx: &mut Ctx) {
         self.xmit_timer = kind;
-        let at = self.opts.jiffies.expiry(ctx.now, at);
         self.rto_timer.arm(at, TimerKind::Retransmit, ctx);
     }
 
@@ -57,17 +57,19 @@ impl TcpSender {
     /// returns the segments newly marked lost; arms the reordering timer if some may become
     /// lost later. RFC 6675 mode counts SACKs instead.
     pub(super) fn detect_losses(&mut self, rack_advanced: bool, ctx: &mut Ctx) -> u32 {
+        // Most ACKs leave RACK nothing to look at: its walk would stop at the oldest segment.
+        if self.rack() && (!rack_advanced || self.sb.rack_stops_at_oldest(self.rack.xmit_ts, self.rack.end_seq)) {
+            return 0;
+        }
         let mut lost = std::mem::take(&mut self.lost_buf);
-        let newly = if !self.rack() {
-            self.sb.mark_lost(&mut lost)
-        } else if rack_advanced {
+        let newly = if self.rack() {
             let (n, timeout) = self.rack_mark_lost(&mut lost);
             if let Some(t) = timeout {
                 self.arm_xmit(XmitTimer::Reorder, ctx.now + t + TIMEOUT_MIN, ctx);
             }
             n
         } else {
-            0
+            self.sb.mark_lost(&mut lost)
         };
         self.record_losses(&mut lost, ctx);
         self.lost_buf = lost;
