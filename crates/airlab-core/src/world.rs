@@ -89,6 +89,8 @@ pub struct World {
     actions: Vec<Action>,
     /// Packets of local sockets that left their hosts, for their senders to hear of.
     released: Vec<Release>,
+    /// The sockets `settle_releases` resumes, kept to reuse its allocation.
+    woken: Vec<ConnId>,
 }
 
 impl World {
@@ -113,6 +115,7 @@ impl World {
             timers: Vec::new(),
             actions: Vec::new(),
             released: Vec::new(),
+            woken: Vec::new(),
         }
     }
 
@@ -261,7 +264,10 @@ impl World {
     /// release more).
     /// Like Linux's TSQ tasklet, each socket sends once for all of its packets that left.
     fn settle_releases(&mut self) {
-        let mut woken: Vec<ConnId> = Vec::new();
+        if self.released.is_empty() {
+            return;
+        }
+        let mut woken = std::mem::take(&mut self.woken);
         while !self.released.is_empty() {
             for r in self.released.drain(..) {
                 self.conns[r.conn as usize].sender.release(r.size);
@@ -278,6 +284,7 @@ impl World {
                 self.flush(c);
             }
         }
+        self.woken = woken;
     }
 
     fn schedule_iface(&mut self, i: IfaceId, next: Next) {
