@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+from PIL import Image
 
+import airlab
+from airlab import plots
 from conftest import DATA, DUMBBELL, SHORT, interruptible
 
 OUTPUTS = [
@@ -60,6 +64,12 @@ def test_run_builtin_dumbbell_writes_every_output(cli, tmp_path: Path) -> None:
     # the printed summary table names the flow and the engine speed
     assert flow["name"] in proc.stdout
     assert "events/s" in proc.stdout
+
+    # its figures are the library's, pixel for pixel
+    plots.plot_all(airlab.run(DUMBBELL, seed=2, set={"duration": "5s"}), tmp_path / "lib")
+    for png in sorted((tmp_path / "lib").glob("*.png")):
+        drawn = np.asarray(Image.open(out / "plots" / png.name))
+        np.testing.assert_array_equal(drawn, np.asarray(Image.open(png)), err_msg=png.name)
 
 
 def test_validate_ok(cli) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import airlab
@@ -187,3 +189,17 @@ def test_compare_matches_thousands_of_flows_in_linear_time() -> None:
     assert (flows["b vs a"].dropna() == 0).all()
     # A quadratic match took about 6 s of CPU for 2,000 flows; linear is well under a second.
     assert time.process_time() - t0 < 3.0
+
+
+def test_a_long_series_of_a_dataframe_is_thinned_as_a_runs_columns_are() -> None:
+    # the comparison's plots thin DataFrame rows, a run's figures arrays of its columns
+    from airlab import plots
+
+    n = 3 * plots.MAX_POINTS + 7
+    rows = {"time_s": np.arange(n) / 10, "srtt_ms": np.where(np.arange(n) % 5, 1.0, np.nan)}
+    from_arrays = plots._thin(rows, "srtt_ms")
+    from_frame = plots._thin(pd.DataFrame(rows), "srtt_ms")
+    assert len(from_arrays[0]) == n // 4 <= plots.MAX_POINTS
+    for mine, theirs in zip(from_frame, from_arrays, strict=True):
+        np.testing.assert_array_equal(mine, theirs)
+    assert not np.isnan(from_arrays[1]).any()  # NaN samples left out of each mean

@@ -84,3 +84,26 @@ def test_drawing_uses_no_pyplot_and_leaves_no_figure_open(tmp_path: Path) -> Non
     sizes = {p.stem: Image.open(p).size for p in tmp_path.iterdir()}
     one, two = (1120, 608), (1120, 896)
     assert sizes == {"cwnd": one, "links": one, "queues": two, "rtt": one, "throughput": one}
+
+
+_SAVE = """
+import sys
+from pathlib import Path
+import airlab
+
+res = airlab.run("basics/dumbbell-cubic", set={"duration": "1s"})
+out = res.save(sys.argv[1])
+print(sorted(p.name for p in (out / "plots").iterdir()), "pandas" in sys.modules)
+"""
+
+
+def test_saving_a_run_with_its_figures_and_report_loads_no_pandas(tmp_path: Path) -> None:
+    # the tables are written and drawn from the engine's columns (importing pandas would cost
+    # a third of a 1 s run's budget); a DataFrame is built only when one is read
+    drawn, pandas = _fresh(_SAVE, str(tmp_path)).strip().rsplit(" ", 1)
+    assert drawn == "['cwnd.png', 'links.png', 'queues.png', 'rtt.png', 'throughput.png']"
+    assert pandas == "False"
+    assert {p.name for p in tmp_path.glob("*.parquet")} == {
+        f"{t}.parquet" for t in ("flows", "queues", "links", "wifi", "fcts", "pings", "batches")
+    }
+    assert (tmp_path / "report.html").stat().st_size > 0

@@ -1,6 +1,7 @@
 """Result directories read back: a summary.json holding what no run can (a negative goodput or
 count, a share above 1, a seed that is not one) is refused naming the file, the entity and the
-key; a directory saved over keeps no plot of the earlier run."""
+key; a directory saved over keeps no plot of the earlier run; a result read back draws the
+run's figures, and a table changed after reading is saved as changed."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import pytest
+from PIL import Image
 
 import airlab
 from airlab import plots
@@ -119,3 +123,28 @@ def test_saving_over_a_result_removes_the_plots_only_the_earlier_run_had(tmp_pat
     wired.save(written, plots=False, report=False)
     assert sorted(p.name for p in (d / "plots").iterdir()) == ["mine.png"]
     assert set(plots.PLOT_FILES) >= {"throughput.png", "wifi.png"}
+
+
+def _pixels(folder: Path) -> dict[str, np.ndarray]:
+    return {p.name: np.asarray(Image.open(p)) for p in sorted(folder.glob("*.png"))}
+
+
+def test_a_result_read_back_draws_the_figures_of_the_run(tmp_path: Path) -> None:
+    # a run draws from the engine's columns, a result read back from its DataFrames
+    res = airlab.run_text(WIFI, seed=1, set={"duration": "3s"})
+    res.save(tmp_path / "run", report=False)
+    back = Result.load(tmp_path / "run")
+    plots.plot_all(back, tmp_path / "back")
+    drawn, redrawn = _pixels(tmp_path / "run" / "plots"), _pixels(tmp_path / "back")
+    assert list(drawn) == list(redrawn) and "wifi.png" in drawn
+    for name, pixels in drawn.items():
+        np.testing.assert_array_equal(redrawn[name], pixels, err_msg=name)
+
+
+def test_a_table_read_and_changed_is_saved_as_changed(tmp_path: Path) -> None:
+    res = airlab.run(DUMBBELL, set={"duration": "1s"})
+    res.flows["goodput_mbps"] = 1.5  # the DataFrame, once built, is the table
+    res.save(tmp_path / "r", plots=False, report=False)
+    back = Result.load(tmp_path / "r")
+    assert (back.flows["goodput_mbps"] == 1.5).all()
+    pd.testing.assert_frame_equal(back.queues, res.queues, check_exact=True)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
 
 TMP_SUFFIX = ".tmp"
 
@@ -79,6 +80,14 @@ def write_with(dest: str | os.PathLike[str], writer: Callable[[Path], None]) -> 
 PARQUET_ROWS = 1 << 16
 
 
+def _with_provenance(schema: pa.Schema, provenance: dict[str, Any] | None) -> pa.Schema:
+    """``schema`` with ``provenance`` in its key-value metadata under ``airlab`` (as JSON)."""
+    if provenance is None:
+        return schema
+    extra = {b"airlab": json.dumps(provenance).encode()}
+    return schema.with_metadata({**(schema.metadata or {}), **extra})
+
+
 def write_parquet(
     dest: str | os.PathLike[str], df: pd.DataFrame, provenance: dict[str, Any] | None = None
 ) -> None:
@@ -90,15 +99,28 @@ def write_parquet(
     # Column types from an empty slice, unless a column holds Python objects (text of a
     # reproduction's table), whose type only the values tell.
     typed = df if any(dt.kind == "O" for dt in df.dtypes) else df.iloc[:0]
-    schema = pa.Schema.from_pandas(typed, preserve_index=False)
-    if provenance is not None:
-        extra = {b"airlab": json.dumps(provenance).encode()}
-        schema = schema.with_metadata({**(schema.metadata or {}), **extra})
+    schema = _with_provenance(pa.Schema.from_pandas(typed, preserve_index=False), provenance)
 
     def write(path: Path) -> None:
         with pq.ParquetWriter(path, schema) as writer:
             for start in range(0, max(len(df), 1), PARQUET_ROWS):
                 part = df.iloc[start : start + PARQUET_ROWS]
                 writer.write_table(pa.Table.from_pandas(part, schema=schema, preserve_index=False))
+
+    write_with(dest, write)
+
+
+def write_table(
+    dest: str | os.PathLike[str], table: pa.Table, provenance: dict[str, Any] | None = None
+) -> None:
+    """Atomically write a pyarrow Table as Parquet, in row groups of :data:`PARQUET_ROWS` (as
+    :func:`write_parquet` does), without pandas; ``provenance`` as there."""
+    import pyarrow.parquet as pq
+
+    schema = _with_provenance(table.schema, provenance)
+
+    def write(path: Path) -> None:
+        with pq.ParquetWriter(path, schema) as writer:
+            writer.write_table(table, PARQUET_ROWS)
 
     write_with(dest, write)

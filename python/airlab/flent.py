@@ -39,8 +39,9 @@ from typing import Any, NoReturn
 import numpy as np
 
 from airlab import _core, _io
-from airlab.results import TABLES, Result, _frame
+from airlab.results import TABLES, Result
 from airlab.stats import SRTT, distribution
+from airlab.tables import frame
 
 #: The Flent file format version written and read.
 FORMAT_VERSION = 4
@@ -658,9 +659,9 @@ def load(path: str | os.PathLike[str], max_bytes: int = MAX_BYTES) -> Result:
                     "flent_series": series,
                 }
             )
-    tables = {name: _frame(None, cols, key) for name, (cols, key) in TABLES.items()}
-    tables["flows"] = _frame(flow_cols, TABLES["flows"][0], "flow")
-    tables["pings"] = _frame(ping_cols, TABLES["pings"][0], "flow")
+    tables = {name: frame(None, cols, key) for name, (cols, key) in TABLES.items()}
+    tables["flows"] = frame(flow_cols, TABLES["flows"][0], "flow")
+    tables["pings"] = frame(ping_cols, TABLES["pings"][0], "flow")
     for name in ("flows", "pings"):
         tables[name]["flow"] = tables[name]["flow"].astype("category")
     airlab_meta = meta.get("AIRLAB") or {}

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 import numpy as np
-import pandas as pd
 from matplotlib.axes import Axes
 
 from airlab import _io
@@ -20,32 +19,50 @@ from airlab.plotstyle import PNG, STYLE, Figure, _text, tight_layout
 if TYPE_CHECKING:
     from airlab.model.fluid import FluidResult
     from airlab.results import Result
+    from airlab.tables import Columns
 
 DPI = 160
 MAX_LEGEND = 12  # above this many series, draw thin lines without a legend
 MAX_SERIES = 8  # queues/links: only the busiest ones are drawn
 MAX_POINTS = 4000  # per line; longer series are drawn as means of consecutive samples
 
+#: One entity's rows of a table: values by column name.
+Rows = dict[str, np.ndarray]
 
-def _series(df: pd.DataFrame, key: str, col: str, *more: str) -> list[tuple[str, pd.DataFrame]]:
-    """(label, rows) per entity that has at least one finite value of ``col``; the rows hold
-    the time, ``col`` and the ``more`` columns only (a long run's table is not copied whole)."""
-    if df.empty or col not in df.columns:
+
+def _series(table: Columns, col: str, *more: str) -> list[tuple[str, Rows]]:
+    """(label, rows) per entity that has at least one value of ``col`` that is not NaN; the
+    rows hold the time, ``col`` and the ``more`` columns only (a long run's table is not copied
+    whole). The tables are read as numpy columns (``Result.columns``): drawing a run does not
+    build its DataFrames."""
+    if not len(table) or col not in table.values:
         return []
+    cols = ["time_s", col, *(c for c in more if c in table.values)]
     out = []
-    cols = [key, "time_s", col, *(c for c in more if c in df.columns)]
-    for name, rows in df[cols].groupby(key, sort=False, observed=True):
-        if rows[col].notna().any():
+    for name, at in table.groups():
+        rows = {c: np.asarray(table.values[c][at], dtype=float) for c in cols}
+        if not np.isnan(rows[col]).all():
             out.append((_text(name), rows))
     return out
 
 
-def _thin(rows: pd.DataFrame, col: str) -> tuple[np.ndarray, np.ndarray]:
-    """Time and values of a series, averaged over runs of consecutive samples when there are
-    more than :data:`MAX_POINTS` (a figure is ~1100 pixels wide; an hour at 100 ms is 36,000
-    samples, which would only cost memory and time to draw)."""
-    t = rows["time_s"].to_numpy(dtype=float)
-    v = rows[col].to_numpy(dtype=float)
+def _total(table: Columns, col: str) -> Rows:
+    """``col`` summed over the entities at each sample time (NaN where every entity's is)."""
+    values = np.asarray(table.values[col], dtype=float)
+    times, at = np.unique(np.asarray(table.values["time_s"], dtype=float), return_inverse=True)
+    known = ~np.isnan(values)
+    total = np.bincount(at, weights=np.where(known, values, 0.0), minlength=len(times))
+    total[np.bincount(at, minlength=len(times), weights=known) == 0] = np.nan
+    return {"time_s": times, col: total}
+
+
+def _thin(rows: Mapping[str, Any], col: str) -> tuple[np.ndarray, np.ndarray]:
+    """Time and values of a series (``rows``: :data:`Rows`, or a DataFrame's rows), averaged
+    over runs of consecutive samples when there are more than :data:`MAX_POINTS` (a figure is
+    ~1100 pixels wide; an hour at 100 ms is 36,000 samples, which would only cost memory and
+    time to draw)."""
+    t = np.asarray(rows["time_s"], dtype=float)
+    v = np.asarray(rows[col], dtype=float)
     k = -(-len(t) // MAX_POINTS)
     if k <= 1:
         return t, v
@@ -55,7 +72,7 @@ def _thin(rows: pd.DataFrame, col: str) -> tuple[np.ndarray, np.ndarray]:
         return t[:n].reshape(-1, k).mean(axis=1), np.nanmean(v[:n].reshape(-1, k), axis=1)
 
 
-def _draw(ax: Axes, series: list[tuple[str, pd.DataFrame]], col: str, scale: float = 1.0) -> None:
+def _draw(ax: Axes, series: list[tuple[str, Rows]], col: str, scale: float = 1.0) -> None:
     many = len(series) > MAX_LEGEND
     for name, rows in series:
         t, v = _thin(rows, col)
@@ -72,12 +89,10 @@ def _draw(ax: Axes, series: list[tuple[str, pd.DataFrame]], col: str, scale: flo
     ax.set_xlim(left=0)
 
 
-def _busiest(
-    series: list[tuple[str, pd.DataFrame]], col: str, how: str
-) -> list[tuple[str, pd.DataFrame]]:
-    def score(item: tuple[str, pd.DataFrame]) -> float:
-        v = item[1][col]
-        return float(v.max() if how == "max" else v.mean())
+def _busiest(series: list[tuple[str, Rows]], col: str, how: str) -> list[tuple[str, Rows]]:
+    def score(item: tuple[str, Rows]) -> float:
+        v = item[1][col]  # not all NaN (_series)
+        return float(np.nanmax(v) if how == "max" else np.nanmean(v))
 
     active = [s for s in series if score(s) > 0]
     return sorted(active, key=score, reverse=True)[:MAX_SERIES]
@@ -96,11 +111,11 @@ def _save(fig: Figure, path: Path) -> Path:
 
 
 def plot_throughput(res: Result, path: Path) -> Path | None:
-    series = _series(res.flows, "flow", "goodput_mbps")
+    flows = res.columns("flows")
+    series = _series(flows, "goodput_mbps")
     if not series:
         return None
-    summed = res.flows.groupby("time_s")["goodput_mbps"].sum(min_count=1)
-    t_total, v_total = _thin(summed.reset_index(), "goodput_mbps")
+    t_total, v_total = _thin(_total(flows, "goodput_mbps"), "goodput_mbps")
     title = _title(res, f"Goodput per flow ({len(series)} flows)")
     if len(series) > MAX_LEGEND:
         # many flows: per-flow lines on top, the aggregate in its own panel below
@@ -128,7 +143,7 @@ def plot_throughput(res: Result, path: Path) -> Path | None:
 
 def _plot_flow_metric(res: Result, path: Path, column: str, ylabel: str, title: str) -> Path | None:
     """One line per flow of a per-flow time-series column."""
-    series = _series(res.flows, "flow", column)
+    series = _series(res.columns("flows"), column)
     if not series:
         return None
     fig = Figure(figsize=(7, 3.8))
@@ -151,18 +166,18 @@ def plot_rtt(res: Result, path: Path) -> Path | None:
 def _two_rows(
     res: Result,
     path: Path,
-    table: tuple[pd.DataFrame, str, str],
+    table: tuple[str, str],
     title: str,
     top: tuple[str, str],
     sparse: tuple[str, str],
     percent: bool = False,
 ) -> Path | None:
-    """Two panels against time for the busiest entities of ``table`` (frame, key, how the
+    """Two panels against time for the busiest entities of ``table`` (its name, how the
     ``top`` column ranks them; see :func:`_busiest`): above, ``top`` (column, axis label)
     (``percent``: a share in 0-1, drawn in %); below, ``sparse``, a column that is NaN in the
     intervals without a sample, with markers, for the entities that have one at all."""
-    frame, key, how = table
-    series = _busiest(_series(frame, key, top[0], sparse[0]), top[0], how)
+    name, how = table
+    series = _busiest(_series(res.columns(name), top[0], sparse[0]), top[0], how)
     if not series:
         return None
     fig = Figure(figsize=(7, 5.6))
@@ -173,7 +188,7 @@ def _two_rows(
     ax1.set_xlabel("")
     ax1.set_title(_title(res, title))
     col, ylabel = sparse
-    sampled = [(n, r) for n, r in series if r[col].notna().any()]
+    sampled = [(n, r) for n, r in series if not np.isnan(r[col]).all()]
     for name, rows in sampled:
         ax2.plot(*_thin(rows, col), marker=".", markersize=2, label=name)
     if sampled and len(sampled) <= MAX_LEGEND:
@@ -188,11 +203,11 @@ def plot_queues(res: Result, path: Path) -> Path | None:
     # sojourn is NaN in intervals where nothing left the queue
     top, sparse = ("backlog_pkts", "backlog (packets)"), ("sojourn_ms", "sojourn (ms)")
     title = "Queue backlog and sojourn time"
-    return _two_rows(res, path, (res.queues, "queue", "max"), title, top, sparse)
+    return _two_rows(res, path, ("queues", "max"), title, top, sparse)
 
 
 def plot_links(res: Result, path: Path) -> Path | None:
-    series = _busiest(_series(res.links, "link", "utilization"), "utilization", "mean")
+    series = _busiest(_series(res.columns("links"), "utilization"), "utilization", "mean")
     if not series:
         return None
     fig = Figure(figsize=(7, 3.8))
@@ -208,16 +223,17 @@ def plot_wifi(res: Result, path: Path) -> Path | None:
     """Airtime share and aggregation per Wi-Fi link (the links that carried data)."""
     top, sparse = ("airtime_share", "airtime (%)"), ("mpdus_per_ppdu", "MPDUs per PPDU")
     title = "Wi-Fi airtime and aggregation per link"
-    return _two_rows(res, path, (res.wifi, "link", "mean"), title, top, sparse, percent=True)
+    return _two_rows(res, path, ("wifi", "mean"), title, top, sparse, percent=True)
 
 
 def plot_ping_cdf(res: Result, path: Path) -> Path | None:
     """The CDF of each ping flow's RTT over the measurement window (the summary's ``rtt_ms``
     sample by sample)."""
+    if not len(res.columns("pings")):
+        return None
+    # pandas-based, as the Flent-style plots are: imported only for a run with pings
     from airlab import flentplots, samples
 
-    if res.pings.empty:
-        return None
     got = samples.of_result(res)
     if got.latency.empty:  # every reply came during the warm-up
         return None

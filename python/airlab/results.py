@@ -9,10 +9,11 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 from airlab import _checks, _core, _io
 from airlab.schema import provenance, scenario_digest
+from airlab.tables import Columns, frame
 
 # numpy and pandas are imported where a table is built or read: ``import airlab`` (a command
 # line's --help, a sweep's driver) does not load them.
@@ -31,28 +32,6 @@ def _tables() -> dict[str, tuple[list[str], str]]:
 
 
 TABLES: dict[str, tuple[list[str], str]] = _tables()
-
-
-def _frame(columns: dict[str, Any] | None, expected: list[str], key: str | None) -> pd.DataFrame:
-    """A DataFrame over the engine's numpy columns, without copying them.
-
-    The entity column arrives as ``(codes, names)`` and becomes a categorical, so a long run
-    holds one small integer per row instead of a string object.
-    """
-    import numpy as np
-    import pandas as pd
-
-    data: dict[str, Any] = dict(columns or {})
-    if key is not None and isinstance(data.get(key), tuple):
-        codes, names = data[key]
-        data[key] = pd.Categorical.from_codes(codes.astype(np.int32), categories=names)
-    df = pd.DataFrame(data, copy=False)
-    for col in expected:
-        if col not in df.columns:
-            df[col] = pd.Categorical([None] * len(df)) if col == key else np.full(len(df), np.nan)
-    # the documented columns first, in the documented order, then extras (e.g. "cc.<var>")
-    extras = sorted(c for c in df.columns if c not in expected)
-    return df[[*expected, *extras]]
 
 
 #: The largest summary.json or scenario.json read back: a summary holds about a kilobyte per
@@ -268,7 +247,32 @@ def installed_renderers() -> Renderers:
     return _renderers
 
 
-@dataclass(repr=False)
+class _Table:
+    """A table of :class:`Result` (``res.flows`` etc.), a DataFrame. A run's table arrives as
+    the engine's :class:`~airlab.tables.Columns` and becomes a DataFrame when first read: a run
+    saved and drawn without reading one does not import pandas."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, res: None, owner: type) -> _Table: ...
+
+    @overload
+    def __get__(self, res: Result, owner: type) -> pd.DataFrame: ...
+
+    def __get__(self, res: Result | None, owner: type) -> pd.DataFrame | _Table:
+        if res is None:
+            return self
+        table = res._tables[self.name]
+        if isinstance(table, Columns):
+            table = res._tables[self.name] = table.frame()
+        return table
+
+    def __set__(self, res: Result, table: pd.DataFrame | Columns) -> None:
+        res._tables[self.name] = table
+
+
 class Result:
     """Everything one run produced.
 
@@ -277,23 +281,42 @@ class Result:
     DataFrames with one row per (sample time, flow/queue/link/Wi-Fi link), per completed
     connection or per ping reply;
     ``batches`` has one row per batch and flow when ``[metrics] batches`` cut the run.
+    A table may be given as :class:`~airlab.tables.Columns` (a run's are): it is a DataFrame
+    from when it is first read, and :meth:`columns` gives it without one.
     """
 
-    summary: dict[str, Any]
-    scenario: dict[str, Any]
-    flows: pd.DataFrame
-    queues: pd.DataFrame
-    links: pd.DataFrame
-    wifi: pd.DataFrame
-    fcts: pd.DataFrame
-    pings: pd.DataFrame
-    batches: pd.DataFrame
-    source: str | None = None
+    flows = _Table()
+    queues = _Table()
+    links = _Table()
+    wifi = _Table()
+    fcts = _Table()
+    pings = _Table()
+    batches = _Table()
+
+    def __init__(
+        self,
+        summary: dict[str, Any],
+        scenario: dict[str, Any],
+        flows: pd.DataFrame | Columns,
+        queues: pd.DataFrame | Columns,
+        links: pd.DataFrame | Columns,
+        wifi: pd.DataFrame | Columns,
+        fcts: pd.DataFrame | Columns,
+        pings: pd.DataFrame | Columns,
+        batches: pd.DataFrame | Columns,
+        source: str | None = None,
+    ) -> None:
+        self.summary = summary
+        self.scenario = scenario
+        self.source = source
+        self._tables: dict[str, pd.DataFrame | Columns] = {}
+        self.flows, self.queues, self.links, self.wifi = flows, queues, links, wifi
+        self.fcts, self.pings, self.batches = fcts, pings, batches
 
     @classmethod
     def from_core(cls, raw: dict[str, Any], source: str | None = None) -> Result:
         """Build a Result from what ``_core.run`` returns."""
-        tables = {name: _frame(raw.get(name), cols, key) for name, (cols, key) in TABLES.items()}
+        tables = {name: Columns(raw.get(name), cols, key) for name, (cols, key) in TABLES.items()}
         summary = json.loads(raw["summary"])
         scenario = json.loads(raw["scenario"])
         made = provenance(summary["seed"], scenario_digest(scenario))
@@ -303,6 +326,13 @@ class Result:
             source=source,
             **tables,
         )
+
+    def columns(self, table: str) -> Columns:
+        """A table (``"flows"``, ``"queues"``, ...) as numpy columns: the engine's, without
+        building a DataFrame, or those of its DataFrame once there is one (which its reader
+        may have changed)."""
+        got = self._tables[table]
+        return got if isinstance(got, Columns) else Columns.of_frame(got, TABLES[table][1])
 
     @classmethod
     def load(cls, out_dir: str | os.PathLike[str]) -> Result:
@@ -322,7 +352,7 @@ class Result:
         tables = {}
         for name, (cols, key) in TABLES.items():
             p = d / f"{name}.parquet"
-            tables[name] = _read_table(p, cols) if p.exists() else _frame(None, cols, key)
+            tables[name] = _read_table(p, cols) if p.exists() else frame(None, cols, key)
         return cls(summary=summary, scenario=scenario, source=str(d), **tables)
 
     def __repr__(self) -> str:
@@ -330,7 +360,7 @@ class Result:
         return (
             f"<Result {s.get('scenario')!r} seed={s.get('seed')}: "
             f"{len(s.get('flows', []))} flows, {len(s.get('queues', []))} queues, "
-            f"{len(s.get('links', []))} links, {len(self.flows)} flow samples>"
+            f"{len(s.get('links', []))} links, {len(self._tables['flows'])} flow samples>"
         )
 
     def _repr_html_(self) -> str:
@@ -394,9 +424,13 @@ class Result:
         d.mkdir(parents=True, exist_ok=True)
         _io.write_json(d / "summary.json", self.summary)
         _io.write_json(d / "scenario.json", self.scenario)
+        made = self.summary.get("provenance")
         for name in TABLES:
-            df: pd.DataFrame = getattr(self, name)
-            _io.write_parquet(d / f"{name}.parquet", df, self.summary.get("provenance"))
+            table = self._tables[name]
+            if isinstance(table, Columns):  # as the engine returned it: written without pandas
+                _io.write_table(d / f"{name}.parquet", table.arrow(), made)
+            else:
+                _io.write_parquet(d / f"{name}.parquet", table, made)
         images: Mapping[str, Path] = {}
         if plots:
             draw = plots if callable(plots) else installed_renderers().plots

@@ -26,9 +26,10 @@ import numpy as np
 
 from airlab import _core
 from airlab.reproduce.runner import jain
-from airlab.results import TABLES, Result, _frame
+from airlab.results import TABLES, Result
 from airlab.schema import provenance, scenario_digest
 from airlab.stats import SRTT, distribution
+from airlab.tables import frame
 from airlab.testbed import agent, fidelity, kernel
 from airlab.testbed.kernel import TestbedError
 from airlab.testbed.plan import Plan, make_plan, required_ccs, required_qdiscs
@@ -812,10 +813,10 @@ def _result(plan: Plan, facts: dict[str, Any], records: dict[str, Any],
         "jain_index": jain(rates) if rates else None,
         "fidelity": fidelity.assess(plan, records, samples, wires, cpu),
     }
-    tables = {name: _frame(None, cols, key) for name, (cols, key) in TABLES.items()}
-    tables["links"] = _frame(_link_rows(plan, samples["queues"]), TABLES["links"][0], "link")
-    tables["flows"] = _frame(flow_rows, TABLES["flows"][0], "flow")
-    tables["queues"] = _frame(queue_rows, TABLES["queues"][0], "queue")
-    tables["fcts"] = _frame(fct_rows, TABLES["fcts"][0], "flow")
-    tables["pings"] = _frame(_pings(plan, records), TABLES["pings"][0], "flow")
+    tables = {name: frame(None, cols, key) for name, (cols, key) in TABLES.items()}
+    tables["links"] = frame(_link_rows(plan, samples["queues"]), TABLES["links"][0], "link")
+    tables["flows"] = frame(flow_rows, TABLES["flows"][0], "flow")
+    tables["queues"] = frame(queue_rows, TABLES["queues"][0], "queue")
+    tables["fcts"] = frame(fct_rows, TABLES["fcts"][0], "flow")
+    tables["pings"] = frame(_pings(plan, records), TABLES["pings"][0], "flow")
     return Result(summary=summary, scenario=plan.resolved, source=None, **tables)
