@@ -8,14 +8,19 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 struct Entry<E> {
-    time: Time,
-    seq: u64,
+    /// The time in the high 64 bits, the sequence in the low: one comparison orders both.
+    key: u128,
     event: E,
+}
+impl<E> Entry<E> {
+    fn time(&self) -> Time {
+        (self.key >> 64) as Time
+    }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.seq == other.seq
+        self.key == other.key
     }
 }
 impl<E> Eq for Entry<E> {}
@@ -27,7 +32,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     // Reversed so that BinaryHeap (a max-heap) pops the earliest event first.
     fn cmp(&self, other: &Self) -> Ordering {
-        other.time.cmp(&self.time).then_with(|| other.seq.cmp(&self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -88,7 +93,7 @@ impl<E> EventQueue<E> {
 
     /// Schedule `event` at `at` in the place `seq` reserved ([`Self::reserve`]).
     pub fn schedule_reserved(&mut self, at: Time, seq: u64, event: E) {
-        let entry = Entry { time: at.max(self.now), seq, event };
+        let entry = Entry { key: (u128::from(at.max(self.now)) << 64) | u128::from(seq), event };
         if self.popped_on_top {
             self.popped_on_top = false;
             // Dropping the PeekMut sifts the new entry down to its place.
@@ -109,7 +114,7 @@ impl<E> EventQueue<E> {
     /// Time of the earliest pending event.
     pub fn peek_time(&mut self) -> Option<Time> {
         self.settle();
-        self.heap.peek().map(|e| e.time)
+        self.heap.peek().map(|e| e.time())
     }
 }
 
@@ -118,7 +123,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(Time, E)> {
         self.settle();
         let entry = self.heap.peek()?;
-        let (time, event) = (entry.time, entry.event);
+        let (time, event) = (entry.time(), entry.event);
         self.popped_on_top = true;
         self.now = time;
         self.processed += 1;
