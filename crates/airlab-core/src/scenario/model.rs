@@ -360,7 +360,16 @@ pub enum Profile {
     /// Small Queues (3.6) or SACK compression (4.18), rmem up to 6 MiB.
     #[serde(rename = "linux-3.3")]
     Linux33,
+    /// ns-3's `TcpSocketBase` (3.36-3.41) with its attribute defaults: 536-byte segments,
+    /// 128 KiB buffers, an ACK every second segment or after 200 ms, RTO at least 1 s,
+    /// RFC 6675 loss marking, no RACK, TLP, F-RTO or undo, no TSQ, exact timers.
+    #[serde(rename = "ns-3")]
+    Ns3,
 }
+
+/// ns-3's `SndBufSize` and `RcvBufSize` defaults (bytes): without autotuning, the receive
+/// buffer is the window, and a bulk sender's full send buffer bounds the same flight.
+pub const NS3_SOCKET_BUFFER: u64 = 131072;
 
 impl Profile {
     pub fn config(self) -> TcpConfig {
@@ -373,6 +382,19 @@ impl Profile {
                 sack_compression: false,
                 rmem: tcp::RMEM_LINUX_3,
                 window_ratio: tcp::WINDOW_RATIO_ADV_WIN_SCALE_1,
+                ..linux6
+            },
+            Profile::Ns3 => TcpConfig {
+                mss: 536,
+                sack_compression: false,
+                rwnd: Some(NS3_SOCKET_BUFFER),
+                rto_min: crate::sim::SEC,
+                rto_mode: rto::RtoMode::Rfc6298,
+                recovery: tcp::LossDetection::Rfc6675,
+                frto: false,
+                small_queues: false,
+                jiffies: tcp::jiffies::Jiffies::new(0),
+                stack: tcp::Stack::Ns3,
                 ..linux6
             },
         }

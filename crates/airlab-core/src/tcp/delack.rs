@@ -18,13 +18,17 @@
 //!   (`tcp_comp_sack_delay_ns`, `tcp_comp_sack_nr`), or before a SACK block other than the two
 //!   most recent changes (the receiver's part, `receiver.rs`).
 //!
+//! ns-3 (`Stack::Ns3`, `TcpSocketBase::ReceivedData`) has none of the adaptive part: no quick-ACK
+//! mode, and a fixed 200 ms timer (`DelAckTimeout`) armed by the first segment not yet ACKed and
+//! not moved by the ones after it; every second segment (`DelAckCount` 2) is ACKed at once.
+//!
 //! The receiver's RTT and RTO come from its one measurement: the handshake (SYN-ACK to the
 //! sender's first segment, Linux `tcp_synack_rtt_meas`); a receiver that sends no data gets no
 //! other.
 
 use super::jiffies::Jiffies;
 use super::rto::{RtoMode, RttEstimator, DEFAULT_RTO_MIN};
-use super::{Ctx, TcpConfig, Timer, TimerKind};
+use super::{Ctx, Stack, TcpConfig, Timer, TimerKind};
 use crate::sim::{Time, MS};
 
 /// Linux `TCP_MAX_QUICKACKS`.
@@ -41,6 +45,8 @@ const DUPACK_THRESH: u32 = 3;
 const COMP_SACK_NR: u32 = 44;
 /// Linux `tcp_comp_sack_delay_ns`: the longest an ACK is held.
 const COMP_SACK_DELAY: Time = MS;
+/// ns-3's `DelAckTimeout` default.
+const NS3_DELACK_TIMEOUT: Time = 200 * MS;
 
 /// Which of the ACK-timing mechanisms a receiver uses.
 #[derive(Clone, Copy, Debug, Default)]
@@ -50,11 +56,13 @@ pub struct AckPolicy {
     pub sack_compression: bool,
     /// The tick the delayed-ACK timer fires on (`jiffies.rs`).
     pub jiffies: Jiffies,
+    /// Linux's adaptive engine or ns-3's fixed timer.
+    pub stack: Stack,
 }
 
 impl AckPolicy {
     pub fn of(c: &TcpConfig) -> Self {
-        AckPolicy { delayed: c.delayed_ack, sack_compression: c.sack_compression, jiffies: c.jiffies }
+        AckPolicy { delayed: c.delayed_ack, sack_compression: c.sack_compression, jiffies: c.jiffies, stack: c.stack }
     }
 }
 
@@ -77,10 +85,12 @@ pub struct DelayedAck {
     compress_timer: Timer,
     compression: bool,
     jiffies: Jiffies,
+    /// ns-3's fixed timer instead of Linux's quick ACKs and adaptive timeout.
+    fixed_timer: bool,
 }
 
 impl DelayedAck {
-    pub fn new(sack_compression: bool, jiffies: Jiffies) -> Self {
+    pub fn new(policy: AckPolicy) -> Self {
         DelayedAck {
             quick: 0,
             ato: 0,
@@ -91,8 +101,9 @@ impl DelayedAck {
             dupacks: 0,
             compressed: 0,
             compress_timer: Timer::default(),
-            compression: sack_compression,
-            jiffies,
+            compression: policy.sack_compression,
+            jiffies: policy.jiffies,
+            fixed_timer: policy.stack == Stack::Ns3,
         }
     }
 
@@ -104,7 +115,9 @@ impl DelayedAck {
     /// In-order data arrived at `now`; `quick_limit` is how many quick ACKs the advertised
     /// window allows (`tcp_incr_quickack`: half the window in segments).
     pub fn on_data(&mut self, now: Time, quick_limit: u32) {
-        if self.ato == 0 {
+        if self.fixed_timer {
+            self.ato = NS3_DELACK_TIMEOUT;
+        } else if self.ato == 0 {
             self.add_quick(MAX_QUICKACKS, quick_limit);
             self.ato = ATO_MIN;
         } else {
@@ -122,13 +135,18 @@ impl DelayedAck {
 
     /// A retransmitted segment came in again (Linux `tcp_enter_quickack_mode`).
     pub fn on_duplicate(&mut self, quick_limit: u32) {
+        if self.fixed_timer {
+            return;
+        }
         self.add_quick(MAX_QUICKACKS, quick_limit);
         self.ato = ATO_MIN;
     }
 
     /// A segment opened the window further (`tcp_grow_window`): one ACK at once.
     pub fn on_window_growth(&mut self) {
-        self.quick |= 1;
+        if !self.fixed_timer {
+            self.quick |= 1;
+        }
     }
 
     /// Whether ACKs of out-of-order data are held for compression.
@@ -189,6 +207,14 @@ impl DelayedAck {
     /// Delay the ACK owed (`tcp_send_delayed_ack`). Returns true if it must go now instead:
     /// an armed timer is within a quarter of the timeout of firing.
     pub fn delay(&mut self, ctx: &mut Ctx) -> bool {
+        if self.fixed_timer {
+            // ns-3 arms the timer once, for the first segment it holds an ACK for.
+            if !self.timer.is_armed() {
+                let at = self.jiffies.expiry(ctx.now, ctx.now + self.ato);
+                self.timer.arm(at, TimerKind::DelayedAck, ctx);
+            }
+            return false;
+        }
         let mut ato = self.ato;
         if ato > ATO_MIN {
             let mut max_ato = ATO_MAX_BULK;
@@ -218,7 +244,7 @@ impl DelayedAck {
         match kind {
             TimerKind::DelayedAck => {
                 let due = self.timer.fire(kind, ctx);
-                if due {
+                if due && !self.fixed_timer {
                     self.ato = (2 * self.ato).min(self.rtt.rto());
                 }
                 due
@@ -235,8 +261,12 @@ mod tests {
 
     const RTT: Time = 20 * MS;
 
+    fn policy(stack: Stack) -> AckPolicy {
+        AckPolicy { delayed: true, sack_compression: stack == Stack::Linux, jiffies: Jiffies::default(), stack }
+    }
+
     fn engine() -> DelayedAck {
-        let mut d = DelayedAck::new(true, Jiffies::default());
+        let mut d = DelayedAck::new(policy(Stack::Linux));
         d.on_handshake_rtt(RTT);
         d
     }
@@ -300,7 +330,7 @@ mod tests {
         let mut out = Vec::new();
         let mut timers = Vec::new();
         let mut flow = crate::counters::FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
-        let mut d = DelayedAck::new(true, Jiffies::default());
+        let mut d = DelayedAck::new(policy(Stack::Linux));
         d.on_handshake_rtt(100 * MS);
         d.on_data(0, 16);
         d.quick = 0;
@@ -349,5 +379,36 @@ mod tests {
         d.on_ack_sent();
         ctx.now = 2 * MS;
         assert!(!d.fire(TimerKind::SackCompress, &mut ctx));
+    }
+
+    /// ns-3: no quick ACKs, not even for the first data or a duplicate; the 200 ms timer is
+    /// armed by the first segment held and not moved by later ones, and a firing does not
+    /// lengthen it.
+    #[test]
+    fn ns3_holds_every_ack_on_one_fixed_200_ms_timer() {
+        let mut out = Vec::new();
+        let mut timers = Vec::new();
+        let mut flow = crate::counters::FlowStats::new("f".into(), "a".into(), "b".into(), None, "bulk");
+        let mut d = DelayedAck::new(policy(Stack::Ns3));
+        d.on_handshake_rtt(RTT);
+        d.on_data(0, 100);
+        d.on_duplicate(100);
+        d.on_window_growth();
+        assert!(!d.in_quickack_mode());
+        let mut ctx = Ctx { now: 0, out: &mut out, timers: &mut timers, flow: &mut flow };
+        assert!(!d.delay(&mut ctx));
+        assert_eq!(d.timer.deadline(), Some(200 * MS));
+        ctx.now = 150 * MS;
+        d.on_data(ctx.now, 100);
+        assert!(!d.delay(&mut ctx), "a nearly due timer does not send the ACK early");
+        assert_eq!(d.timer.deadline(), Some(200 * MS), "later segments do not move it");
+        ctx.now = 200 * MS;
+        assert!(d.fire(TimerKind::DelayedAck, &mut ctx));
+        assert_eq!(d.ato, 200 * MS, "no doubling after the timer had to fire");
+        d.on_ack_sent();
+        ctx.now = 300 * MS;
+        d.on_data(ctx.now, 100);
+        assert!(!d.delay(&mut ctx));
+        assert_eq!(d.timer.deadline(), Some(500 * MS));
     }
 }

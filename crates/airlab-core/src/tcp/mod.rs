@@ -86,6 +86,9 @@ pub struct TcpConfig {
     pub limit_output_bytes: u64,
     /// The kernel tick the retransmission and delayed-ACK timers fire on (`jiffies.rs`).
     pub jiffies: Jiffies,
+    /// Whose mechanisms the socket follows where stacks differ in more than a setting (set by
+    /// the profile).
+    pub stack: Stack,
 }
 
 impl Default for TcpConfig {
@@ -108,8 +111,22 @@ impl Default for TcpConfig {
             small_queues: true,
             limit_output_bytes: LIMIT_OUTPUT_BYTES,
             jiffies: Jiffies::new(DEFAULT_HZ),
+            stack: Stack::Linux,
         }
     }
+}
+
+/// Whose TCP a socket is, where Linux and ns-3 differ in mechanism rather than in a setting
+/// (docs/models/tcp.md, "The ns-3 profile").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Stack {
+    /// Linux: quick ACKs and an adaptive delayed-ACK timer, RTT samples from the send times of
+    /// the segments an ACK delivers, spurious reductions undone.
+    #[default]
+    Linux,
+    /// ns-3's `TcpSocketBase` (releases 3.36-3.41): an ACK for every second segment or after a
+    /// fixed 200 ms, RTT samples from the timestamp echo in whole milliseconds, no undo.
+    Ns3,
 }
 
 /// How a sender infers loss short of a timeout.

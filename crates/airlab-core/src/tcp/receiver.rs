@@ -6,11 +6,12 @@
 //! opens the advertised window further), otherwise an ACK for every second full segment or
 //! after the delayed-ACK timer (`delack.rs`); immediate ACKs for data that fills a hole, for
 //! duplicates and for segments shorter than the MSS; ACKs for out-of-order data at once or
-//! compressed (`delack.rs`).
+//! compressed (`delack.rs`). As ns-3 (`Stack::Ns3`): every second segment of any size, or the
+//! fixed delayed-ACK timer, and at once for data that leaves or fills a hole and duplicates.
 
 use super::delack::{AckPolicy, DelayedAck};
 use super::rcvbuf::RcvBuf;
-use super::{Ctx, TimerKind};
+use super::{Ctx, Stack, TimerKind};
 use crate::counters::Completion;
 use crate::net::packet::{flags, SYN_SIZE, TCP_HEADER};
 use crate::net::{ConnId, Ecn, Extension, FlowId, NodeId, Packet, SackBlocks, TcpSegment};
@@ -31,6 +32,7 @@ pub struct TcpReceiver {
     pub node: NodeId,
     pub peer: NodeId,
     delayed_ack: bool,
+    stack: Stack,
     /// The receive buffer and its autotuning; the application reads at once.
     pub buf: RcvBuf,
     pub rcv_nxt: u64,
@@ -65,6 +67,7 @@ impl TcpReceiver {
             node,
             peer,
             delayed_ack: policy.delayed,
+            stack: policy.stack,
             buf,
             rcv_nxt: 0,
             rcv_wup: 0,
@@ -72,7 +75,7 @@ impl TcpReceiver {
             ooo: Vec::new(),
             touches: 0,
             unacked: 0,
-            ack: DelayedAck::new(policy.sack_compression, policy.jiffies),
+            ack: DelayedAck::new(policy),
             synack_sent: None,
             ece: false,
             dsack: None,
@@ -142,7 +145,8 @@ impl TcpReceiver {
                 self.ack.on_window_growth();
             }
             ack_now |= had_holes;
-            if seg.len >= mss {
+            // ns-3 counts every segment towards its second (`DelAckCount`), whatever its size.
+            if seg.len >= mss || self.stack == Stack::Ns3 {
                 self.unacked += 1;
             } else {
                 // Linux marks a short segment ICSK_ACK_PUSHED and ACKs once the reading
@@ -371,5 +375,36 @@ mod tests {
         }
         assert!(echoes(&mut r, n, 200 * MS).is_empty(), "delayed");
         assert_eq!(echoes(&mut r, n + 1, 201 * MS), vec![200 * MS]);
+    }
+
+    /// ns-3's receiver: no quick ACKs for the first segments, every second segment ACKed
+    /// whatever its size (a short one included), a lone one after 200 ms, and at once for data
+    /// that leaves a hole or fills one.
+    #[test]
+    fn ns3_acks_every_second_segment_or_after_200_ms() {
+        let ns3 = crate::tcp::TcpConfig {
+            jiffies: Default::default(),
+            stack: Stack::Ns3,
+            sack_compression: false,
+            ..Default::default()
+        };
+        let mut r = Rig::new(&ns3);
+        let data = |seq: u64, len: u32, now: Time| TcpSegment { seq, len, tsval: now, ..Default::default() };
+        let full = u64::from(MSS);
+        r.segment(&data(0, MSS, 20 * MS), 20 * MS);
+        assert!(r.out.is_empty(), "no quick ACK for the first data");
+        assert_eq!(r.timers.last(), Some(&(220 * MS, TimerKind::DelayedAck)));
+        r.segment(&data(full, 100, 21 * MS), 21 * MS);
+        assert_eq!(r.out.len(), 1, "the second segment, though short");
+        r.out.clear();
+        r.segment(&data(full + 100, MSS, 30 * MS), 30 * MS);
+        r.delayed_ack_timer(230 * MS);
+        assert_eq!(r.out.len(), 1, "a lone segment waits 200 ms");
+        r.out.clear();
+        // Segment at 3 full sizes + 100 is lost: the next leaves a hole, the retransmission fills it.
+        r.segment(&data(3 * full + 100, MSS, 300 * MS), 300 * MS);
+        assert_eq!(r.out.len(), 1, "out of order: at once");
+        r.segment(&data(2 * full + 100, MSS, 310 * MS), 310 * MS);
+        assert_eq!(r.out.len(), 2, "a filled hole: at once");
     }
 }

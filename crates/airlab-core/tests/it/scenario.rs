@@ -519,6 +519,12 @@ fn a_tcp_profile_sets_linux_defaults_and_keys_override_it() {
     assert_eq!(old.flows[0].tcp.recovery, Some(airlab_core::scenario::model::LossDetection::Rfc6675));
     let mixed = load_with(&dumbbell(), &[("flow.0.tcp.profile", "linux-3.3"), ("flow.0.tcp.recovery", "rack-tlp")]);
     assert_eq!(mixed.unwrap().flows[0].tcp.config().recovery, LossDetection::RackTlp);
+    // ns-3's TcpSocketBase attribute defaults (releases 3.36-3.41).
+    let ns3 = load_with(&dumbbell(), &[("flow.0.tcp.profile", "ns-3")]).unwrap().flows[0].tcp.config();
+    assert_eq!((ns3.mss, ns3.initial_cwnd, ns3.rwnd), (536, 10, Some(131072)));
+    assert_eq!((ns3.rto_min, ns3.rto_mode), (airlab_core::sim::SEC, airlab_core::tcp::rto::RtoMode::Rfc6298));
+    assert_eq!((ns3.recovery, ns3.jiffies.hz(), ns3.stack), (LossDetection::Rfc6675, 0, airlab_core::tcp::Stack::Ns3));
+    assert!(ns3.delayed_ack && !ns3.sack_compression && !ns3.frto && !ns3.small_queues);
     assert_refused("scenario", "tcp_profile", edited);
 }
 

@@ -23,10 +23,10 @@ use super::rack::Rack;
 use super::rate::{RateSampler, TxSnapshot};
 use super::rto::RttEstimator;
 use super::scoreboard::{Delivered, Scoreboard, Segment};
-use super::{Ctx, LossDetection, TcpConfig, Timer, TimerKind};
+use super::{Ctx, LossDetection, Stack, TcpConfig, Timer, TimerKind};
 use crate::net::packet::{flags, SYN_SIZE, TCP_HEADER};
 use crate::net::{ConnId, Ecn, FlowId, NodeId, Packet, TcpSegment};
-use crate::sim::{Time, MS, SEC};
+use crate::sim::{Time, MS, SEC, US};
 use recovery::XmitTimer;
 use undo::{AckFacts, Undo};
 
@@ -319,7 +319,12 @@ impl TcpSender {
         let mut seq_rtt = cumulative.oldest.or(sacked.oldest);
         let mut ca_rtt = sacked.newest.or(cumulative.newest);
         let una_advanced = self.snd_una > prior_una;
-        if seq_rtt.is_none() && una_advanced && seg.tsecr > 0 {
+        if self.opts.stack == Stack::Ns3 {
+            // ns-3 measures only from the timestamp echo of an ACK for new data, in whole
+            // milliseconds of its clock (`TcpSocketBase::EstimateRtt`); a 0 ms sample is 1 us.
+            let rtt = (una_advanced && seg.tsecr > 0).then(|| ((now / MS - seg.tsecr / MS) * MS).max(US));
+            (seq_rtt, ca_rtt) = (rtt, rtt);
+        } else if seq_rtt.is_none() && una_advanced && seg.tsecr > 0 {
             // Karn's rule left no sample (only retransmitted data was ACKed): Linux takes the
             // timestamp echo's, in its millisecond clock (`tcp_rtt_tsopt_us`), for SRTT and
             // the minimum alike: up to 1 ms below the real RTT, and 1 ms when the clocks agree.

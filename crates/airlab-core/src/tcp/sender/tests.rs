@@ -306,3 +306,29 @@ fn pacing_spares_the_initial_window_and_gives_a_late_sender_half_a_gap_back() {
     // Sent on time, segment 12 keeps the whole gap.
     assert_eq!(h.snd.st.next_departure, slot + gap);
 }
+
+/// ns-3 (`Stack::Ns3`) measures every RTT from the timestamp echo in whole milliseconds, and
+/// only on an ACK for new data; it never undoes a reduction a DSACK shows was spurious.
+#[test]
+fn ns3_measures_rtt_from_the_echo_in_milliseconds_and_undoes_nothing() {
+    let ns3 = || TcpConfig { stack: crate::tcp::Stack::Ns3, ..exact_timers() };
+    let mut h = Harness::with_config(10, ns3());
+    h.sent();
+    // The first flight left at 100 ms; its ACK 37.6 ms later echoes that: 37 ms, not 37.6.
+    h.tsecr = RTT;
+    h.ack(RTT + 37_600_000, 3, &[]);
+    assert_eq!(h.snd.rtt.min_rtt, 37 * MS);
+    // Without the echo there is no sample at all.
+    let mut h = Harness::with_config(10, ns3());
+    h.sent();
+    h.ack(RTT + 37_600_000, 3, &[]);
+    assert_eq!(h.snd.rtt.min_rtt, RTT, "the handshake's sample only");
+    // The DSACKed retransmission of `a_dsacked_fast_retransmission_is_undone`, under ns-3.
+    let mut h = Harness::with_config(40, ns3());
+    h.sent();
+    h.ack(2 * RTT, 2, &[(3, 5)]);
+    assert_eq!(h.sent(), vec![2]);
+    h.ack(2 * RTT + MS, 6, &[]);
+    h.ack(3 * RTT, 6, &[(2, 2)]);
+    assert_eq!((h.flow.total.undos, h.snd.st.ssthresh), (0, 5));
+}

@@ -5,7 +5,7 @@
 
 use super::TcpSender;
 use crate::tcp::cc::CaState;
-use crate::tcp::Ctx;
+use crate::tcp::{Ctx, Stack};
 
 /// What an episode saved to be undone (Linux `undo_marker`, `undo_retrans`, `prior_ssthresh`).
 #[derive(Clone, Debug, Default)]
@@ -41,9 +41,10 @@ impl TcpSender {
     }
 
     /// A recovery or timeout begins (Linux `tcp_init_undo` with `prior_ssthresh`); call before
-    /// ssthresh is reduced. A CWR episode (ECN, local drop) is never undone.
+    /// ssthresh is reduced. A CWR episode (ECN, local drop) is never undone, nor is any episode
+    /// by ns-3, which has no undo.
     pub(super) fn save_for_undo(&mut self, state: CaState) {
-        if state == CaState::Cwr {
+        if state == CaState::Cwr || self.opts.stack == Stack::Ns3 {
             self.undo.marker = None;
             return;
         }
