@@ -265,8 +265,10 @@ def test_bufferbloat_11n_reproduction_end_to_end(
     monkeypatch.setattr(bufferbloat_11n, "QUICK", tiny)
     jobs = bufferbloat_11n.jobs(quick=True)
     # Chains: 3 rates x 4 hops without A-MPDU, 2 rates x 4 hops with it, 2 rates x 2 partial;
-    # the parking lot at 3 rates without and 2 with A-MPDU.
-    assert len({j.id for j in jobs}) == 12 + 8 + 4 + 3 + 2
+    # the parking lot at 3 rates without and 2 with A-MPDU; at each of 4 PHY error rates.
+    assert len({j.id for j in jobs}) == 4 * (12 + 8 + 4 + 3 + 2)
+    lossy = [j for j in jobs if dict(j.tags)["per"] > 0]
+    assert all(("wifi.chain.per", f"{dict(j.tags)['per']:g}") in j.params for j in lossy)
     partial = [j for j in jobs if dict(j.tags)["ampdu"] == "partial" and dict(j.tags)["hops"] == 4]
     assert {k for k, v in partial[0].params if v == "false"} == {
         "wifi.chain.node.n2.aggregation.enabled",
@@ -286,11 +288,19 @@ def test_bufferbloat_11n_reproduction_end_to_end(
     assert paper["300 Mbit/s, no A-MPDU", "1-hop RTT (ms)"] == 286
     assert paper["6.5 Mbit/s, no A-MPDU", "Jain's index over the 4 flows"] == 0.86
     assert paper["300 Mbit/s, A-MPDU", "1-hop / 4-hop throughput"] == 150
+    # The radio-loss sensitivity reports every row again per error rate, none of them judged.
+    judged = {r["variant"] for r in rows if r["judged"]}
+    assert judged and not any("PER" in v for v in judged)
+    assert paper["300 Mbit/s, A-MPDU, PER 20 %", "1-hop / 4-hop throughput"] == 150
 
     runs = pd.read_parquet(tmp_path / "runs.parquet")
     assert len(runs) == len(jobs)
-    chain = runs[runs.topology == "chain"]
+    chain = runs[(runs.topology == "chain") & (runs.per == 0)]
     assert (chain.thr > 0).all()
+    # A lossy channel costs goodput: 20 % of MPDUs lost slows every 1-hop chain.
+    one_hop = runs[(runs.topology == "chain") & (runs.hops == 1)].groupby(["rate", "ampdu", "per"])
+    thr = one_hop.thr.mean().unstack("per")
+    assert (thr[0.2] < thr[0.0]).all(), thr
     # Without A-MPDU every data PPDU carries one MPDU; with it the source aggregates.
     assert (chain[chain.ampdu == "none"].size_n0 == 1).all()
     assert (chain[(chain.ampdu == "full") & (chain.hops == 1)].size_n0 > 1).all()

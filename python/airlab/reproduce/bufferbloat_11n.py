@@ -6,6 +6,9 @@ and with partial aggregation where only the source and the first relay aggregate
 then four CUBIC flows of 4, 3, 2 and 1 hops to the chain's end (``parking-lot``), without and
 with A-MPDU (E2-8, E2-9). Every node has a 1000-packet pfifo above a 64-packet device queue.
 
+Every setting runs without PHY errors (the primary reading) and, as a declared sensitivity,
+with 5, 10 and 20 % of MPDUs lost to the channel on every link.
+
 Throughput is the receiver's goodput after the warm-up; RTT is the mean of the per-ACK RTT
 samples over the run (the paper's Web10g RTT). Means over seeds with the standard deviation,
 as the paper's error bars. Seeds differ in the MAC's random backoffs and, in the parking lot,
@@ -41,6 +44,7 @@ from airlab.reproduce.metrics_11n import (
 from airlab.reproduce.runner import (
     Job,
     Plan,
+    Reading,
     Target,
     jain,
     row_where,
@@ -55,6 +59,31 @@ TARGETS = paper_targets.load("bufferbloat-11n")
 SERIES = {"flows": ("cwnd_pkts", "srtt_ms"), "queues": ("backlog_pkts", "device_pkts")}
 SERIES_LINKS: tuple[str, ...] = ()
 
+#: MPDU error rates on every link: none (the primary reading) and the sensitivity's.
+PERS = (0.0, 0.05, 0.10, 0.20)
+
+
+def per_reading(per: float) -> str:
+    return f"PER {100 * per:g} %"
+
+
+READINGS_DECLARED = tuple(
+    Reading(
+        "radio loss on the testbed's links (not reported)",
+        per_reading(per),
+        f"every MPDU of every link lost to the channel with probability {per:g}, independently "
+        "(the Wi-Fi `per` key), before collisions and retries",
+        per == 0,
+        "the paper reports no PHY loss and runs fixed rates in one room: links that lose frames "
+        "only to collisions (in the plan since its first run)"
+        if per == 0
+        else "a declared sensitivity over every setting: a real channel loses frames the paper "
+        "does not report (reported, not judged)",
+        "2026-11-23" if per == 0 else "2026-11-28",
+    )
+    for per in PERS
+)
+
 FULL = Plan((1, 2, 3, 4, 5), 200, 10)
 QUICK = Plan((1, 2), 30, 5)
 
@@ -66,53 +95,55 @@ def plan(quick: bool) -> Plan:
 # -- the runs ----------------------------------------------------------------------------------
 
 
-def _common(rate: float, agg: str, p: Plan) -> list[tuple[str, str]]:
+def _common(rate: float, agg: str, per: float, p: Plan) -> list[tuple[str, str]]:
     params = [("duration", f"{p.duration_s}s"), ("metrics.warmup", f"{p.warmup_s}s")]
     params += [(f"wifi.{NETWORK}.{k}", v) for k, v in RATES[rate].items()]
     if agg != "none":
         params.append((f"wifi.{NETWORK}.aggregation.enabled", "true"))
+    if per > 0:
+        params.append((f"wifi.{NETWORK}.per", f"{per:g}"))
     return params
 
 
-def chain_job(rate: float, hops: int, agg: str, seed: int, p: Plan) -> Job:
+def chain_job(rate: float, hops: int, agg: str, seed: int, p: Plan, per: float = 0.0) -> Job:
     """One flow n0 -> n<hops>. Partial aggregation: the source and the first relay aggregate,
     the later relays n2..n<hops-1> do not (the destination keeps the network's setting)."""
-    params = _common(rate, agg, p)
+    params = _common(rate, agg, per, p)
     if agg == "partial":
         params += [
             (f"wifi.{NETWORK}.node.n{i}.aggregation.enabled", "false") for i in range(2, hops)
         ]
-    tags = (("topology", "chain"), ("rate", rate), ("hops", hops), ("ampdu", agg))
+    tags = (("topology", "chain"), ("rate", rate), ("hops", hops), ("ampdu", agg), ("per", per))
     return Job(f"bufferbloat-11n/chain-{hops}hop", tuple(params), seed, tags)
 
 
-def parking_job(rate: float, agg: str, seed: int, p: Plan) -> Job:
+def parking_job(rate: float, agg: str, seed: int, p: Plan, per: float = 0.0) -> Job:
     """The 4-hop parking lot; every flow starts at a seeded U(0, 100 ms) offset."""
     jitter = np.random.default_rng(seed).uniform(0.0, 100.0, size=len(PARKING_FLOWS))
-    params = _common(rate, agg, p)
+    params = _common(rate, agg, per, p)
     params += [
         (f"flow.{f}.start", f"{j:.3f}ms") for f, j in zip(PARKING_FLOWS, jitter, strict=True)
     ]
-    tags = (("topology", "parking"), ("rate", rate), ("hops", 4), ("ampdu", agg))
+    tags = (("topology", "parking"), ("rate", rate), ("hops", 4), ("ampdu", agg), ("per", per))
     return Job("bufferbloat-11n/parking-lot", tuple(params), seed, tags)
 
 
 def jobs(quick: bool = False) -> list[Job]:
-    """Every run: chains without A-MPDU at every rate, with it and with partial aggregation at
-    144.4 and 300 Mbit/s, and the parking lot without and with A-MPDU."""
+    """Every run, at every PHY error rate: chains without A-MPDU at every rate, with it and with
+    partial aggregation at 144.4 and 300 Mbit/s, and the parking lot without and with A-MPDU."""
     p = plan(quick)
     out = []
-    for seed in p.seeds:
+    for per, seed in itertools.product(PERS, p.seeds):
         for rate in RATES:
             for h in HOPS:
-                out.append(chain_job(rate, h, "none", seed, p))
-            out.append(parking_job(rate, "none", seed, p))
+                out.append(chain_job(rate, h, "none", seed, p, per))
+            out.append(parking_job(rate, "none", seed, p, per))
         for rate in AGG_RATES:
             for h in HOPS:
-                out.append(chain_job(rate, h, "full", seed, p))
+                out.append(chain_job(rate, h, "full", seed, p, per))
             for h in PARTIAL_HOPS:
-                out.append(chain_job(rate, h, "partial", seed, p))
-            out.append(parking_job(rate, "full", seed, p))
+                out.append(chain_job(rate, h, "partial", seed, p, per))
+            out.append(parking_job(rate, "full", seed, p, per))
     return out
 
 
@@ -230,11 +261,8 @@ def chain_targets(
             v300,
         )
     )
-    runs = [
-        r
-        for r in records.values()
-        if r["tags"] == {"topology": "chain", "rate": 300.0, "hops": 1, "ampdu": "none"}
-    ]
+    wanted = {"topology": "chain", "rate": 300.0, "hops": 1, "ampdu": "none"}
+    runs = [r for r in records.values() if wanted.items() <= r["tags"].items()]
     m = min(_first_cut_after_full(r) for r in runs)
     none.append(
         T.direction(
@@ -479,8 +507,8 @@ def parking_targets(park: pd.DataFrame) -> list[Target]:
 # -- the whole analysis ------------------------------------------------------------------------
 
 
-def _parking_aggregate(park: pd.DataFrame) -> pd.DataFrame:
-    agg = aggregate(park, ["ampdu", "rate"])
+def _parking_aggregate(park: pd.DataFrame, by: tuple[str, ...] = ("ampdu", "rate")) -> pd.DataFrame:
+    agg = aggregate(park, list(by))
     means = agg[[f"thr_{f}" for f in PARKING_FLOWS]].to_numpy(dtype=float)
     agg["jain_of_means"] = [jain(row) for row in means]
     agg["ratio_1_4"] = [
@@ -489,17 +517,35 @@ def _parking_aggregate(park: pd.DataFrame) -> pd.DataFrame:
     return agg
 
 
+def _targets_at(per: float, records: Mapping[str, dict[str, Any]]) -> list[list[Target]]:
+    """Every row at one PHY error rate: the no-aggregation, aggregation, partial-aggregation
+    and parking-lot groups. The sensitivity's rows carry their rate in the variant."""
+    these = {k: r for k, r in records.items() if r["tags"]["per"] == per}
+    chain, park = tables(these)
+    groups = [*chain_targets(aggregate(chain, ["ampdu", "rate", "hops"]), these),
+              parking_targets(_parking_aggregate(park))]  # fmt: skip
+    for t in itertools.chain.from_iterable(groups):
+        t.reading = (per_reading(per),)
+        if per > 0:
+            t.variant = f"{t.variant}, {per_reading(per)}"
+    return groups
+
+
 def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -> dict[str, Any]:
     """Tables, figures and targets from finished runs; returns what the report shows."""
     chain, park = tables(records)
     runs = pd.concat([chain, park], ignore_index=True)
     write_runs_table(out_dir, runs)
-    chain_agg = aggregate(chain, ["ampdu", "rate", "hops"])
-    park_agg = _parking_aggregate(park)
-    none, full, partial = chain_targets(chain_agg, records)
-    parking = parking_targets(park_agg)
-    write_targets(out_dir, "bufferbloat-11n", quick, none + full + partial + parking)
-    figs = figures_11n.all_figures(records, chain_agg, park_agg, out_dir / "figures", plan(quick))
+    primary = {k: r for k, r in records.items() if r["tags"]["per"] == 0}
+    chain_agg = aggregate(chain[chain.per == 0], ["ampdu", "rate", "hops"])
+    park_agg = _parking_aggregate(park[park.per == 0])
+    none, full, partial, parking = _targets_at(0.0, records)
+    sensitivity = [t for per in PERS[1:] for group in _targets_at(per, records) for t in group]
+    per_agg = aggregate(chain, ["per", "ampdu", "rate", "hops"])
+    per_park = _parking_aggregate(park, ("per", "ampdu", "rate"))
+    every = none + full + partial + parking + sensitivity
+    write_targets(out_dir, "bufferbloat-11n", quick, every, READINGS_DECLARED)
+    figs = figures_11n.all_figures(primary, chain_agg, park_agg, out_dir / "figures", plan(quick))
     sections = [
         {
             "title": "Single flow without A-MPDU (E2-1, E2-2, E2-3)",
@@ -531,6 +577,15 @@ def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -
             "targets": parking,
             "tables": [("Parking lot", park_agg)],
             "figures": {k: figs[k] for k in ("fig6ab", "fig6cd")},
+        },
+        {
+            "title": "Sensitivity to radio loss (PER 5, 10, 20 %; reported, not judged)",
+            "targets": sensitivity,
+            "tables": [
+                ("Chains at every PHY error rate", per_agg),
+                ("Parking lot at every PHY error rate", per_park),
+            ],
+            "figures": {},
         },
     ]
     return {"sections": sections, "chain": chain_agg, "parking": park_agg}
@@ -585,8 +640,10 @@ def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
         content = r.targets_table(s["targets"], show_variant=True)
         for caption, df in s["tables"]:
             content += f"<h3>{caption}</h3>"
+            # The sensitivity's tables hold every PHY error rate: the rate leads their rows.
+            lead = [("per", "MPDU error rate")] if df["per"].nunique() > 1 else []
             if "thr_1hop" in df.columns:
-                cols = [("rate", "rate (Mbit/s)"), ("ampdu", "A-MPDU")]
+                cols = [*lead, ("rate", "rate (Mbit/s)"), ("ampdu", "A-MPDU")]
                 cols += [(f"thr_{f}", f"{f} Mbit/s") for f in reversed(PARKING_FLOWS)]
                 cols += [(f"rtt_{f}", f"{f} RTT (ms)") for f in reversed(PARKING_FLOWS)]
                 cols += [
@@ -596,10 +653,15 @@ def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
                 ]
                 content += r.frame_table(df, cols, spread="_sd")
             else:
-                content += r.frame_table(df, chain_cols, spread="_sd")
+                content += r.frame_table(df, [*lead, *chain_cols], spread="_sd")
                 content += "<p>Per node: mean qdisc backlog (packets) and mean MPDUs per data PPDU "
                 content += "on the link to the next node.</p>"
-                node_cols = [("rate", "rate (Mbit/s)"), ("hops", "hops"), ("ampdu", "A-MPDU")]
+                node_cols = [
+                    *lead,
+                    ("rate", "rate (Mbit/s)"),
+                    ("hops", "hops"),
+                    ("ampdu", "A-MPDU"),
+                ]
                 node_cols += [(f"backlog_mean_n{i}", f"backlog n{i}") for i in range(4)]
                 node_cols += [(f"size_n{i}", f"A-MPDU n{i}") for i in range(4)]
                 content += r.frame_table(df, node_cols, spread="_sd")
