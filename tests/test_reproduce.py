@@ -306,6 +306,8 @@ def test_bufferbloat_11n_reproduction_end_to_end(
     assert (chain[(chain.ampdu == "full") & (chain.hops == 1)].size_n0 > 1).all()
     report = (tmp_path / "report.html").read_text()
     assert "single collision domain" in report.lower()
+    judged_rows = sum(r["judged"] for r in rows)
+    assert f"of {judged_rows} judged rows hit" in report and "PER 20 %" in report
     figures = sorted(p.name for p in (tmp_path / "figures").iterdir())
     for key in ("fig1ab", "fig1cd", "fig1e", "fig1f", "fig2", "fig3", "fig4", "fig5", "fig6ab",
                 "fig6cd"):  # fmt: skip

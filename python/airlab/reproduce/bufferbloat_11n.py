@@ -588,7 +588,12 @@ def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -
             "figures": {},
         },
     ]
-    return {"sections": sections, "chain": chain_agg, "parking": park_agg}
+    return {
+        "sections": sections,
+        "readings": READINGS_DECLARED,
+        "chain": chain_agg,
+        "parking": park_agg,
+    }
 
 
 INTRO = """
