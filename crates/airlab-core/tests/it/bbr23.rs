@@ -104,3 +104,87 @@ fn bbr2_in_a_deep_buffer_never_sets_inflight_hi() {
     assert!(hi.iter().all(|v| v.is_nan()), "inflight_hi was set without a loss");
     eprintln!("bbr2 deep-buffer share of the first flow: {share:.3}");
 }
+
+/// `airlab list --params bbr2` (and `fairtt`) lists the flavour, and a scenario refuses the
+/// ns-3 port with ECN, naming the key.
+#[test]
+fn bbr2_and_fairtt_list_their_flavour() {
+    for cc in ["bbr2", "fairtt"] {
+        let (_, _, listed) = airlab_core::scenario::describe_component(cc).unwrap();
+        let flavour = listed.iter().find(|p| p.name == "flavour").expect("a flavour parameter");
+        assert_eq!(
+            (flavour.accepts.as_str(), flavour.default.as_str()),
+            ("one of: v2alpha, ns3-lanigan", "\"v2alpha\"")
+        );
+    }
+    let text = builtin("fairtt/variant-a");
+    let sets = [("flow.elephant.cc_params", r#"{ flavour = "ns3-lanigan", ecn = true }"#)];
+    assert_error(load_with(&text, &sets), "flow[0].cc_params.ecn", "ECN");
+}
+
+/// Paper 003's dumbbell as `fairtt/variant-a` has it (10 Mbit/s, 10 ms, pfifo of 10 BDP; the
+/// elephant's access link 15 ms, the mice's 5 ms; 1000-byte segments), without its random loss,
+/// both flows `bbr2` of `flavour`, for 30 s.
+fn paper_003_pair(flavour: &str) -> airlab_core::RunOutput {
+    let params = format!(r#"{{ flavour = "{flavour}" }}"#);
+    let overrides = [
+        ("duration", "30s"),
+        ("link.bottleneck.forward.loss", "0"),
+        ("flow.elephant.cc_params", params.as_str()),
+        ("flow.mice.cc_params", params.as_str()),
+    ];
+    run_builtin("fairtt/variant-a", &overrides, Some(1))
+}
+
+/// The values of time-series column `col` for flow `name`, one per metrics interval.
+fn series(out: &airlab_core::RunOutput, name: &str, col: &str) -> Vec<f64> {
+    let values = out.flows.column(col).unwrap_or_else(|| panic!("no column {col}"));
+    out.flows.entities().zip(values).filter(|(e, _)| *e == name).map(|(_, v)| *v).collect()
+}
+
+/// The ns-3 port (port A) in the paper's loss-free deep buffer: ProbeBW keeps Drain's cwnd
+/// gain of 2.89 until a flow's first ProbeRTT sets it to 1, which nothing raises again; from
+/// then on cwnd is at most the flow's own BDP (its bandwidth filter times its smoothed-RTT
+/// min_rtt) plus the port's 3 packets, so the pair keeps only a small standing queue, where
+/// v2alpha keeps 2 BDP each. Both ratios are printed (docs/models/bbr.md, "The ns-3 port").
+#[test]
+fn ns3_lanigan_pair_holds_cwnd_at_bdp_plus_3_after_the_first_probe_rtt() {
+    const MSS_BYTES: f64 = 1000.0;
+    for flavour in ["v2alpha", "ns3-lanigan"] {
+        let out = paper_003_pair(flavour);
+        let goodput = |name| f(&flow(&out.summary, name)["goodput_mbps"]);
+        let rtt = |name| f(&flow(&out.summary, name)["rtt_ms"]["p50"]);
+        let (elephant, mice) = (goodput("elephant"), goodput("mice"));
+        eprintln!(
+            "{flavour}, 0-30 s: elephant {elephant:.2} Mbit/s, mice {mice:.2} Mbit/s, ratio {:.2}; RTT p50 {:.1} / {:.1} ms",
+            elephant / mice,
+            rtt("elephant"),
+            rtt("mice")
+        );
+        for name in ["elephant", "mice"] {
+            assert_eq!(flow(&out.summary, name)["retransmits"], 0, "{flavour} {name}: nothing lost");
+        }
+        if flavour == "v2alpha" {
+            continue;
+        }
+        for name in ["elephant", "mice"] {
+            let gain = series(&out, name, "cc.bbr_cwnd_gain");
+            let cwnd = series(&out, name, "cwnd_pkts");
+            let bw = series(&out, name, "cc.bbr_bw_mbps");
+            let min_rtt = series(&out, name, "cc.bbr_min_rtt_ms");
+            let state = series(&out, name, "cc.bbr_state");
+            let first_probe_rtt = gain.iter().position(|&g| g == 1.0).expect("a ProbeRTT within 30 s");
+            for i in 0..gain.len() {
+                if i < first_probe_rtt {
+                    assert_eq!(gain[i], 2.89, "{name} at {i} s: Startup's and Drain's gain");
+                    continue;
+                }
+                assert_eq!(gain[i], 1.0, "{name} at {i} s: the gain ProbeRTT left");
+                if state[i] == 2.0 {
+                    let bdp = bw[i] * 1e6 / (8.0 * MSS_BYTES) * min_rtt[i] / 1e3;
+                    assert!(cwnd[i] <= bdp + 3.0 + 1e-6, "{name} at {i} s: cwnd {} over BDP {bdp:.2} + 3", cwnd[i]);
+                }
+            }
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! Control: the pacing rate and cwnd that follow from the model (Linux `bbr_set_pacing_rate`,
 //! `bbr_set_cwnd`, `bbr_bound_cwnd_for_inflight_model` and their helpers).
 
-use super::{Bbr, Mode, Phase, Sample, INF, NO_RTT};
+use super::{Bbr, Implementation, Mode, Phase, ProbeBwCwndGain, Sample, INF, NO_RTT};
 use crate::sim::{Time, MS, SEC, US};
 use crate::tcp::cc::CcState;
 
@@ -12,16 +12,36 @@ const MAX_TCP_HEADER: u64 = 320;
 const PACING_SHIFT: u32 = 10;
 /// v2alpha: below this pacing rate (bytes/s, 1.2 Mbit/s) bursts are single segments.
 const MIN_TSO_RATE: u64 = 1_200_000 / 8;
+/// Port A's `InFlight` adds `3 * m_sendQuantum`, and its `SetSendQuantum` fixes the quantum at
+/// one segment (ns-3 has no TSO).
+const NS3_SEND_QUANTA: u32 = 3;
+
+/// A window of `packets` (real) rounded up to whole packets, tolerating float noise on exact
+/// products.
+fn round_up(packets: f64) -> u32 {
+    (packets - 1e-9).ceil().clamp(0.0, f64::from(INF - 1)) as u32
+}
+
+/// A window of `packets` (real) rounded down to whole packets, tolerating float noise.
+fn round_down(packets: f64) -> u32 {
+    (packets + 1e-9).floor().clamp(0.0, f64::from(INF - 1)) as u32
+}
 
 impl Bbr {
+    /// gain * BDP in packets from the BDP model, before rounding; `None` before any RTT sample.
+    fn gain_bdp(&self, bw: f64, gain: f64) -> Option<f64> {
+        (self.min_rtt != NO_RTT).then(|| self.bdp_model.bdp(bw, self.min_rtt, gain))
+    }
+
     /// Linux `bbr_bdp`: ceil(gain * BDP) in packets; the initial cwnd before any RTT sample.
+    /// Port A's windows are bytes and its socket sends whole segments only (`SendPendingData`),
+    /// so gain * BDP lets out the whole packets below it: its floor.
     pub(super) fn bdp(&self, bw: f64, gain: f64) -> u32 {
-        if self.min_rtt == NO_RTT {
-            return self.init_cwnd;
+        let Some(bdp) = self.gain_bdp(bw, gain) else { return self.init_cwnd };
+        match self.c.implementation {
+            Implementation::Linux => round_up(bdp),
+            Implementation::Ns3Lanigan => round_down(bdp),
         }
-        let bdp = self.bdp_model.bdp(bw, self.min_rtt, gain);
-        // Round up, tolerating float noise on exact products.
-        (bdp - 1e-9).ceil().clamp(0.0, f64::from(INF - 1)) as u32
     }
 
     /// Linux `bbr_tso_segs_goal`: the burst size Linux would budget for, from the pacing rate
@@ -43,8 +63,12 @@ impl Bbr {
         ((bytes / u64::from(s.mss.max(1))) as u32).max(min_segs)
     }
 
-    /// Linux `bbr_quantization_budget`.
+    /// Linux `bbr_quantization_budget`. Port A's `InFlight` adds 3 one-segment send quanta
+    /// instead: no floor, no extra packets in UP.
     pub(super) fn quantization_budget(&self, s: &CcState, cwnd: u32) -> u32 {
+        if self.c.implementation == Implementation::Ns3Lanigan {
+            return cwnd.saturating_add(NS3_SEND_QUANTA);
+        }
         let mut cwnd = cwnd.max(3 * self.tso_segs_goal(s)).max(self.c.min_cwnd);
         if self.mode == Mode::ProbeBw && self.phase == Phase::Up {
             cwnd = cwnd.saturating_add(2); // get above the BDP even when it is small
@@ -57,25 +81,47 @@ impl Bbr {
         self.quantization_budget(s, self.bdp(bw, gain))
     }
 
+    /// The inflight at which a phase that waits for inflight to rise has reached `gain` * BDP
+    /// (ProbeBW UP's exit): `bbr_inflight`. Port A compares bytes (`m_priorInFlight >=
+    /// InFlight (tcb, m_pacingGain)`), which whole packets reach at the ceiling of gain * BDP,
+    /// plus its send quanta.
+    pub(super) fn inflight_to_reach(&self, s: &CcState, bw: f64, gain: f64) -> u32 {
+        match (self.c.implementation, self.gain_bdp(bw, gain)) {
+            (Implementation::Ns3Lanigan, Some(bdp)) => self.quantization_budget(s, round_up(bdp)),
+            _ => self.inflight(s, bw, gain),
+        }
+    }
+
     /// Linux `bbr_target_inflight`: the BDP, unless congestion already cut cwnd below it.
+    /// Port A's `TargetInflight` takes the bandwidth from the two-cycle snapshots of its
+    /// windowed filter (`m_bwMax`) and does not cap by cwnd.
     pub(super) fn target_inflight(&self, s: &CcState) -> u32 {
-        self.inflight(s, self.bw(), 1.0).min(s.cwnd)
+        match self.c.implementation {
+            Implementation::Linux => self.inflight(s, self.bw(), 1.0).min(s.cwnd),
+            Implementation::Ns3Lanigan => self.inflight(s, self.cycle_max_bw().min(self.bw_lo), 1.0),
+        }
     }
 
     /// Linux `bbr_packets_in_net_at_edt`: the flight when the next paced packet leaves (what
     /// the bottleneck delivers until then is no longer in the network), with that packet's
-    /// burst counted while inflight is to grow.
+    /// burst counted while inflight is to grow. ns-3 has no departure times: port A tests the
+    /// flight as it stands (`m_bytesInFlight`, `m_priorInFlight`).
     pub(super) fn packets_in_net_at_edt(&self, s: &CcState, inflight_now: u32) -> u32 {
+        if self.c.implementation == Implementation::Ns3Lanigan {
+            return inflight_now;
+        }
         let at_edt = if self.pacing_gain > 1.0 { inflight_now + self.tso_segs_goal(s) } else { inflight_now };
         at_edt.saturating_sub(s.delivered_before_departure(self.bw()))
     }
 
-    /// Linux `bbr_inflight_with_headroom`: inflight_hi less 15 %, at least the minimum cwnd.
+    /// Linux `bbr_inflight_with_headroom`: inflight_hi less 15 % (at least a packet), at least
+    /// the minimum cwnd.
     pub(super) fn inflight_with_headroom(&self) -> u32 {
         if self.inflight_hi == INF {
             return INF;
         }
-        let headroom = ((f64::from(self.inflight_hi) * self.c.inflight_headroom) as u32).max(1);
+        let headroom = (f64::from(self.inflight_hi) * self.c.inflight_headroom) as u32;
+        let headroom = headroom.max(self.c.inflight_headroom_min);
         self.inflight_hi.saturating_sub(headroom).max(self.c.min_cwnd)
     }
 
@@ -88,12 +134,20 @@ impl Bbr {
         (self.pacing_gain, self.cwnd_gain) = match self.mode {
             Mode::Startup => (c.startup_pacing_gain, c.startup_cwnd_gain),
             Mode::Drain => (c.drain_pacing_gain, c.startup_cwnd_gain),
-            Mode::ProbeBw => match self.phase {
-                Phase::Down => (c.pacing_gain_down, c.cwnd_gain),
-                Phase::Cruise => (c.pacing_gain_cruise, c.cwnd_gain),
-                Phase::Refill => (c.pacing_gain_refill, c.cwnd_gain),
-                Phase::Up => (c.pacing_gain_up, c.probe_up_cwnd_gain),
-            },
+            Mode::ProbeBw => {
+                let pacing_gain = match self.phase {
+                    Phase::Down => c.pacing_gain_down,
+                    Phase::Cruise => c.pacing_gain_cruise,
+                    Phase::Refill => c.pacing_gain_refill,
+                    Phase::Up => c.pacing_gain_up,
+                };
+                let cwnd_gain = match c.probe_bw_cwnd_gain {
+                    ProbeBwCwndGain::PerPhase { up, .. } if self.phase == Phase::Up => up,
+                    ProbeBwCwndGain::PerPhase { outside_up, .. } => outside_up,
+                    ProbeBwCwndGain::Kept => self.cwnd_gain,
+                };
+                (pacing_gain, cwnd_gain)
+            }
             Mode::ProbeRtt => (1.0, 1.0),
         };
     }

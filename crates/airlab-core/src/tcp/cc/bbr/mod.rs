@@ -11,6 +11,10 @@
 //!
 //! Everything is counted in packets (segments) like Linux; bandwidth is in packets per second.
 //! The window's BDP goes through a [`BdpModel`], the seam for variants such as FaiRTT.
+//!
+//! `bbr2` also models one ns-3 port of BBRv2 ([`NS3_LANIGAN`], `flavour = "ns3-lanigan"`):
+//! its numbers are a constant set and its differences in logic are switches on
+//! [`Implementation::Ns3Lanigan`], each named after the port's function.
 
 pub mod bdp;
 mod control;
@@ -21,12 +25,16 @@ mod probe_bw;
 mod tests;
 
 pub use bdp::{BdpModel, BdpObservation, PlainBdp};
-pub use params::{Constants, Generation, V2ALPHA, V3_IETF, V3_LINUX};
+pub use params::{
+    Constants, Generation, Implementation, MaxBwFilter, MinRttSource, ProbeBwCwndGain, ProbeWait, NS3_LANIGAN, V2ALPHA,
+    V3_IETF, V3_LINUX,
+};
 
 pub use super::bbr_shared::Mode;
 use super::bbr_shared::{AckAggregation, ProbeRttHold};
+use super::minmax::WindowedFilter;
 use super::{AckSample, Build, CaState, CcEnv, CcState, CcVar, Component, Config, CongestionControl};
-use crate::params::{no_check, Kind, Param, Value};
+use crate::params::{no_check, Invalid, Kind, Param, Value};
 use crate::sim::{Rng, Time, MS, SEC};
 
 /// Whether BBRv2/v3 reacts to ECN marks (Linux `bbr_ecn_enable`, off by default).
@@ -37,13 +45,41 @@ pub const ECN: Param = Param {
     doc: "respond to ECN marks (Linux bbr_ecn_enable, off by default)",
 };
 
+/// Which BBRv2 code `bbr2` (and FaiRTT on top of it) models.
+pub const FLAVOUR: Param = Param {
+    name: "flavour",
+    kind: Kind::Choice(&["v2alpha", "ns3-lanigan"]),
+    default: Value::Choice("v2alpha"),
+    doc: "the BBRv2 code modelled: Google's v2alpha, or the 2020 ns-3 port of lanigan23/BBRv2-Eval-ns-3",
+};
+
 pub static BBR2: Component = Component {
     name: "bbr2",
-    doc: "BBR version 2 with the v2alpha constants (Google's Linux branch)",
-    params: &[ECN],
-    check: no_check,
-    build: Build(|c: &Config, env| Ok(Box::new(Bbr::new("bbr2", &V2ALPHA, c.flag("ecn"), env)))),
+    doc: "BBR version 2 with the v2alpha constants (Google's Linux branch), or an ns-3 port's",
+    params: &[ECN, FLAVOUR],
+    check: check_bbr2,
+    build: Build(|c: &Config, env| Ok(Box::new(Bbr::new("bbr2", v2_constants(c), c.flag("ecn"), env)))),
 };
+
+/// The constant set a `flavour` parameter names.
+pub fn v2_constants(c: &Config) -> &'static Constants {
+    if c.choice("flavour") == "ns3-lanigan" {
+        &NS3_LANIGAN
+    } else {
+        &V2ALPHA
+    }
+}
+
+/// The ns-3 port's ECN response (its `EnableEcn` attribute) is not modelled.
+fn check_bbr2(c: &Config) -> Result<(), Invalid> {
+    if c.flag("ecn") && c.choice("flavour") == "ns3-lanigan" {
+        return Err(Invalid::new(
+            "ecn",
+            "the ns3-lanigan flavour models the port without its ECN response; use ecn = false",
+        ));
+    }
+    Ok(())
+}
 
 pub static BBR3: Component = Component {
     name: "bbr3",
@@ -143,7 +179,10 @@ pub struct Bbr {
     drain_start_round: u64,
 
     // Bandwidth model.
+    /// The two-cycle max filter; with a round-windowed filter, snapshots of that filter.
     bw_hi: [f64; 2],
+    /// BBRv1's windowed max over rounds (`MaxBwFilter::Rounds` only).
+    bw_rounds: WindowedFilter,
     bw_lo: f64,
     bw_latest: f64,
     inflight_latest: u32,
@@ -237,6 +276,7 @@ impl Bbr {
             round_count: 0,
             drain_start_round: 0,
             bw_hi: [0.0; 2],
+            bw_rounds: WindowedFilter::max(),
             bw_lo: f64::INFINITY,
             bw_latest: 0.0,
             inflight_latest: 0,
@@ -321,8 +361,16 @@ impl Bbr {
         (self.min_rtt != NO_RTT).then_some(self.min_rtt)
     }
 
-    /// Max-filtered bandwidth (bw_hi), packets per second.
+    /// Max-filtered bandwidth, packets per second: bw_hi, or the windowed max over rounds.
     pub fn max_bw(&self) -> f64 {
+        match self.c.max_bw_filter {
+            MaxBwFilter::ProbeCycles => self.cycle_max_bw(),
+            MaxBwFilter::Rounds(_) => self.bw_rounds.get(),
+        }
+    }
+
+    /// The max over the current and the previous ProbeBW cycle (bw_hi), packets per second.
+    fn cycle_max_bw(&self) -> f64 {
         self.bw_hi[0].max(self.bw_hi[1])
     }
 
@@ -452,6 +500,11 @@ impl CongestionControl for Bbr {
         self.note_loss(s);
         if !self.bw_probe_samples {
             return; // not sent while probing for bandwidth
+        }
+        if self.c.implementation == Implementation::Ns3Lanigan {
+            // ns-3's congestion ops get no per-packet loss call: port A sees losses on ACKs only
+            // (`AdaptUpperBounds`).
+            return;
         }
         // What the flight looked like up to this packet: did loss pass the threshold there?
         let lost = s.lost.saturating_sub(seg.lost);

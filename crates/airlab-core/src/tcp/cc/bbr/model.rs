@@ -2,7 +2,7 @@
 //! the short-term lower bounds, ACK aggregation, Startup's exits, Drain, and min_rtt with
 //! ProbeRTT (Linux `bbr_update_model` and what it calls).
 
-use super::{AckPhase, Bbr, Generation, Mode, Sample, INF};
+use super::{AckPhase, Bbr, Generation, Implementation, MaxBwFilter, MinRttSource, Mode, Sample, INF};
 use crate::tcp::cc::{CaState, CcState};
 
 impl Bbr {
@@ -25,7 +25,11 @@ impl Bbr {
         }
         self.bw_latest = self.bw_latest.max(rs.bw);
         self.inflight_latest = self.inflight_latest.max(rs.delivered.min(u64::from(INF - 1)) as u32);
-        if rs.prior_delivered >= self.loss_round_delivered {
+        // Port A's `UpdateCongestionSignals` starts a loss round only when the unsigned
+        // difference `rs->m_priorDelivered - m_lossRoundDelivered` is 0; the latter starts at 0,
+        // which no valid sample's prior_delivered is, so its loss rounds never start: no lower
+        // bounds and no Startup loss exit.
+        if rs.prior_delivered >= self.loss_round_delivered && self.c.implementation == Implementation::Linux {
             self.loss_round_delivered = s.delivered;
             self.loss_round_start = true;
         }
@@ -46,7 +50,12 @@ impl Bbr {
             return;
         }
         if !rs.app_limited || rs.bw >= self.max_bw() {
-            self.bw_hi[1] = self.bw_hi[1].max(rs.bw);
+            self.bw_hi[1] = match self.c.max_bw_filter {
+                MaxBwFilter::ProbeCycles => self.bw_hi[1].max(rs.bw),
+                // Port A's `UpdateBtlBw` feeds BBRv1's filter and `UpdateCongestionSignals`
+                // copies its max into the current cycle's slot (`m_bwMax[1]`).
+                MaxBwFilter::Rounds(rounds) => self.bw_rounds.update(u64::from(rounds), self.round_count, rs.bw),
+            };
         }
         self.loss_in_round |= rs.losses > 0;
         if !self.loss_round_start {
@@ -290,10 +299,15 @@ impl Bbr {
     }
 
     /// Linux `bbr_update_min_rtt`: a 5 s min filter schedules ProbeRTT and feeds the 10 s
-    /// min_rtt; ProbeRTT holds cwnd at BDP/2 for 200 ms and a round, then resumes.
+    /// min_rtt; ProbeRTT holds cwnd at BDP/2 for 200 ms and a round, then resumes. With equal
+    /// windows the two filters act as one (port A's `UpdateRTprop` and `CheckProbeRTT`).
     fn update_min_rtt(&mut self, s: &mut CcState, rs: &Sample) {
         let probe_rtt_expired = s.now > self.probe_rtt_min_stamp.saturating_add(self.c.probe_rtt_interval);
-        if let Some(rtt) = rs.rtt {
+        let rtt = match self.c.min_rtt_source {
+            MinRttSource::Sample => rs.rtt,
+            MinRttSource::Smoothed => (s.srtt > 0).then_some(s.srtt),
+        };
+        if let Some(rtt) = rtt {
             let lower = match self.c.generation {
                 Generation::V2Alpha => rtt <= self.probe_rtt_min,
                 Generation::V3 => rtt < self.probe_rtt_min,

@@ -1,10 +1,11 @@
 //! The ProbeBW cycle (Linux `bbr_update_cycle_phase` and helpers): DOWN drains the queue left
 //! by probing, CRUISE holds at the estimated bandwidth with headroom below inflight_hi until a
-//! randomized 2-3 s wait (or the Reno-coexistence round count) ends, REFILL sends at the
-//! estimated bandwidth for one round, UP probes at 1.25x while raising inflight_hi until loss,
-//! ECN, or (v2alpha) a 1.25 BDP queue, or (v3) a bandwidth plateau ends it.
+//! randomized 2-3 s wait (port A: one min_rtt after DOWN began) or the Reno-coexistence round
+//! count ends, REFILL sends at the estimated bandwidth for one round, UP probes at 1.25x while
+//! raising inflight_hi until loss, ECN, or (v2alpha) a 1.25 BDP queue, or (v3) a bandwidth
+//! plateau ends it.
 
-use super::{AckPhase, Bbr, Generation, Mode, Phase, Sample, INF};
+use super::{AckPhase, Bbr, Generation, Implementation, Mode, Phase, ProbeWait, Sample, INF};
 use crate::tcp::cc::{CaState, CcState};
 
 impl Bbr {
@@ -13,7 +14,10 @@ impl Bbr {
         if !self.full_bw_reached {
             return;
         }
-        if self.adapt_upper_bounds(s, rs) || self.mode != Mode::ProbeBw {
+        // Port A's `UpdateCyclePhase` tests the mode before `AdaptUpperBounds`: its upper
+        // bounds (and the end of a probe's feedback) are looked at in ProbeBW only.
+        let adapts_upper_bounds = self.c.implementation == Implementation::Linux || self.mode == Mode::ProbeBw;
+        if (adapts_upper_bounds && self.adapt_upper_bounds(s, rs)) || self.mode != Mode::ProbeBw {
             return;
         }
         let inflight = self.packets_in_net_at_edt(s, rs.prior_in_flight);
@@ -39,7 +43,7 @@ impl Bbr {
                     match self.c.generation {
                         Generation::V2Alpha => {
                             done = self.has_elapsed_in_phase(s, self.min_rtt)
-                                && inflight >= self.inflight(s, bw, self.c.bw_probe_pif_gain);
+                                && inflight >= self.inflight_to_reach(s, bw, self.c.bw_probe_pif_gain);
                         }
                         Generation::V3 => {
                             if s.is_cwnd_limited && s.cwnd >= self.inflight_hi {
@@ -123,7 +127,13 @@ impl Bbr {
 
     /// Linux `bbr_probe_inflight_hi_upward`: while cwnd-limited at inflight_hi in UP, add one
     /// packet per `bw_probe_up_cnt` ACKed; the slope doubles every round.
+    /// Port A's `ProbeInflightHighUpward` first tests `m_initialCWnd < m_inflightHi`, the
+    /// initial window in segments against inflight_hi in bytes, which always holds and
+    /// returns: its inflight_hi never grows in UP.
     fn probe_inflight_hi_upward(&mut self, s: &CcState, rs: &Sample) {
+        if self.c.implementation == Implementation::Ns3Lanigan {
+            return;
+        }
         if !s.is_cwnd_limited || s.cwnd < self.inflight_hi {
             if self.c.generation == Generation::V2Alpha {
                 self.bw_probe_up_acks = 0; // no credit for unused inflight_hi
@@ -161,9 +171,14 @@ impl Bbr {
     }
 
     /// Linux `bbr_is_reno_coexistence_probe_time`: a Reno flow with our BDP would probe about
-    /// every BDP rounds; probe at least that often, capped at 63 rounds.
-    fn is_reno_coexistence_probe_time(&self, s: &CcState) -> bool {
-        let rounds = self.c.bw_probe_max_rounds.min(self.target_inflight(s));
+    /// every BDP rounds; probe at least that often, capped at 63 rounds. Port A's
+    /// `IsTimeToProbeRenoCoexistence` takes the minimum with `TargetInflight ()`, in bytes, so
+    /// its bound is always the cap.
+    pub(super) fn is_reno_coexistence_probe_time(&self, s: &CcState) -> bool {
+        let rounds = match self.c.implementation {
+            Implementation::Linux => self.c.bw_probe_max_rounds.min(self.target_inflight(s)),
+            Implementation::Ns3Lanigan => self.c.bw_probe_max_rounds,
+        };
         self.rounds_since_probe >= rounds
     }
 
@@ -180,7 +195,11 @@ impl Bbr {
             self.start_bw_probe_refill(s, volume.max(1).ilog2());
             return true;
         }
-        if self.has_elapsed_in_phase(s, self.probe_wait) || self.is_reno_coexistence_probe_time(s) {
+        let wait = match self.c.probe_wait {
+            ProbeWait::WallClock { .. } => self.probe_wait,
+            ProbeWait::MinRtt => self.min_rtt,
+        };
+        if self.has_elapsed_in_phase(s, wait) || self.is_reno_coexistence_probe_time(s) {
             self.start_bw_probe_refill(s, 0);
             return true;
         }
@@ -192,10 +211,13 @@ impl Bbr {
         inflight <= self.inflight_with_headroom() && inflight <= self.inflight(s, bw, 1.0)
     }
 
-    /// Linux `bbr_pick_probe_wait`: random 0-1 extra rounds and a 2-3 s wall-clock wait.
+    /// Linux `bbr_pick_probe_wait`: random 0-1 extra rounds and a 2-3 s wall-clock wait (port
+    /// A's `EnterProbeDown` draws the rounds only).
     fn pick_probe_wait(&mut self) {
         self.rounds_since_probe = self.rng.below(u64::from(self.c.bw_probe_rand_rounds.max(1))) as u32;
-        self.probe_wait = self.c.bw_probe_base + self.rng.below(self.c.bw_probe_rand.max(1));
+        if let ProbeWait::WallClock { base, rand } = self.c.probe_wait {
+            self.probe_wait = base + self.rng.below(rand.max(1));
+        }
     }
 
     fn start_bw_probe_refill(&mut self, s: &CcState, bw_probe_up_rounds: u32) {

@@ -2,7 +2,7 @@
 //! each carrying a rate sample over the last round trip.
 
 use super::*;
-use crate::sim::secs;
+use crate::sim::{secs, US};
 use crate::tcp::rate::RateSample;
 use std::cell::Cell;
 use std::rc::Rc;
@@ -62,6 +62,8 @@ impl Harness {
         let per_rtt = self.per_rtt();
         self.s.now += (SEC as f64 / self.bw) as Time;
         self.s.delivered += 1;
+        // The socket's smoothed RTT (RFC 6298, 1/8), as port A's min_rtt filter reads it.
+        self.s.srtt = (7 * self.s.srtt + self.rtt) / 8;
         self.s.packets_in_flight = self.flight();
         let delivered = ((per_rtt as f64 * self.sample_scale).round() as u64).max(1);
         let rate = RateSample {
@@ -397,6 +399,16 @@ fn parameters_build_their_variant() {
     assert!(config("bbr2", &[]).set("constants", Choice("linux")).is_err());
     assert_eq!(v3_constants(&config("bbr3", &[("constants", Choice("ietf"))])), &V3_IETF);
     assert_eq!(v3_constants(&config("bbr3", &[])), &V3_LINUX);
+    let lanigan = [("flavour", Choice("ns3-lanigan"))];
+    assert_eq!(make("bbr2", &lanigan), Ok("bbr2"));
+    assert_eq!(make("fairtt", &lanigan), Ok("fairtt"));
+    assert_eq!(v2_constants(&config("bbr2", &lanigan)), &NS3_LANIGAN);
+    assert_eq!(v2_constants(&config("fairtt", &lanigan)), &NS3_LANIGAN);
+    assert_eq!(v2_constants(&config("bbr2", &[])), &V2ALPHA);
+    assert!(config("bbr2", &[]).set("flavour", Choice("ns3")).is_err());
+    let with_ecn = config("bbr2", &[("flavour", Choice("ns3-lanigan")), ("ecn", Flag(true))]);
+    assert_eq!(with_ecn.check().map_err(|e| e.key), Err("ecn".to_string()), "the port's ECN is not modelled");
+    assert!(config("bbr2", &[("ecn", Flag(true))]).check().is_ok());
     let cc = CcEnv::scratch(|env| create(&config("bbr3", &[]), env)).unwrap();
     assert!(cc.owns_cwnd() && cc.needs_pacing());
 }
@@ -420,4 +432,212 @@ fn vars_export_the_state_machine() {
     assert_eq!(var(&h, "bbr_pacing_gain"), 1.0);
     h.until(10 * SEC, |h| h.cc.phase() == Phase::Up);
     assert_eq!((var(&h, "bbr_phase"), var(&h, "bbr_pacing_gain")), (3.0, 1.25));
+}
+
+/// Port A never sets the cwnd gain in ProbeBW: Drain's 2.89 holds in every phase until the
+/// first ProbeRTT (10 s after the smoothed RTT last matched min_rtt, at 4 packets) sets 1, which
+/// nothing raises again. cwnd is then floor(gain x BDP) + 3, with no allowance in UP.
+#[test]
+fn ns3_lanigan_keeps_the_high_cwnd_gain_until_probe_rtt_and_1_after_it() {
+    let mut h = Harness::new(&NS3_LANIGAN);
+    h.run_to_probe_bw();
+    h.until(SEC, |h| h.cc.phase() == Phase::Up);
+    let mut seen = Vec::new();
+    h.until(SEC, |h| {
+        // floor(2.89 x 40) + 3 in every phase, UP included.
+        assert_eq!((h.cc.cwnd_gain(), h.s.cwnd), (2.89, 118), "{:?}", h.cc.phase());
+        if !seen.contains(&h.cc.phase()) {
+            seen.push(h.cc.phase());
+        }
+        seen.len() == 4
+    });
+
+    // From now on every RTT sample sees 10 ms of queue: the smoothed RTT rises above min_rtt.
+    let last_match = h.s.now;
+    h.rtt = 50 * MS;
+    h.until(11 * SEC, |h| h.cc.mode() == Mode::ProbeRtt || h.cc.cwnd_gain() != 2.89);
+    assert_eq!(h.s.now, last_match + 10 * SEC + MS, "ProbeRTT on the first ACK past 10 s");
+    assert_eq!((h.s.cwnd, h.cc.cwnd_gain(), h.cc.pacing_gain()), (4, 1.0, 1.0));
+    // min_rtt restarted from the smoothed RTT, about 50 ms. Port A's target inflight is not
+    // capped by cwnd: still the BDP (of its bandwidth snapshots) plus 3.
+    let bdp = BW * secs(h.cc.min_rtt().unwrap());
+    assert!(bdp > 49.0, "min_rtt {:?}", h.cc.min_rtt());
+    assert_eq!(h.cc.target_inflight(&h.s), (bdp + 1e-9).floor() as u32 + 3);
+    // The queue is gone while the flight is down; the 200 ms and a round last past it.
+    h.rtt = RTT;
+    let entered = h.s.now;
+    h.until(SEC, |h| {
+        assert!(h.cc.mode() != Mode::ProbeRtt || h.s.cwnd == 4);
+        h.cc.mode() != Mode::ProbeRtt
+    });
+    let held = h.s.now - entered;
+    assert!((200 * MS..=205 * MS).contains(&held), "held {} ms", secs(held) * 1e3);
+    assert_eq!(h.cc.min_rtt(), Some(RTT), "the smoothed RTT fell back to 40 ms in ProbeRTT");
+    assert_eq!((h.cc.mode(), h.cc.phase(), h.s.cwnd), (Mode::ProbeBw, Phase::Cruise, 43));
+
+    // The cwnd gain stays 1: cwnd is BDP + 3 = 43, which never reaches UP's exit at
+    // 1.25 BDP + 3 = 53, so once in UP the flow stays there.
+    h.until(SEC, |h| h.cc.phase() == Phase::Up);
+    let end = h.s.now + 5 * SEC;
+    h.until(6 * SEC, |h| {
+        assert_eq!((h.cc.phase(), h.cc.cwnd_gain(), h.s.cwnd), (Phase::Up, 1.0, 43));
+        h.s.now >= end
+    });
+}
+
+/// Port A probes one min_rtt after DOWN began (`IsTimeToProbe`), refills for one round, leaves
+/// DOWN for CRUISE at inflight <= BDP + 3 (`IsTimeToCruise`), leaves UP once a min_rtt in the
+/// flight reaches 1.25 BDP + 3 in bytes, i.e. its ceiling in packets, and bounds the rounds
+/// between probes at 63 whatever the BDP.
+#[test]
+fn ns3_lanigan_probes_one_min_rtt_after_down_began() {
+    let mut h = Harness::new(&NS3_LANIGAN);
+    // Samples of 41 packets a round: BDP 41 packets, 1.25 BDP = 51.25.
+    h.sample_scale = 41.0 / 40.0;
+    h.run_to_probe_bw();
+    h.until(SEC, |h| h.cc.phase() == Phase::Up);
+    h.until(SEC, |h| h.cc.phase() == Phase::Down);
+    let down = h.s.now;
+    h.until(SEC, |h| h.cc.phase() == Phase::Refill);
+    assert_eq!(h.s.now - down, RTT + MS, "the first ACK more than min_rtt after DOWN began");
+    let refill = h.s.now;
+    h.until(SEC, |h| h.cc.phase() == Phase::Up);
+    assert_eq!(h.s.now - refill, RTT, "REFILL lasts one round");
+
+    // 54 packets before the ACK stay under the ceiling of 51.25 + 3; 55 reach it.
+    h.flight = Some(53);
+    let end = h.s.now + 4 * RTT;
+    h.until(SEC, |h| {
+        assert_eq!(h.cc.phase(), Phase::Up);
+        h.s.now >= end
+    });
+    h.flight = Some(54);
+    h.ack();
+    assert_eq!(h.cc.phase(), Phase::Down);
+
+    // DOWN: 45 packets before the ACK are over BDP + 3 = 44, so DOWN runs to the probe.
+    h.flight = Some(44);
+    let down = h.s.now;
+    h.until(SEC, |h| h.cc.phase() != Phase::Down);
+    assert_eq!((h.cc.phase(), h.s.now - down), (Phase::Refill, RTT + MS));
+    h.flight = None;
+    h.until(SEC, |h| h.cc.phase() == Phase::Down);
+    h.flight = Some(43);
+    h.ack();
+    assert_eq!(h.cc.phase(), Phase::Cruise, "44 packets before the ACK: BDP + 3");
+
+    // The Reno-coexistence bound: 63 rounds for the port (its target inflight is in bytes),
+    // min(63, target inflight in packets) for v2alpha.
+    h.cc.rounds_since_probe = 62;
+    assert!(!h.cc.is_reno_coexistence_probe_time(&h.s));
+    h.cc.rounds_since_probe = 63;
+    assert!(h.cc.is_reno_coexistence_probe_time(&h.s));
+    let mut v2 = Harness::new(&V2ALPHA);
+    v2.run_to_probe_bw();
+    v2.cc.rounds_since_probe = 62;
+    assert!(v2.cc.is_reno_coexistence_probe_time(&v2.s));
+}
+
+/// Port A paces and sizes cwnd from BBRv1's windowed max over 10 rounds (`UpdateBtlBw`), at
+/// gain x bw with no margin (`SetPacingRate`); the current cycle's slot of the two-cycle
+/// filter (`m_bwMax[1]`) copies it.
+#[test]
+fn ns3_lanigan_bandwidth_is_the_max_over_the_last_10_rounds() {
+    let mut h = Harness::new(&NS3_LANIGAN);
+    h.run_to_probe_bw();
+    h.until(SEC, |h| h.cc.phase() == Phase::Cruise);
+    assert_eq!(h.s.pacing_rate, 1_000_000, "1000 packets/s x 1000 B x gain 1");
+    // From the next ACK on the samples halve: the last full sample is this round's.
+    let last_full = h.cc.round_count;
+    h.sample_scale = 0.5;
+    h.until(SEC, |h| {
+        // Emptied when a cycle's window advances (`AdvanceBwMaxFilter`), a copy otherwise.
+        assert!(h.cc.bw_hi[1] == 0.0 || h.cc.bw_hi[1] == h.cc.max_bw());
+        h.cc.max_bw() < BW
+    });
+    assert_eq!((h.cc.round_count - last_full, h.cc.max_bw()), (11, BW / 2.0));
+    // v2alpha keeps the max of the probe cycles: still 1000 after the same rounds.
+    let mut v2 = Harness::new(&V2ALPHA);
+    v2.run_to_probe_bw();
+    v2.sample_scale = 0.5;
+    let start = v2.cc.round_count;
+    v2.until(SEC, |h| h.cc.round_count - start == 11);
+    assert_eq!(v2.cc.max_bw(), BW);
+}
+
+/// Port A's min_rtt filter takes the socket's smoothed RTT (`tcb->m_lastRtt`), v2alpha's the
+/// ACK's sample: one 30 ms sample after 40 ms moves SRTT to 38.75 ms.
+#[test]
+fn ns3_lanigan_min_rtt_follows_the_smoothed_rtt() {
+    for (c, min_rtt) in [(&NS3_LANIGAN, 38_750 * US), (&V2ALPHA, 30 * MS)] {
+        let mut h = Harness::new(c);
+        h.run_to_probe_bw();
+        h.rtt = 30 * MS;
+        h.ack();
+        assert_eq!(h.cc.min_rtt(), Some(min_rtt), "{}", c.name);
+    }
+}
+
+/// Losses in port A act through inflight_hi only: its loss rounds never start (no Startup
+/// loss exit, no inflight_lo or bw_lo), a lost packet is seen on the ACKs (no per-packet hook),
+/// and a loss while probing sets inflight_hi to max(flight, BDP + 3) with no cut (its beta is
+/// 0), no headroom, and no upward probing after.
+#[test]
+fn ns3_lanigan_losses_act_through_inflight_hi_only() {
+    assert!(startup_loss_exit(&V2ALPHA, 8, Some(100)));
+    assert!(!startup_loss_exit(&NS3_LANIGAN, 15, Some(100)));
+
+    let mut h = Harness::new(&NS3_LANIGAN);
+    h.run_to_probe_bw();
+    h.until(SEC, |h| h.cc.phase() == Phase::Cruise);
+    for _ in 0..5 {
+        h.lose(40, 0);
+        h.ack_with(1);
+    }
+    h.until(SEC, |h| h.cc.phase() == Phase::Up);
+    assert_eq!((h.cc.inflight_lo(), h.cc.bw()), (None, BW), "no lower bounds after lossy rounds");
+
+    h.round();
+    h.flight = Some(30);
+    h.lose(30, 2);
+    assert_eq!((h.cc.phase(), h.cc.inflight_hi()), (Phase::Up, None), "no per-packet loss hook");
+    h.lost_in_sample = 1;
+    h.ack();
+    // max(30 in flight, target inflight 40 + 3); UP ends, and DOWN at once finds the flight
+    // below BDP + 3.
+    assert_eq!((h.cc.phase(), h.cc.inflight_hi()), (Phase::Cruise, Some(43)));
+    assert_eq!(h.cc.inflight_with_headroom(), 43, "no headroom");
+    h.lost_in_sample = 0;
+    h.flight = None;
+    let (end, mut probes) = (h.s.now + 2 * SEC, 0);
+    h.until(3 * SEC, |h| {
+        assert_eq!(h.cc.inflight_hi(), Some(43));
+        assert!(h.s.cwnd <= 43);
+        if h.cc.phase() == Phase::Up && h.cc.cycle_start == h.s.now {
+            probes += 1;
+        }
+        h.s.now >= end
+    });
+    // The next probe stops where the last was too high (a risky probe) and probes again at
+    // once; that one finds no loss and stays in UP, cwnd-limited at inflight_hi = 43, below
+    // UP's exit at 1.25 BDP + 3, with inflight_hi never raised.
+    assert_eq!((probes, h.cc.phase(), h.s.cwnd), (2, Phase::Up, 43));
+}
+
+/// Port A's windows also come from the BDP model (the FaiRTT seam): twice the BDP gives
+/// floor(2.89 x 80) + 3 in ProbeBW, 4 packets in ProbeRTT, 80 + 3 after it.
+#[test]
+fn ns3_lanigan_windows_come_from_the_bdp_model() {
+    let seen = Rc::new(Cell::new((0, None)));
+    let mut h = Harness::with_model(&NS3_LANIGAN, Box::new(DoubleBdp(seen)));
+    h.run_to_probe_bw();
+    h.until(SEC, |h| h.cc.phase() == Phase::Up);
+    h.round();
+    assert_eq!(h.s.cwnd, 234);
+    h.rtt = 50 * MS;
+    h.until(11 * SEC, |h| h.cc.mode() == Mode::ProbeRtt);
+    h.rtt = RTT;
+    assert_eq!(h.s.cwnd, 4);
+    h.until(SEC, |h| h.cc.mode() == Mode::ProbeBw);
+    assert_eq!(h.s.cwnd, 83);
 }

@@ -12,11 +12,12 @@
 //! BDP_i    ← γ·BDP_i + (1−γ)·BDPraw                           γ = 0.99
 //! ```
 //!
-//! BBRv2 then sizes every window from `gain × BDP_i` (see [`super::bbr::BdpModel`]).
+//! BBRv2 then sizes every window from `gain × BDP_i` (see [`super::bbr::BdpModel`]); its
+//! `flavour` parameter picks the BBRv2 underneath (v2alpha, or the ns-3 port of `bbr2`).
 
 mod registry;
 
-use super::bbr::{Bbr, BdpModel, BdpObservation, V2ALPHA};
+use super::bbr::{v2_constants, Bbr, BdpModel, BdpObservation, FLAVOUR};
 use super::{Build, CcEnv, CcVar, Component, Config};
 use crate::params::{no_check, Kind, Param, Range, Value};
 use crate::sim::{secs, Time, MS, SEC};
@@ -103,11 +104,12 @@ pub static FAIRTT: Component = Component {
             default: Value::Choice("rtprop"),
             doc: "the RTT the raw BDP multiplies the bandwidth by",
         },
+        FLAVOUR,
     ],
     check: no_check,
     build: Build(|c: &Config, env| {
         let model = FairttBdp::new(Params::of(c), env)?;
-        Ok(Box::new(Bbr::with_bdp_model("fairtt", &V2ALPHA, false, env, Box::new(model))))
+        Ok(Box::new(Bbr::with_bdp_model("fairtt", v2_constants(c), false, env, Box::new(model))))
     }),
 };
 
