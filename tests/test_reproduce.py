@@ -210,19 +210,23 @@ def test_fairtt_reproduction_end_to_end(tmp_path: Path, monkeypatch: pytest.Monk
     tiny = fairtt.Plan(seeds=(1, 2), duration_s=15, buffers_bdp=(2, 10), rtts_ms=(5, 15))
     monkeypatch.setattr(fairtt, "QUICK", tiny)
     jobs = fairtt.jobs(quick=True)
-    # Per reading of the topology: 4 alternative FaiRTT readings, and per algorithm the buffer
-    # and RTT sweeps, which share their main point (10 BDP, 15 ms).
-    assert len({j.id for j in jobs}) == 2 * 2 * (4 + 2 * 3)
+    # Per platform, reading of the topology and seed: 4 alternative FaiRTT readings, and per
+    # algorithm the buffer and RTT sweeps, which share their main point (10 BDP, 15 ms); on the
+    # primary platform, 3 more error rates per algorithm at the main point.
+    assert len({j.id for j in jobs}) == 3 * 2 * 2 * (4 + 2 * 3) + 2 * 2 * 2 * 3
     with pytest.raises(SystemExit) as done:
         cli.main(["reproduce", "fairtt", "--quick", "--out", str(tmp_path)])
     assert done.value.code in (0, None)
 
     rows = _targets(tmp_path)
-    assert {r["variant"] for r in rows} == {"A", "B"}
+    platforms = ("ns-3", "ns-3 Lanigan port", "Linux")
+    assert {r["variant"] for r in rows} == {f"{v}, {p}" for v in "AB" for p in platforms}
     paper = {(r["variant"], r["metric"]): r["paper"] for r in rows}
-    assert paper["A", "throughput ratio, BBRv2"] == 1.44
-    assert paper["B", "throughput ratio, FaiRTT"] == 1.05
-    assert paper["A", "utilization %, FaiRTT"] == 98.78
+    assert paper["A, ns-3", "throughput ratio, BBRv2"] == 1.44
+    assert paper["B, Linux", "throughput ratio, FaiRTT"] == 1.05
+    assert paper["A, ns-3 Lanigan port", "utilization %, FaiRTT"] == 98.78
+    judged = {r["variant"] for r in rows if r["judged"]}
+    assert judged == {"A, ns-3"}
 
     runs = pd.read_parquet(tmp_path / "runs.parquet")
     assert len(runs) == len({j.id for j in jobs})
@@ -231,10 +235,11 @@ def test_fairtt_reproduction_end_to_end(tmp_path: Path, monkeypatch: pytest.Monk
     assert (runs.utilization_pct > 90).all(), runs.utilization_pct.min()
     assert (abs(runs.ratio - runs.thr_elephant / runs.thr_mice) < 1e-12).all()
     report = (tmp_path / "report.html").read_text()
-    assert "matches the paper's throughput ratio best under reading" in report
+    assert "matches the paper's throughput ratio best under" in report
     assert "Sensitivity to the reconstruction" in report
+    assert report.count("Sensitivity to the bottleneck's packet error rate") == 2
     figures = sorted(p.name for p in (tmp_path / "figures").iterdir())
-    assert len(figures) >= 2 * 5, figures
+    assert len(figures) >= 6 * 5, figures
 
 
 def test_run_jobs_keeps_requested_series(tmp_path: Path) -> None:

@@ -7,11 +7,15 @@ utilization, over 5 seeds with 95 % confidence intervals.
 
 The paper's RTTs cannot exist over its 10 ms bottleneck, so both readings of the topology run
 (``scenarios/fairtt/variant-{a,b}.toml``); the report says which one the BBRv2 baseline matches.
-Seeds differ in a 1e-5 bottleneck packet error rate and U(0, 100 ms) start offsets.
+Both run on each platform: ns-3's TCP (the paper's simulator) with BBRv2 as Google's v2alpha or
+as Lanigan's ns-3 port, and Linux's. Seeds differ in a 1e-5 bottleneck packet error rate and
+U(0, 100 ms) start offsets; the error rate, which the paper does not give, runs as a
+sensitivity table.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -78,6 +82,48 @@ VARIANTS = (
 
 
 @dataclass(frozen=True)
+class Platform:
+    """The stack the runs simulate: the paper's ns-3 (two BBRv2 ports) or Linux."""
+
+    name: str
+    description: str
+    #: Scenario overrides of both flows' TCP (besides ``host_jitter``).
+    tcp: tuple[tuple[str, str], ...]
+    #: ``cc_params`` of both flows, for BBRv2 and for FaiRTT built on it.
+    cc_params: tuple[tuple[str, str], ...]
+
+
+PLATFORMS = (
+    Platform(
+        "ns-3",
+        "ns-3's TCP (tcp.profile ns-3 with 1000-byte segments, no host receive latency); BBRv2 "
+        "as Google's v2alpha, which the faithful public ns-3 port translates line by line",
+        (("tcp.profile", "ns-3"),),
+        (),
+    ),
+    Platform(
+        "ns-3 Lanigan port",
+        "ns-3's TCP as above; BBRv2 as Lanigan's ns-3 port (2020), FaiRTT on top of it",
+        (("tcp.profile", "ns-3"),),
+        (("flavour", "ns3-lanigan"),),
+    ),
+    Platform(
+        "Linux",
+        "Linux 6's TCP as airlab's testbed kernel (tcp.profile linux-6, host receive latency); "
+        "BBRv2 as v2alpha",
+        (),
+        (),
+    ),
+)
+PRIMARY_PLATFORM = PLATFORMS[0]
+
+#: Bottleneck packet error rates of the sensitivity table (the paper names an error model, not
+#: its rate; 1e-5 per packet is the plan's).
+ERROR_RATES = (0.0, 1e-5, 1e-4, 1e-3)
+MAIN_ERROR_RATE = 1e-5
+
+
+@dataclass(frozen=True)
 class Plan:
     seeds: tuple[int, ...]
     duration_s: int
@@ -119,6 +165,49 @@ READINGS_DECLARED = (
         "takes 'RTT' literally; the bottleneck's delay then cannot be the stated 10 ms",
         "2026-11-22",
     ),
+    Reading(
+        "the platform the paper's numbers come from",
+        PLATFORMS[0].name,
+        PLATFORMS[0].description,
+        True,
+        "the paper ran 'the NS-3 simulation framework' and states no TCP setting but the 1 kB "
+        "packets: its sockets had ns-3's defaults (docs/models/tcp.md, 'The ns-3 profile'). "
+        "Mainline ns-3 has no BBRv2; of the two public ports before 2024 one translates "
+        "v2alpha line by line, and the paper does not name its port (docs/models/bbr.md)",
+        "2026-11-28",
+    ),
+    Reading(
+        "the platform the paper's numbers come from",
+        PLATFORMS[1].name,
+        PLATFORMS[1].description,
+        False,
+        "the other public ns-3 BBRv2 port of the time; it differs from v2alpha where two flows "
+        "share a deep loss-free buffer (docs/models/bbr.md)",
+        "2026-11-28",
+    ),
+    Reading(
+        "the platform the paper's numbers come from",
+        PLATFORMS[2].name,
+        PLATFORMS[2].description,
+        False,
+        "the stack airlab checks against the kernel; the plan's only platform until 2026-11-28",
+        "2026-11-22",
+    ),
+    *(
+        Reading(
+            "the bottleneck's packet error rate, not given",
+            f"error {rate:g}",
+            f"{rate:g} per packet on the bottleneck (ns-3's RateErrorModel counts per byte by "
+            f"default: {rate:g} per packet is {rate / 1054:.2g} per byte of a 1054-byte frame)",
+            rate == MAIN_ERROR_RATE,
+            "the seeds are 'for the error rate in packet delivery', so a non-zero rate; the "
+            "smallest that makes seeds matter (in the plan since 2026-11-22)"
+            if rate == MAIN_ERROR_RATE
+            else "a sensitivity table at the main setting on the primary platform, no rows",
+            "2026-11-22" if rate == MAIN_ERROR_RATE else "2026-11-28",
+        )
+        for rate in ERROR_RATES
+    ),
     *(
         Reading(
             "FaiRTT's equations (4)-(7), lost in the text",
@@ -144,6 +233,7 @@ def plan(quick: bool) -> Plan:
 
 
 def _job(
+    platform: Platform,
     v: Variant,
     cc: str,
     buffer_bdp: float,
@@ -151,9 +241,12 @@ def _job(
     seed: int,
     duration_s: int,
     reading: str = "default",
+    error_rate: float = MAIN_ERROR_RATE,
 ) -> Job:
     limit = max(1, round(buffer_bdp * v.bdp_packets))
     jitter = np.random.default_rng(seed).uniform(0.0, 100.0, size=2)  # ms, elephant and mice
+    both = ("elephant", "mice")
+    cc_params = (*platform.cc_params, *READINGS[reading])
     params = (
         ("duration", f"{duration_s}s"),
         ("flow.elephant.cc", cc),
@@ -162,39 +255,44 @@ def _job(
         ("link.elephant-access.delay", f"{v.access_ms(rtt_ms):g}ms"),
         ("flow.elephant.start", f"{jitter[0]:.3f}ms"),
         ("flow.mice.start", f"{jitter[1]:.3f}ms"),
-        *(
-            (f"flow.{flow}.cc_params.{key}", value)
-            for flow in ("elephant", "mice")
-            for key, value in READINGS[reading]
-        ),
-    )
+        *((f"flow.{flow}.{key}", value) for flow in both for key, value in platform.tcp),
+        *((("host_jitter", "0s"),) if platform.tcp else ()),
+        *((f"flow.{flow}.cc_params.{key}", value) for flow in both for key, value in cc_params),
+        *((("link.bottleneck.forward.loss", f"{error_rate:g}"),)
+          if error_rate != MAIN_ERROR_RATE else ()),
+    )  # fmt: skip
     tags = (
+        ("platform", platform.name),
         ("variant", v.name),
         ("cc", cc),
         ("buffer_bdp", buffer_bdp),
         ("rtt_ms", rtt_ms),
         ("reading", reading),
+        ("error_rate", error_rate),
     )
     return Job(v.scenario, params, seed, tags)
 
 
 def jobs(quick: bool = False) -> list[Job]:
-    """Every run of the reproduction: queue sweep and RTT sweep (the main setting is in both),
-    and FaiRTT's alternative readings at the main setting."""
+    """Every run of the reproduction, on every platform: queue sweep and RTT sweep (the main
+    setting is in both) and FaiRTT's alternative readings at the main setting; on the primary
+    platform, the error rates at the main setting."""
     p = plan(quick)
+    main = (MAIN_BUFFER_BDP, MAIN_RTT_MS)
     out = []
-    for v in VARIANTS:
-        for reading in list(READINGS)[1:]:
-            for seed in p.seeds:
-                out.append(
-                    _job(v, "fairtt", MAIN_BUFFER_BDP, MAIN_RTT_MS, seed, p.duration_s, reading)
-                )
-        for cc in CCS:
-            for seed in p.seeds:
-                for b in p.buffers_bdp:
-                    out.append(_job(v, cc, b, MAIN_RTT_MS, seed, p.duration_s))
-                for r in p.rtts_ms:
-                    out.append(_job(v, cc, MAIN_BUFFER_BDP, r, seed, p.duration_s))
+    for platform, v in itertools.product(PLATFORMS, VARIANTS):
+        for reading, seed in itertools.product(list(READINGS)[1:], p.seeds):
+            out.append(_job(platform, v, "fairtt", *main, seed, p.duration_s, reading))
+        for cc, seed in itertools.product(CCS, p.seeds):
+            for b in p.buffers_bdp:
+                out.append(_job(platform, v, cc, b, MAIN_RTT_MS, seed, p.duration_s))
+            for r in p.rtts_ms:
+                out.append(_job(platform, v, cc, MAIN_BUFFER_BDP, r, seed, p.duration_s))
+            if platform == PRIMARY_PLATFORM:
+                for rate in ERROR_RATES:
+                    if rate != MAIN_ERROR_RATE:
+                        job = _job(platform, v, cc, *main, seed, p.duration_s, error_rate=rate)
+                        out.append(job)
     return out
 
 
@@ -360,24 +458,30 @@ def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -
     write_runs_table(out_dir, df)
     all_targets: list[Target] = []
     sections = []
-    for v in VARIANTS:
-        readings = df[(df.variant == v.name) & (df.buffer_bdp == MAIN_BUFFER_BDP)
-                      & (df.rtt_ms == MAIN_RTT_MS)]  # fmt: skip
-        readings = aggregate(readings, ["cc", "reading"])
-        d = df[(df.variant == v.name) & (df.reading == "default")]
+    at_main = (df.buffer_bdp == MAIN_BUFFER_BDP) & (df.rtt_ms == MAIN_RTT_MS)
+    for platform, v in itertools.product(PLATFORMS, VARIANTS):
+        here = (df.platform == platform.name) & (df.variant == v.name)
+        plain = here & (df.error_rate == MAIN_ERROR_RATE)
+        readings = aggregate(df[plain & at_main], ["cc", "reading"])
+        errors = aggregate(df[here & at_main & (df.reading == "default")], ["cc", "error_rate"])
+        d = df[plain & (df.reading == "default")]
         queue = aggregate(d[d.rtt_ms == MAIN_RTT_MS], ["cc", "buffer_bdp"])
         rtt = aggregate(d[d.buffer_bdp == MAIN_BUFFER_BDP], ["cc", "rtt_ms"])
-        tg = targets(queue, rtt, v.name, p)
+        label = f"{v.name}, {platform.name}"
+        tg = targets(queue, rtt, label, p)
         for t in tg:
-            t.reading = (v.name,)
+            t.reading = (platform.name, v.name)
         all_targets += tg
         main = [r for r in records.values() if r["tags"]["variant"] == v.name
+                and r["tags"]["platform"] == platform.name
                 and r["tags"]["buffer_bdp"] == MAIN_BUFFER_BDP
                 and r["tags"]["rtt_ms"] == MAIN_RTT_MS
-                and r["tags"]["reading"] == "default"]  # fmt: skip
-        figs = figures.fairtt_figures(main, queue, rtt, out_dir / "figures", v.name, LABEL)
-        sections.append({"variant": v, "queue": queue, "rtt": rtt, "readings": readings,
-                         "targets": tg, "figures": figs})  # fmt: skip
+                and r["tags"]["reading"] == "default"
+                and r["tags"]["error_rate"] == MAIN_ERROR_RATE]  # fmt: skip
+        figs = figures.fairtt_figures(main, queue, rtt, out_dir / "figures", label, LABEL)
+        sections.append({"platform": platform, "variant": v, "queue": queue, "rtt": rtt,
+                         "readings": readings, "errors": errors, "targets": tg,
+                         "figures": figs})  # fmt: skip
     write_targets(out_dir, "fairtt", quick, all_targets, READINGS_DECLARED)
 
     def baseline(s: dict[str, Any]) -> float:
@@ -385,7 +489,8 @@ def analyze(records: Mapping[str, dict[str, Any]], out_dir: Path, quick: bool) -
 
     # Which reading makes the BBRv2 baseline look like the paper's ratio at the main point?
     paper = TARGETS.entry("E3-1 (Fig. 3a)", "throughput ratio, BBRv2").value
-    gaps = {s["variant"].name: abs(baseline(s) - paper) for s in sections}
+    gaps = {f"{s['variant'].name}, {s['platform'].name}": abs(baseline(s) - paper)
+            for s in sections}  # fmt: skip
     return {
         "sections": sections,
         "readings": READINGS_DECLARED,
@@ -401,8 +506,7 @@ def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
 
     p = plan(quick)
     gaps = ", ".join(
-        f"reading {k}: |ratio - {analysis['paper_ratio']:g}| = {v:.2f}"
-        for k, v in analysis["gaps"].items()
+        f"{k}: |ratio - {analysis['paper_ratio']:g}| = {v:.2f}" for k, v in analysis["gaps"].items()
     )
     intro = r.plan_note(quick, analysis) + (
         f"<p>{len(p.seeds)} seeds, {p.duration_s} s per run, "
@@ -410,7 +514,7 @@ def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
         f"elephant RTTs {list(p.rtts_ms)} ms (mice {MICE_RTT_MS:g} ms). Means over seeds with "
         "95 % confidence intervals; Jain's index is computed per 1 s bin and averaged. "
         "Utilization is the bottleneck's busy fraction (IP bytes).</p>"
-        f"<p><b>The BBRv2 baseline matches the paper's throughput ratio best under reading "
+        f"<p><b>The BBRv2 baseline matches the paper's throughput ratio best under "
         f"{analysis['closest_variant']}</b> ({gaps}).</p>"
         "<p>FaiRTT's equations were lost from the paper's text; airlab implements the "
         "reconstruction documented in <code>docs/models/fairtt.md</code>.</p>"
@@ -427,9 +531,18 @@ def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
     ]
     cols_r = [("rtt_ms", "elephant RTT (ms)") if c == "buffer_bdp" else (c, h) for c, h in cols_q]
     cols_s = [("reading", "reading") if c == "buffer_bdp" else (c, h) for c, h in cols_q]
+    cols_e = [("error_rate", "packet error rate") if c == "buffer_bdp" else (c, h)
+              for c, h in cols_q]  # fmt: skip
     for s in analysis["sections"]:
-        v = s["variant"]
+        v, platform = s["variant"], s["platform"]
+        errors = ""
+        if platform == PRIMARY_PLATFORM:
+            errors = (
+                "<h3>Sensitivity to the bottleneck's packet error rate (main setting)</h3>"
+                + r.frame_table(s["errors"], cols_e)
+            )
         content = (
+            f"<p>{html_escape(platform.description)}.</p>"
             f"<p>{html_escape(v.description)} (<code>scenarios/{v.scenario}.toml</code>)</p>"
             + r.targets_table(s["targets"])
             + "<h3>Buffer sweep (elephant RTT 15 ms)</h3>"
@@ -440,9 +553,10 @@ def report(analysis: Mapping[str, Any], out_dir: Path, quick: bool) -> str:
             + "<p>FaiRTT under each alternative reading of its lost equations "
             "(<code>cc_params</code> on both flows); BBRv2 for reference.</p>"
             + r.frame_table(s["readings"], cols_s)
+            + errors
             + r.images(s["figures"], out_dir)
         )
-        sections.append((f"Topology reading {v.name}", content))
+        sections.append((f"{platform.name}, topology reading {v.name}", content))
     return r.page(TITLE, intro, sections)
 
 

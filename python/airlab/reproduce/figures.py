@@ -56,13 +56,15 @@ def fairtt_figures(
     queue: pd.DataFrame,
     rtt: pd.DataFrame,
     out: Path,
-    variant: str,
+    reading: str,
     label: Mapping[str, str],
 ) -> dict[str, Path]:
-    """Figs. 3a-c, 4a-c and 5 of paper 003 for one topology reading."""
+    """Figs. 3a-c, 4a-c and 5 of paper 003 for one reading (a topology on a platform, e.g.
+    "A, ns-3"); the file names carry it in lower case without spaces or commas."""
+    variant = reading.replace(", ", "_").replace(" ", "-").lower()
     figs: dict[str, Path] = {}
     ccs = [c for c in label if any(r["tags"]["cc"] == c for r in main_runs)]
-    suffix = f" (reading {variant})"
+    suffix = f" (reading {reading})"
 
     # Fig. 3a: throughput over time, one panel per algorithm.
     fig, axes = subplots(1, len(ccs), figsize=(10, 3.6), sharey=True, squeeze=False)
