@@ -30,3 +30,11 @@ def test_fccc_reads_the_aps_telemetry_per_device() -> None:
 def test_a_device_setpoint_must_name_a_station() -> None:
     with pytest.raises(airlab.ScenarioError, match=r"ap_hook\.setpoints\.ed9"):
         airlab.run(SCENARIO, set={**SHORT, "wifi.senders.ap_hook.setpoints.ed9": "0.2"})
+
+
+def test_the_tables_idle_timeout_belongs_to_leave_idle() -> None:
+    # `leave = "never"` or `"closed"` removes no device for silence: a timeout beside it is
+    # refused, naming the key.
+    bad = {**SHORT, "wifi.senders.ap_hook.leave": "never", "wifi.senders.ap_hook.idle": "2s"}
+    with pytest.raises(airlab.ScenarioError, match=r"ap_hook\.idle"):
+        airlab.run(SCENARIO, set=bad)

@@ -449,17 +449,37 @@ def test_fccc_reproduction_end_to_end(tmp_path: Path, monkeypatch: pytest.Monkey
     tiny = fccc.Plan(seeds=(1,), bulk_s=8, transfer_cap_s=90, switch_s=4)
     monkeypatch.setattr(fccc, "QUICK", tiny)
     jobs = fccc.jobs(quick=True)
-    # Per path, per floor: 3 timeslot scales, the transfer and bulk runs, the rate switch, the
-    # priorities; per path CUBIC's transfer and bulk runs once.
-    assert len({j.id for j in jobs}) == 2 * (2 * (3 + 2 + 2) + 2)
+    # Per path, per floor: 3 timeslot scales; the transfers under the primary buffer and
+    # membership, the two other memberships and the 16 MB window; the bulk runs; the rate
+    # switch; the priorities under both buffers. Per path CUBIC's transfers once per buffer
+    # and its bulk runs once.
+    assert len({j.id for j in jobs}) == 2 * (2 * (3 + 4 + 1 + 1 + 2) + 3)
     with pytest.raises(SystemExit) as done:
         cli.main(["reproduce", "fccc", "--quick", "--out", str(tmp_path)])
     assert done.value.code in (0, None)
-    rows = _targets(tmp_path)
+    doc = json.loads((tmp_path / "targets.json").read_text())
+    rows = doc["targets"]
     assert {r["experiment"].split()[0] for r in rows} == {f"E4-{i}" for i in range(1, 6)}
+    # The primary buffer and membership keep the variants' names; each other reading adds its
+    # own, on E4-2's rows (and, the 16 MB window, on E4-5's).
+    readings = ("", ", leave idle 1 s", ", leave never", ", rwnd 16 MB")
     assert {r["variant"] for r in rows} == {
-        f"{path}, cwnd_min {floor}" for path in ("direct", "slow loop") for floor in (10, 1)
+        f"{path}, cwnd_min {floor}{reading}"
+        for path in ("direct", "slow loop")
+        for floor in (10, 1)
+        for reading in readings
     }
+    by_variant = {v: {r["experiment"].split()[0] for r in rows if r["variant"] == v} for v in
+                  {r["variant"] for r in rows}}  # fmt: skip
+    assert by_variant["direct, cwnd_min 10, leave never"] == {"E4-2"}
+    assert by_variant["direct, cwnd_min 10, rwnd 16 MB"] == {"E4-2", "E4-5"}
+    declared = {r["name"]: r for r in doc["readings"]}
+    assert {n for n in declared if declared[n]["primary"]} >= {"autotuned rmem", "leave closed"}
+    assert {"rwnd 16 MB", "leave idle 1 s", "leave never"} <= set(declared)
+    # Only rows of primary readings are judged: every other reading's rows are reported.
+    judged = [r for r in rows if r["judged"]]
+    assert judged and all({"autotuned rmem", "leave closed"} <= set(r["reading"]) for r in judged)
+    assert all(not r["judged"] for r in rows if {"rwnd 16 MB", "leave never"} & set(r["reading"]))
     paper = {(r["variant"], r["metric"]): r["paper"] for r in rows}
     assert paper["direct, cwnd_min 1", "ED1 throughput change vs CUBIC (%)"] == 58
     assert paper["slow loop, cwnd_min 10", "FCCC: largest airtime difference |D_ij| (%)"] == "<= 18"
@@ -476,6 +496,12 @@ def test_fccc_reproduction_end_to_end(tmp_path: Path, monkeypatch: pytest.Monkey
     assert abs(fccc.difference(shared.air_ed1, shared.air_ed3)) < 25
     transfers = runs[runs.experiment == "E4-2"]
     assert (transfers.fct_ed1 > 0).all() and (transfers.thr_ed1 > 0).all()
+    # The readings reach the engine: CUBIC's transfers differ with the 16 MB window, and
+    # ED3's with each membership (FCCC with the one-packet floor, whose ED1 finishes first).
+    cubic = transfers[transfers.cc == "cubic"].set_index("buffer").fct_ed1
+    assert cubic["rwnd 16 MB"] != cubic["autotuned rmem"]
+    fccc1 = transfers[(transfers.cc == "fccc") & (transfers.floor == 1)]
+    assert fccc1.set_index("leave").fct_ed3.groupby(level=0).first().nunique() == 3
     figures = {p.name for p in (tmp_path / "figures").iterdir()}
     for key in ("fig5", "fig7", "fig8", "fig9_10", "fig11", "fig12", "fig14", "fig15_16"):
         assert any(f.startswith(key) for f in figures), (key, figures)

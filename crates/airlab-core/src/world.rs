@@ -515,6 +515,12 @@ impl World {
         let mut ctx = Ctx { now, out: &mut self.out, timers: &mut self.timers, flow };
         conn.sender.open(&mut ctx);
         conn.sender.write(bytes, &mut ctx);
+        // An app that opens a connection for a message of known size closes it after that
+        // message (`bulk`'s unlimited one only stops). Nothing is sent before the handshake
+        // completes, so the message's last segment is still to go.
+        if bytes != u64::MAX {
+            conn.sender.close();
+        }
         self.flush(c);
     }
 }

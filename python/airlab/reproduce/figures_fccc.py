@@ -1,5 +1,7 @@
 """Figures of paper 004 (FCCC): cwnd and instantaneous airtime series of the first seed, as the
-paper shows single traces, and bars over every seed (means, 95 % CIs)."""
+paper shows single traces, and bars over every seed (means, 95 % CIs). Traces and bars are of
+the primary readings of the receivers' buffer and the AP table's membership; one figure per
+path sets E4-2's other readings beside them."""
 
 from __future__ import annotations
 
@@ -14,12 +16,26 @@ import pandas as pd
 
 from airlab.plotstyle import subplots
 from airlab.reproduce.figures import _save, _style
-from airlab.reproduce.metrics_fccc import FLOORS, PAIRS, PATHS, RATES, SCALES, THREE, difference
+from airlab.reproduce.metrics_fccc import (
+    BUFFER,
+    E42_SETTINGS,
+    FLOORS,
+    LEAVE,
+    PAIRS,
+    PATHS,
+    RATES,
+    SCALES,
+    THREE,
+    difference,
+)
 
 COLOR = {"ed1": "tab:green", "ed2": "tab:orange", "ed3": "tab:red"}
 
 
 def _run(records: Mapping[str, dict[str, Any]], **tags: Any) -> dict[str, Any]:
+    """The first seed's run with ``tags``, under the primary buffer and membership unless
+    ``tags`` names others."""
+    tags = {"buffer": BUFFER, "leave": LEAVE, **tags}
     runs = [r for r in records.values() if all(r["tags"].get(k) == v for k, v in tags.items())]
     return min(runs, key=lambda r: r["seed"])
 
@@ -124,6 +140,7 @@ def bars(agg: Mapping[str, pd.DataFrame], way: str, out: Path) -> dict[str, Path
     """Figs. 7, 8 and 11 over one path: average throughput, % change against CUBIC, airtime
     difference."""
     e2, e3 = (agg[e][agg[e].path == way] for e in ("E4-2", "E4-3"))
+    e2 = e2[(e2.buffer == BUFFER) & (e2.leave == LEAVE)]
     settings = [("cubic", 0, "CUBIC")] + [("fccc", f, f"FCCC, cwnd_min {f}") for f in FLOORS]
     x = np.arange(len(THREE))
     width = 0.8 / len(settings)
@@ -177,6 +194,39 @@ def bars(agg: Mapping[str, pd.DataFrame], way: str, out: Path) -> dict[str, Path
     }
 
 
+def readings(agg: Mapping[str, pd.DataFrame], way: str, out: Path) -> Path:
+    """Fig. 8 over one path under each E4-2 reading of the receivers' buffer and the AP table's
+    membership (one panel per floor): each device's change against CUBIC with the same buffer,
+    over its whole transfer."""
+    e2 = agg["E4-2"][agg["E4-2"].path == way]
+    fig, axes = subplots(1, len(FLOORS), figsize=(13, 4), sharey=True)
+    x = np.arange(len(THREE))
+    width = 0.8 / len(E42_SETTINGS)
+    for ax, floor in zip(axes, FLOORS, strict=True):
+        for k, (buffer, leave) in enumerate(E42_SETTINGS):
+            cub = e2[(e2.cc == "cubic") & (e2.buffer == buffer)].iloc[0]
+            row = e2[
+                (e2.cc == "fccc")
+                & (e2.floor == floor)
+                & (e2.buffer == buffer)
+                & (e2.leave == leave)
+            ].iloc[0]
+            ax.bar(
+                x + (k - (len(E42_SETTINGS) - 1) / 2) * width,
+                [100 * (row[f"thr_{f}"] / cub[f"thr_{f}"] - 1) for f in THREE],
+                width * 0.9,
+                label=f"{buffer}, {leave}",
+            )
+        ax.axhline(58, color="grey", ls="--", lw=0.8)
+        ax.axhline(-43, color="grey", ls="--", lw=0.8)
+        ax.axhline(0, color="black", lw=0.6)
+        ax.set_xticks(x, [f"{f} ({RATES[f]} Mbit/s)" for f in THREE])
+        ax.set_title(f"{way} path, cwnd_min {floor}")
+        _style(ax, "", "change against CUBIC (%); paper +58 / -43")
+    axes[0].legend(fontsize=8)
+    return _save(fig, out / f"fig8_readings_{way.replace(' ', '_')}.png")
+
+
 def all_figures(
     records: Mapping[str, dict[str, Any]], agg: Mapping[str, pd.DataFrame], out: Path
 ) -> dict[str, Path]:
@@ -185,6 +235,7 @@ def all_figures(
     figs: dict[str, Path] = {}
     for way in PATHS:
         figs.update(bars(agg, way, out))
+        figs[f"fig8 readings {way}"] = readings(agg, way, out)
     for way, floor in itertools.product(PATHS, FLOORS):
         key = variant_key(way, floor)
         name = f"{way.replace(' ', '_')}_floor{floor}"

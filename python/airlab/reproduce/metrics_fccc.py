@@ -1,7 +1,7 @@
 """Paper 004's runs and what each run measures: the senders and their rates, the window
-floors, paths and timeslot scales every run is made of, and the per-run metrics each experiment
-reads from a run's series (airtime, throughput, completion times, windows, and the rate-switch
-lags).
+floors, paths, timeslot scales, receive buffers and AP-table memberships every run is made of,
+and the per-run metrics each experiment reads from a run's series (airtime, throughput,
+completion times, windows, and the rate-switch lags).
 
 The paper module (``fccc``) and its figures (``figures_fccc``) import from here; this module
 imports neither."""
@@ -22,6 +22,21 @@ FLOORS = (10, 1)
 #: 48 ms, L449; the timeslot follows the RTT): the testbed's control loop took about a second.
 PATHS = {"direct": "0.1ms", "slow loop": "470ms"}
 SCALES = (0.05, 1.0, 20.0)
+#: The receivers' buffer, by reading (the first is the primary): Linux's autotuned receive
+#: buffer (the linux-6 profile's ``tcp_rmem``, no override), or every receiver's window fixed
+#: (``tcp.rwnd``, as SO_RCVBUF sets it: no autotuning) above any window FCCC's bound allows.
+BUFFERS: dict[str, str | None] = {"autotuned rmem": None, "rwnd 16 MB": "16MB"}
+#: When a device leaves the AP's airtime table, by reading (the first is the primary): the
+#: ``airtime_telemetry`` hook's ``leave``.
+LEAVES = {"leave closed": "closed", "leave idle 1 s": "idle", "leave never": "never"}
+#: The primary readings of the receivers' buffer and of the table's membership.
+BUFFER, LEAVE = next(iter(BUFFERS)), next(iter(LEAVES))
+#: E4-2's settings besides the path and the floor: (buffer, leave) pairs, each reading of one
+#: beside the other's primary. CUBIC reads no telemetry, so the table's membership cannot
+#: change its runs: it runs once per buffer.
+E42_SETTINGS = tuple((BUFFER, leave) for leave in LEAVES) + tuple(
+    (buffer, LEAVE) for buffer in BUFFERS if buffer != BUFFER
+)
 TRANSFER_BYTES = 5_000_000
 MSS = 1448
 #: Pairs (faster, slower) for the airtime difference D_ij = 100 (A_i - A_j) / A_i.
@@ -174,7 +189,7 @@ def switch_metrics(rec: Mapping[str, Any]) -> dict[str, float]:
 
 
 #: Tags of a run that are not metrics.
-TAGS = {"seed", "experiment", "cc", "floor", "scale", "path"}
+TAGS = {"seed", "experiment", "cc", "floor", "scale", "path", "buffer", "leave"}
 
 
 def difference(a_fast: float, a_slow: float) -> float:

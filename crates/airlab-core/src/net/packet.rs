@@ -73,6 +73,12 @@ pub mod flags {
     pub const ECE: u8 = 4;
     /// Congestion Window Reduced: the sender reacted to ECE.
     pub const CWR: u8 = 8;
+    /// The sender's last byte: set on the segment that carries the last byte of a connection
+    /// whose application has closed it (`TcpSender::close`), as Linux piggybacks the FIN on the
+    /// last queued segment. FIN takes no sequence space here, and neither end acts on it: the
+    /// sender is done when its last byte is acknowledged, FIN or not; components on the path
+    /// read it (the `airtime_telemetry` AP hook, to see a connection end).
+    pub const FIN: u8 = 16;
 }
 
 /// A TCP segment. Sequence numbers are 64-bit byte offsets from the first data byte, so they

@@ -91,6 +91,8 @@ fn airtime_telemetry_keys_are_checked_as_the_hook_declares_them() {
     let with = |t: &str| replace_once(&text, hook, &format!("ap_hook = {{ kind = \"airtime_telemetry\", {t} }}"));
     assert_refused("fccc", "airtime_telemetry_keys", |edit| edit.snippet().map(with));
     assert!(load_with(&with("setpoints = { ed1 = 0.45, ed2 = 0.15 }, timeslot_scale = 0.05"), &[]).is_ok());
+    assert!(load_with(&with("leave = \"idle\", idle = \"300ms\""), &[]).is_ok());
+    assert!(load_with(&with("leave = \"never\""), &[]).is_ok());
 }
 
 /// E4-4: a sender whose PHY rate alternates 24 / 6 Mbit/s every second. With the timeslot
@@ -118,4 +120,36 @@ fn cwnd_up_follows_a_rate_switch_within_one_timeslot() {
         assert!(up[seen..at(k as f64 + 1.0)].iter().all(|&u| u == bound(rate)));
     }
     assert!(cwnd.iter().zip(&up).all(|(c, u)| !u.is_finite() || c <= u), "cwnd above cwnd_up");
+}
+
+/// The AP's table after a transfer ends (`leave`), end to end: the three devices send 1 MB each
+/// (FCCC with the one-packet floor, so the 24 Mbit/s device finishes first). With "closed" the
+/// ACK of ED1's last segment, which carries its FIN, takes ED1 out of the table, and the
+/// setpoint ED3 is sent rises from 0.8/3 to 0.8/2 while ED2 and ED3 still run; with "never"
+/// ED1 keeps its share and ED3's setpoint stays 0.8/3 to its end.
+#[test]
+fn a_finished_device_leaves_the_table_as_leave_says() {
+    for (leave, after) in [("closed", 0.4), ("never", 0.8 / 3.0)] {
+        let mut sets: Vec<(String, String)> = vec![
+            ("duration".into(), "60s".into()),
+            ("metrics.warmup".into(), "0s".into()),
+            ("metrics.interval".into(), "10ms".into()),
+            ("wifi.senders.ap_hook.leave".into(), format!("\"{leave}\"")),
+        ];
+        for d in DEVICES {
+            sets.push((format!("flow.{d}.app"), "{ kind = \"transfer\", size = \"1MB\" }".into()));
+            sets.push((format!("flow.{d}.cc_params.cwnd_min"), "1".into()));
+        }
+        let sets: Vec<(&str, &str)> = sets.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        let out = run("fccc", &sets);
+        let fct = |d: &str| f(&flow(&out.summary, d)["fct_s"]["mean"]);
+        let (first, second) = (fct("ed1"), fct("ed2"));
+        assert!(first < second && second < fct("ed3"), "{leave}: {first} {second} {}", fct("ed3"));
+        let sp = series(&out, "ed3", "cc.fccc_sp");
+        let at = |t: f64| sp[((t / 0.01).round() as usize).saturating_sub(1)];
+        assert!((at(first - 0.1) - 0.8 / 3.0).abs() < 1e-3, "{leave}: {}", at(first - 0.1));
+        // The echo takes a round trip of the direct path: a few milliseconds.
+        let between = at((first + second) / 2.0);
+        assert!((between - after).abs() < 1e-3, "{leave}: sp {between} between the two ends");
+    }
 }

@@ -10,8 +10,10 @@
 //! (NET_XMIT_DROP) leaves it unsent and the socket enters CWR, with no loss and no
 //! retransmission.
 //! Loss detection by RACK-TLP or RFC 6675 is in [`recovery`].
-//! Not modelled: TSO/GSO bursts, FIN exchange (the sender is done when its last byte is ACKed;
-//! the connection's completion time is taken at the receiver, `receiver.rs`).
+//! Not modelled: TSO/GSO bursts, the FIN exchange (the sender is done when its last byte is
+//! ACKed; the connection's completion time is taken at the receiver, `receiver.rs`). A closed
+//! connection's last segment carries the FIN flag for components on the path to see
+//! ([`TcpSender::close`]); no bare FIN is sent and neither end acts on it.
 
 mod recovery;
 #[cfg(test)]
@@ -81,6 +83,8 @@ pub struct TcpSender {
     pub snd_nxt: u64,
     /// Bytes the application has made available (u64::MAX: unlimited).
     app_end: u64,
+    /// The application will write nothing more: the segment carrying byte `app_end` has FIN.
+    closed: bool,
     /// Receive window advertised by the peer, and its latest timestamp to echo.
     rwnd: u64,
     ts_recent: Time,
@@ -154,6 +158,7 @@ impl TcpSender {
             snd_una: 0,
             snd_nxt: 0,
             app_end: 0,
+            closed: false,
             rwnd: u64::MAX,
             ts_recent: 0,
             sb: Scoreboard::default(),
@@ -201,6 +206,7 @@ impl TcpSender {
 
     /// Make `bytes` more application data available (u64::MAX: unlimited).
     pub fn write(&mut self, bytes: u64, ctx: &mut Ctx) {
+        debug_assert!(!self.closed, "a write after close");
         self.app_end = self.app_end.saturating_add(bytes);
         self.try_send(ctx);
     }
@@ -211,7 +217,17 @@ impl TcpSender {
         self.pacing_shift = shift;
     }
 
-    /// The application stops writing: no new data beyond what was already sent.
+    /// The application closes the connection after its last write: the segment carrying the
+    /// last byte, when sent from now on (retransmissions included), has FIN, as Linux
+    /// piggybacks the FIN on a queued segment. airlab sends no bare FIN: if the last byte has
+    /// already left, only a retransmission of it carries one. Apps that open a connection for
+    /// a message of known size close it right after writing it.
+    pub fn close(&mut self) {
+        self.closed = true;
+    }
+
+    /// The application stops writing: no new data beyond what was already sent. Its last byte
+    /// left without FIN, and no bare FIN follows.
     pub fn stop(&mut self) {
         self.app_end = self.snd_nxt;
     }
@@ -776,6 +792,9 @@ impl TcpSender {
         if self.send_cwr {
             flags |= flags::CWR;
             self.send_cwr = false;
+        }
+        if self.closed && seq + u64::from(len) == self.app_end {
+            flags |= flags::FIN;
         }
         let ecn = if self.opts.ecn { Ecn::Ect0 } else { Ecn::NotEct };
         let size = len + TCP_HEADER;

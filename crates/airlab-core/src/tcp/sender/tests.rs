@@ -332,3 +332,26 @@ fn ns3_measures_rtt_from_the_echo_in_milliseconds_and_undoes_nothing() {
     h.ack(3 * RTT, 6, &[(2, 2)]);
     assert_eq!((h.flow.total.undos, h.snd.st.ssthresh), (0, 5));
 }
+
+/// The segment with the last byte of a closed connection carries FIN, first sent and
+/// retransmitted, and no other segment does; a connection the application did not close
+/// (bulk's stop) sends none.
+#[test]
+fn the_last_segment_of_a_closed_connection_carries_fin() {
+    fn fins(h: &mut Harness) -> Vec<(u64, bool)> {
+        h.out.drain(..).map(|p| p.tcp().map(|s| (s.seq / MSS + 1, s.has(flags::FIN))).unwrap()).collect()
+    }
+    for close in [true, false] {
+        let mut h = Harness::new(12);
+        assert!(fins(&mut h).iter().all(|&(_, fin)| !fin), "the initial window, sent before the close");
+        if close {
+            h.snd.close();
+        }
+        h.ack(2 * RTT, 3, &[]);
+        assert_eq!(fins(&mut h), vec![(11, false), (12, close)]);
+        // Everything but segment 12 is acknowledged; the tail loss probe resends it.
+        h.ack(2 * RTT + MS, 12, &[]);
+        assert!(h.fire_next(10 * RTT).is_some());
+        assert_eq!(fins(&mut h), vec![(12, close)]);
+    }
+}

@@ -2,8 +2,10 @@
 //! Sec. V, eqs. 1-6).
 //!
 //! The AP keeps a table of its end devices: a device joins when it opens a TCP connection (the
-//! AP forwards its SYN) and leaves after `idle` without a packet from it (airlab models no FIN
-//! exchange). For every packet it receives from a device in the table it charges the device
+//! AP forwards its SYN) and leaves as `leave` says: after `idle` without a packet from it (the
+//! default), when its last connection completes (the ACK of the segment that carries its FIN
+//! passes the AP: paper 004's L248), or never. For every packet it receives from a device in
+//! the table it charges the device
 //! the packet's time on the air `t_p` (eq. 2: the PPDU of eq. 1, plus DIFS, SIFS and the MAC
 //! ACK), and at the end of every timeslot `ts` it turns each device's sum into its airtime
 //! ratio `ar = sum t_p / ts` (eq. 3) and its weighted average `w_ar = w_ar / 2 + ar / 2`
@@ -17,7 +19,7 @@
 //! losses `loss_w`, and its `w_ar` in the first packet after each timeslot closes.
 
 use super::{ApHook, ApTiming, Build, Component, Config};
-use crate::net::packet::Payload;
+use crate::net::packet::{flags, Payload};
 use crate::net::{ConnId, Extension, NodeId, Packet, Telemetry};
 use crate::params::{Invalid, Kind, Param, Range, Value};
 use crate::sim::{Time, MS, SEC, US};
@@ -67,10 +69,16 @@ pub static AIRTIME_TELEMETRY: Component = Component {
             doc: "stations with a setpoint of their own, a share of the timeslot: { ed1 = 0.45 }",
         },
         Param {
+            name: "leave",
+            kind: Kind::Choice(&["idle", "closed", "never"]),
+            default: Value::Choice("idle"),
+            doc: "when a device leaves the table: after `idle` without a packet (idle), when its last TCP connection completes (closed: paper 004's L248), or never",
+        },
+        Param {
             name: "idle",
             kind: Kind::Time { min: 1 },
-            default: Value::Time(SEC),
-            doc: "a device leaves the table after this long without a packet",
+            default: Value::Unset,
+            doc: "with leave = \"idle\": a device leaves the table after this long without a packet; unset: 1 s",
         },
         Param {
             name: "header_bytes",
@@ -88,6 +96,8 @@ pub static AIRTIME_TELEMETRY: Component = Component {
 const MAX_HEADER_BYTES: i64 = 2_048;
 /// The computed timeslot before the AP has measured a path.
 const INITIAL_TIMESLOT: Time = 100 * MS;
+/// How long a device without a packet stays in the table under `Leave::Idle` unless set.
+const IDLE: Time = SEC;
 
 fn check(c: &Config) -> Result<(), Invalid> {
     if c.opt_time("timeslot").is_some()
@@ -97,6 +107,9 @@ fn check(c: &Config) -> Result<(), Invalid> {
             "timeslot",
             "a fixed timeslot takes no `timeslot_scale` or `initial_timeslot` (they shape the computed one); remove one",
         ));
+    }
+    if c.opt_time("idle").is_some() && c.choice("leave") != "idle" {
+        return Err(Invalid::new("idle", "is the timeout of leave = \"idle\" only; remove it or set leave = \"idle\""));
     }
     for key in ["timeslot", "initial_timeslot"] {
         if c.opt_time(key).is_some_and(|t| t > MAX_TIMESLOT) {
@@ -119,6 +132,21 @@ pub enum AirtimeMeasure {
     Ppdu,
 }
 
+/// When a device leaves the AP's table. Paper 004 removes a device's entry "after the
+/// completion of a TCP connection" (L248); airlab's first table, before its TCP marked a
+/// connection's end, let a device go after a time without packets, which stays the default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Leave {
+    /// After this long without a packet from it, at the close of a timeslot.
+    Idle(Time),
+    /// When its last open connection completes: the AP forwards the ACK that covers the
+    /// connection's FIN segment (its last byte) back to it. A connection that never sends a
+    /// FIN (a `bulk` flow's stop) never completes here, so its device stays.
+    Closed,
+    /// Never: a finished device keeps its entry, and its share of eq. 4.
+    Never,
+}
+
 /// How long a timeslot lasts.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Timeslot {
@@ -139,8 +167,8 @@ pub struct TelemetryConfig {
     pub share: f64,
     /// Devices with a setpoint of their own instead of `share / dc`.
     pub setpoints: Vec<(NodeId, f64)>,
-    /// A device leaves the table after this long without a packet.
-    pub idle: Time,
+    /// When a device leaves the table.
+    pub leave: Leave,
     /// Bytes the telemetry adds to each packet it is written into.
     pub header_bytes: u32,
 }
@@ -160,7 +188,11 @@ impl TelemetryConfig {
             timeslot,
             share: c.real("share"),
             setpoints: c.per_node("setpoints").to_vec(),
-            idle: c.time("idle"),
+            leave: match c.choice("leave") {
+                "closed" => Leave::Closed,
+                "never" => Leave::Never,
+                _ => Leave::Idle(c.opt_time("idle").unwrap_or(IDLE)),
+            },
             header_bytes: c.int("header_bytes") as u32,
         }
     }
@@ -188,6 +220,8 @@ struct Device {
     /// A new `w_ar` waits for the next packet.
     fresh: bool,
     last_seen: Time,
+    /// Its open connections (tracked for `Leave::Closed` only, the one rule that needs them).
+    conns: Vec<ConnId>,
     /// Latest device-to-AP latency.
     e2a: Time,
     /// Largest `ertt + 2 e2a` seen in the current timeslot, and the device's latest
@@ -206,12 +240,22 @@ struct Probe {
     sent: Time,
 }
 
+/// A connection's FIN segment forwarded, waiting for the ACK that covers it: the connection's
+/// completion.
+#[derive(Debug)]
+struct Fin {
+    conn: ConnId,
+    device: NodeId,
+    end: u64,
+}
+
 /// The AP's airtime consumption table.
 #[derive(Debug)]
 pub struct AirtimeTable {
     cfg: TelemetryConfig,
     devices: Vec<Device>,
     probes: Vec<Probe>,
+    fins: Vec<Fin>,
     slot_start: Time,
     slot: Time,
     difs: Time,
@@ -225,7 +269,7 @@ impl AirtimeTable {
             Timeslot::Auto { initial, .. } => initial,
             Timeslot::Fixed(t) => t,
         };
-        AirtimeTable { cfg, devices: Vec::new(), probes: Vec::new(), slot_start: 0, slot, difs, sifs }
+        AirtimeTable { cfg, devices: Vec::new(), probes: Vec::new(), fins: Vec::new(), slot_start: 0, slot, difs, sifs }
     }
 
     /// The timeslot now.
@@ -264,9 +308,10 @@ impl AirtimeTable {
                 }
             }
             self.slot_start += slot;
-            let idle = self.cfg.idle;
-            let end = self.slot_start;
-            self.devices.retain(|d| end.saturating_sub(d.last_seen) < idle);
+            if let Leave::Idle(idle) = self.cfg.leave {
+                let end = self.slot_start;
+                self.devices.retain(|d| end.saturating_sub(d.last_seen) < idle);
+            }
             // Eq. 6 over the devices in the table, each at its latest estimate.
             let longest = self.devices.iter().map(|d| d.path).max().unwrap_or(0);
             if let Timeslot::Auto { scale, .. } = self.cfg.timeslot {
@@ -289,15 +334,17 @@ impl ApHook for AirtimeTable {
         self.advance(now);
         let Payload::Tcp(seg) = &mut pkt.payload else { return };
         let known = self.devices.iter().position(|d| d.node == device);
+        let syn = seg.has(flags::SYN);
         let i = match known {
             Some(i) => i,
-            None if seg.has(crate::net::packet::flags::SYN) => {
+            None if syn => {
                 self.devices.push(Device {
                     node: device,
                     airtime: 0,
                     w_ar: 0.0,
                     fresh: false,
                     last_seen: now,
+                    conns: Vec::new(),
                     e2a: 0,
                     path_in_slot: 0,
                     path: 0,
@@ -306,6 +353,15 @@ impl ApHook for AirtimeTable {
             }
             None => return,
         };
+        if self.cfg.leave == Leave::Closed {
+            let conns = &mut self.devices[i].conns;
+            if syn && !conns.contains(&pkt.conn) {
+                conns.push(pkt.conn);
+            }
+            if seg.has(flags::FIN) && !self.fins.iter().any(|f| f.conn == pkt.conn) {
+                self.fins.push(Fin { conn: pkt.conn, device, end: seg.seq + u64::from(seg.len) });
+            }
+        }
         let t_p = time_per_packet(self.cfg.airtime, txv, pkt.size, self.difs, self.sifs);
         let sp = self.setpoint(device);
         let d = &mut self.devices[i];
@@ -331,13 +387,25 @@ impl ApHook for AirtimeTable {
     }
 
     /// An ACK the AP is about to send that covers a probed segment gives that connection's
-    /// `ertt`, and with its device's latest `e2a_l` a sample of eq. 6.
+    /// `ertt`, and with its device's latest `e2a_l` a sample of eq. 6. One that covers a FIN
+    /// completes its connection; with `Leave::Closed` a device whose last connection completed
+    /// leaves the table.
     fn on_downlink(&mut self, pkt: &Packet, now: Time) {
         let Some(seg) = pkt.tcp() else { return };
-        let Some(k) = self.probes.iter().position(|p| p.conn == pkt.conn && seg.ack >= p.end) else { return };
-        let probe = self.probes.swap_remove(k);
-        if let Some(d) = self.devices.iter_mut().find(|d| d.node == probe.device) {
-            d.path_in_slot = d.path_in_slot.max(now - probe.sent + 2 * d.e2a);
+        if let Some(k) = self.probes.iter().position(|p| p.conn == pkt.conn && seg.ack >= p.end) {
+            let probe = self.probes.swap_remove(k);
+            if let Some(d) = self.devices.iter_mut().find(|d| d.node == probe.device) {
+                d.path_in_slot = d.path_in_slot.max(now - probe.sent + 2 * d.e2a);
+            }
+        }
+        if let Some(k) = self.fins.iter().position(|f| f.conn == pkt.conn && seg.ack >= f.end) {
+            let fin = self.fins.swap_remove(k);
+            if let Some(i) = self.devices.iter().position(|d| d.node == fin.device) {
+                self.devices[i].conns.retain(|&c| c != fin.conn);
+                if self.devices[i].conns.is_empty() {
+                    self.devices.remove(i);
+                }
+            }
         }
     }
 }
@@ -345,7 +413,6 @@ impl ApHook for AirtimeTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::flags;
     use crate::net::{Ecn, TcpSegment};
     use crate::sim::MS;
     use crate::sim::SEC;
@@ -360,7 +427,7 @@ mod tests {
             timeslot,
             share: 0.8,
             setpoints: Vec::new(),
-            idle: 10 * SEC,
+            leave: Leave::Idle(10 * SEC),
             header_bytes: 0,
         }
     }
@@ -371,7 +438,7 @@ mod tests {
         c.bind_hosts(&|_| 0);
         let defaults = TelemetryConfig {
             timeslot: Timeslot::Auto { scale: 1.0, initial: 100 * MS },
-            idle: SEC,
+            leave: Leave::Idle(SEC),
             ..config(Timeslot::Fixed(0))
         };
         assert_eq!(TelemetryConfig::of(&c), defaults);
@@ -454,6 +521,137 @@ mod tests {
     }
 
     #[test]
+    fn leave_reads_as_declared_and_only_idle_takes_a_timeout() {
+        let read = |c: &Config| {
+            let mut c = c.clone();
+            c.bind_hosts(&|_| 0);
+            TelemetryConfig::of(&c).leave
+        };
+        let base = Config::defaults(&AIRTIME_TELEMETRY);
+        assert_eq!(read(&base.clone().with("idle", Value::Time(300 * MS))), Leave::Idle(300 * MS));
+        assert_eq!(read(&base.clone().with("leave", Value::Choice("closed"))), Leave::Closed);
+        assert_eq!(read(&base.clone().with("leave", Value::Choice("never"))), Leave::Never);
+        // A timeout beside a `leave` that has none is refused, naming it.
+        let both = base.with("leave", Value::Choice("never")).with("idle", Value::Time(SEC));
+        assert_eq!(both.check().map_err(|e| e.key), Err("idle".to_string()));
+    }
+
+    /// A TCP packet of `device`'s connection `conn`: a SYN, or a full segment at `seq`.
+    fn segment(device: u32, conn: u32, seq: u64, flags: u8) -> Packet {
+        let len = if flags & flags::SYN != 0 { 0 } else { 1448 };
+        let seg = TcpSegment { seq, len, flags, ..Default::default() };
+        Packet::tcp_packet(0, conn, device, 99, 1500, Ecn::NotEct, seg)
+    }
+
+    /// The ACK the AP forwards back to `device` for its connection `conn`, up to `ack`.
+    fn ack(device: u32, conn: u32, ack: u64) -> Packet {
+        let seg = TcpSegment { ack, flags: flags::ACK, ..Default::default() };
+        Packet::tcp_packet(0, conn, 99, device, 52, Ecn::NotEct, seg)
+    }
+
+    /// What device 2 sees, and what the table holds of device 1, at one moment.
+    #[derive(Debug, PartialEq)]
+    struct Seen {
+        devices: usize,
+        /// Device 1's weighted airtime ratio, if it has an entry.
+        w_ar_1: Option<f64>,
+        /// The setpoint written into device 2's packet, in 1/10000.
+        sp_2: u16,
+    }
+
+    /// Devices 1 and 2 (24 Mbit/s, 100 ms timeslots) each open a connection at 1 ms and send a
+    /// segment every 5 ms. Device 1's transfer ends: its last segment (at 50 ms) carries FIN and
+    /// the AP forwards the ACK covering it at 60 ms; it sends nothing more. Device 2 sends on
+    /// for 1.5 s. Returns what is seen at 55 ms (before the ACK), 70 ms (after it) and 1.5 s,
+    /// and every `w_ar` device 2 was sent.
+    fn transfer_ends(leave: Leave) -> ([Seen; 3], Vec<u16>) {
+        let cfg = TelemetryConfig { leave, ..config(Timeslot::Fixed(100 * MS)) };
+        let mut t = AirtimeTable::new(cfg, ApTiming { difs: DIFS, sifs: SIFS });
+        let txv = TxVector::non_ht(24);
+        for dev in [1, 2] {
+            t.on_uplink(dev, &mut segment(dev, dev, 0, flags::SYN), &txv, 0, MS);
+        }
+        let mut w_ar_2 = Vec::new();
+        let mut seen = Vec::new();
+        for k in 2..=300u64 {
+            let now = k * 5 * MS;
+            if now <= 50 * MS {
+                let fl = if now == 50 * MS { flags::ACK | flags::FIN } else { flags::ACK };
+                t.on_uplink(1, &mut segment(1, 1, k * 1448, fl), &txv, 0, now);
+            }
+            if now == 60 * MS {
+                t.on_downlink(&ack(1, 1, 11 * 1448), now);
+            }
+            let mut p = segment(2, 2, k * 1448, flags::ACK);
+            t.on_uplink(2, &mut p, &txv, 0, now);
+            let int = *p.tcp().unwrap().ext.airtime().unwrap();
+            if int.w_ar != Telemetry::NO_W_AR {
+                w_ar_2.push(int.w_ar);
+            }
+            if [55 * MS, 70 * MS, 1500 * MS].contains(&now) {
+                seen.push(Seen { devices: t.device_count(), w_ar_1: t.w_ar(1), sp_2: int.sp });
+            }
+        }
+        (seen.try_into().unwrap(), w_ar_2)
+    }
+
+    #[test]
+    fn a_finished_device_leaves_the_table_as_leave_says() {
+        let (idle, w_idle) = transfer_ends(Leave::Idle(300 * MS));
+        let (closed, w_closed) = transfer_ends(Leave::Closed);
+        let (never, w_never) = transfer_ends(Leave::Never);
+        // Before the FIN's ACK every reading has both devices, and device 2 half the share.
+        for s in [&idle[0], &closed[0], &never[0]] {
+            assert_eq!((s.devices, s.sp_2), (2, 4000), "{s:?}");
+            assert!(s.w_ar_1.is_some());
+        }
+        // closed: device 1 leaves with the ACK of its FIN, and device 2 gets the whole share.
+        assert_eq!(closed[1], Seen { devices: 1, w_ar_1: None, sp_2: 8000 });
+        assert_eq!(closed[2], Seen { devices: 1, w_ar_1: None, sp_2: 8000 });
+        // idle: it stays until a timeslot closes 300 ms after its last packet, then leaves.
+        assert_eq!((idle[1].devices, idle[1].sp_2), (2, 4000));
+        assert_eq!(idle[2], Seen { devices: 1, w_ar_1: None, sp_2: 8000 });
+        // never: it keeps its entry and its share; its w_ar (about 0.03 after the first
+        // timeslot: ten packets of 611.6 us) halves in each of the 14 empty ones after it.
+        assert_eq!((never[2].devices, never[2].sp_2), (2, 4000));
+        let w_ar_1 = never[2].w_ar_1.expect("kept");
+        assert!(w_ar_1 > 1e-6 && w_ar_1 < 1e-5, "{w_ar_1}");
+        // Device 2's own w_ar, once per timeslot, is its airtime alone (eqs. 3 and 5), whoever
+        // else is in the table: what moves with `leave` is its setpoint (eq. 4).
+        assert_eq!(w_idle.len(), 15);
+        assert!(w_idle == w_closed && w_closed == w_never);
+    }
+
+    /// With `closed`, a device leaves when its last connection completes, not its first; a
+    /// connection that sent no FIN keeps it.
+    #[test]
+    fn a_device_leaves_when_its_last_connection_completes() {
+        let cfg = TelemetryConfig { leave: Leave::Closed, ..config(Timeslot::Fixed(100 * MS)) };
+        let mut t = AirtimeTable::new(cfg, ApTiming { difs: DIFS, sifs: SIFS });
+        let txv = TxVector::non_ht(24);
+        for conn in [1, 3] {
+            t.on_uplink(1, &mut segment(1, conn, 0, flags::SYN), &txv, 0, MS);
+        }
+        t.on_uplink(1, &mut segment(1, 1, 0, flags::ACK | flags::FIN), &txv, 0, 2 * MS);
+        // An ACK short of the FIN's end completes nothing; the one covering it, connection 1.
+        t.on_downlink(&ack(1, 1, 1000), 3 * MS);
+        t.on_downlink(&ack(1, 1, 1448), 4 * MS);
+        assert_eq!(t.device_count(), 1, "connection 3 is open");
+        t.on_uplink(1, &mut segment(1, 3, 0, flags::ACK), &txv, 0, 5 * MS);
+        t.on_downlink(&ack(1, 3, 1448), 6 * MS);
+        assert_eq!(t.device_count(), 1, "connection 3 sent no FIN");
+        t.on_uplink(1, &mut segment(1, 3, 1448, flags::ACK | flags::FIN), &txv, 0, 7 * MS);
+        t.on_downlink(&ack(1, 3, 2 * 1448), 8 * MS);
+        assert_eq!(t.device_count(), 0);
+        // Its next packet without a SYN is not charged; a new connection brings it back.
+        let mut late = segment(1, 3, 1448, flags::ACK | flags::FIN);
+        t.on_uplink(1, &mut late, &txv, 0, 9 * MS);
+        assert!(late.tcp().unwrap().ext.airtime().is_none());
+        t.on_uplink(1, &mut segment(1, 5, 0, flags::SYN), &txv, 0, 10 * MS);
+        assert_eq!((t.device_count(), t.w_ar(1)), (1, Some(0.0)));
+    }
+
+    #[test]
     fn the_setpoint_divides_the_share_among_devices_unless_a_device_has_its_own() {
         let mut cfg = config(Timeslot::Fixed(100 * MS));
         cfg.setpoints = vec![(3, 0.45)];
@@ -473,7 +671,10 @@ mod tests {
 
     #[test]
     fn the_timeslot_follows_eq_6_and_idle_devices_leave() {
-        let cfg = TelemetryConfig { idle: 300 * MS, ..config(Timeslot::Auto { scale: 1.0, initial: 100 * MS }) };
+        let cfg = TelemetryConfig {
+            leave: Leave::Idle(300 * MS),
+            ..config(Timeslot::Auto { scale: 1.0, initial: 100 * MS })
+        };
         let mut t = AirtimeTable::new(cfg, ApTiming { difs: DIFS, sifs: SIFS });
         let txv = TxVector::non_ht(24);
         t.on_uplink(1, &mut data(1, 0, flags::SYN, 0), &txv, 0, MS);
