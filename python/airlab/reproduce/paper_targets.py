@@ -91,7 +91,10 @@ class PaperTargets:
             self._by.setdefault((e.experiment, e.metric), {})[e.variant] = e
 
     def entry(self, experiment: str, metric: str, variant: str = "") -> Entry:
-        """The entry of ``metric`` in ``experiment`` for a row of ``variant``."""
+        """The entry of ``metric`` in ``experiment`` for a row of ``variant``. A row of a
+        reading other than the primary carries the reading after the entry's variant, past a
+        comma ("300 Mbit/s, A-MPDU, PER 20 %" is entry "300 Mbit/s, A-MPDU"): the longest
+        such prefix with an entry is the row's."""
         by_variant = self._by.get((experiment, metric))
         if by_variant is None:
             known = sorted(m for e, m in self._by if e == experiment)
@@ -104,7 +107,13 @@ class PaperTargets:
                 f"{self.source}: no target for experiment {experiment!r}, metric {metric!r} "
                 f"({hint})"
             )
-        found = by_variant.get(None) or by_variant.get(variant)
+        found = by_variant.get(None)
+        prefix = variant
+        while found is None:
+            found = by_variant.get(prefix)
+            if ", " not in prefix:
+                break
+            prefix = prefix.rsplit(", ", 1)[0]
         if found is None:
             raise LookupError(
                 f"{self.source}: no target for experiment {experiment!r}, metric {metric!r}, "
