@@ -99,7 +99,6 @@ def test_an_entry_with_a_variant_answers_that_variants_row_only() -> None:
         t.point(POINT["experiment"], "ratio", 1.0, "C")
 
 
-
 def test_a_row_of_another_reading_takes_the_entry_of_its_variant() -> None:
     # The reading follows the entry's variant after a comma; the longest prefix with an entry
     # wins, and a prefix that is not at a comma does not count.
@@ -109,6 +108,7 @@ def test_a_row_of_another_reading_takes_the_entry_of_its_variant() -> None:
     assert t.entry(POINT["experiment"], POINT["metric"], "300, PER 5 %").value == 2.0
     with pytest.raises(LookupError, match="variant '3000'"):
         t.entry(POINT["experiment"], POINT["metric"], "3000")
+
 
 def test_a_lookup_the_file_cannot_answer_names_the_file_and_the_key() -> None:
     t = parse(_doc(POINT), "airlab/reproduce/targets/fairtt.toml")
