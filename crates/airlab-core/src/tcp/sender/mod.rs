@@ -335,17 +335,19 @@ impl TcpSender {
         let mut seq_rtt = cumulative.oldest.or(sacked.oldest);
         let mut ca_rtt = sacked.newest.or(cumulative.newest);
         let una_advanced = self.snd_una > prior_una;
+        // The timestamp echo's RTT, in whole milliseconds of the sender's clock.
+        let echo_rtt = (una_advanced && seg.tsecr > 0).then(|| (now / MS - seg.tsecr / MS) * MS);
         if self.opts.stack == Stack::Ns3 {
-            // ns-3 measures only from the timestamp echo of an ACK for new data, in whole
-            // milliseconds of its clock (`TcpSocketBase::EstimateRtt`); a 0 ms sample is 1 us.
-            let rtt = (una_advanced && seg.tsecr > 0).then(|| ((now / MS - seg.tsecr / MS) * MS).max(US));
+            // ns-3 measures only from the echo of an ACK for new data
+            // (`TcpSocketBase::EstimateRtt`); a 0 ms sample is 1 us.
+            let rtt = echo_rtt.map(|r| r.max(US));
             (seq_rtt, ca_rtt) = (rtt, rtt);
-        } else if seq_rtt.is_none() && una_advanced && seg.tsecr > 0 {
+        } else if seq_rtt.is_none() && echo_rtt.is_some() {
             // Karn's rule left no sample (only retransmitted data was ACKed): Linux takes the
-            // timestamp echo's, in its millisecond clock (`tcp_rtt_tsopt_us`), for SRTT and
-            // the minimum alike: up to 1 ms below the real RTT, and 1 ms when the clocks agree.
-            let rtt = ((now / MS - seg.tsecr / MS) * MS).max(MS);
-            (seq_rtt, ca_rtt) = (Some(rtt), Some(rtt));
+            // echo's (`tcp_rtt_tsopt_us`) for SRTT and the minimum alike: up to 1 ms below the
+            // real RTT, and 1 ms when the clocks agree.
+            let rtt = echo_rtt.map(|r| r.max(MS));
+            (seq_rtt, ca_rtt) = (rtt, rtt);
         }
         self.take_rtt_sample(seq_rtt, ca_rtt, ctx);
         if una_advanced {
